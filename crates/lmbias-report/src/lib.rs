@@ -1,0 +1,1 @@
+//! Tables (Markdown, CSV, JSON) and SVG figures for lmbias's results.

@@ -1,0 +1,1 @@
+//! The three studies (SEAT battery, temporal valence, categorical-association probe) run against lmbias-encoder's traits.

@@ -1,0 +1,1 @@
+//! Shared support for the cross-crate tests: fixture paths and test models.
