@@ -1,0 +1,563 @@
+//! Temporal valence sentences (Cuscito, Ferrara, Ruskov, "How BERT Speaks
+//! Shakespearean English?"): one masked sentence per item, its valence v(s) on
+//! the five-point Early Modern (−1) … Modern (+1) scale, and per-sentence
+//! annotations x(t, s) of the tokens a model may propose, with an optional
+//! global lexicon as fallback.
+//!
+//! File format (JSON, lmbias's own; documented in `datasets/README.md`):
+//!
+//! ```json
+//! { "name": "eme-me-60", "description": "...", "mask": "[MASK]",
+//!   "lexicon": { "thou": -1, "you": 1 },
+//!   "sentences": [ { "id": "eme-01", "group": "EME", "valence": -1,
+//!                    "source": "Shakespeare, Hamlet ...",
+//!                    "text": "Why wilt [MASK] be offended by that?",
+//!                    "annotations": { "thou": -1, "not": 0 } } ] }
+//! ```
+//!
+//! `mask` defaults to `[MASK]`, `lexicon` and `annotations` to empty. Tokens
+//! are matched case-insensitively (Unicode lowercase), so keys are stored
+//! lowercased and two keys that differ only in case are an error.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize, Serializer};
+
+/// A point on the paper's scale {−1, −0.5, 0, 0.5, 1}, stored in halves so
+/// that no other value can exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Valence(i8);
+
+impl Valence {
+    pub const EARLY_MODERN: Valence = Valence(-2);
+    pub const NEUTRAL: Valence = Valence(0);
+    pub const MODERN: Valence = Valence(2);
+
+    /// The valence whose value is exactly `value`, if it is on the scale.
+    pub fn new(value: f64) -> Option<Valence> {
+        let halves = value * 2.0;
+        // Exact comparison on purpose: 0.5 and its multiples are exact in f64,
+        // and 0.49 must not round onto the scale.
+        (halves.fract() == 0.0 && (-2.0..=2.0).contains(&halves)).then(|| Valence(halves as i8))
+    }
+
+    pub fn value(self) -> f64 {
+        f64::from(self.0) / 2.0
+    }
+}
+
+impl fmt::Display for Valence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.value())
+    }
+}
+
+impl Serialize for Valence {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(self.value())
+    }
+}
+
+/// The period a sentence is written in; the paper reports every measure per group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Group {
+    #[serde(rename = "EME")]
+    EarlyModern,
+    #[serde(rename = "neutral")]
+    Neutral,
+    #[serde(rename = "ME")]
+    Modern,
+}
+
+impl Group {
+    /// Scale order: Early Modern, neutral, Modern.
+    pub const ALL: [Group; 3] = [Group::EarlyModern, Group::Neutral, Group::Modern];
+
+    /// The name used in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Group::EarlyModern => "EME",
+            Group::Neutral => "neutral",
+            Group::Modern => "ME",
+        }
+    }
+
+    /// Exact names only: a typo must not silently move a sentence to another group.
+    fn parse(s: &str) -> Option<Group> {
+        Group::ALL.into_iter().find(|g| g.as_str() == s)
+    }
+
+    /// Whether a sentence of this group may carry valence `v`: Early Modern
+    /// sentences are negative, Modern ones positive, neutral ones within ±0.5
+    /// (the dataset's rule; a contradiction is almost always a data-entry slip).
+    fn admits(self, v: Valence) -> bool {
+        match self {
+            Group::EarlyModern => v.0 < 0,
+            Group::Neutral => v.0.abs() <= 1,
+            Group::Modern => v.0 > 0,
+        }
+    }
+}
+
+impl fmt::Display for Group {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One validated sentence with exactly one mask.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ValenceSentence {
+    id: String,
+    group: Group,
+    valence: Valence,
+    source: String,
+    text: String,
+    annotations: BTreeMap<String, Valence>,
+}
+
+impl ValenceSentence {
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+    pub fn group(&self) -> Group {
+        self.group
+    }
+    /// v(s).
+    pub fn valence(&self) -> Valence {
+        self.valence
+    }
+    /// Where the sentence comes from (a work and passage, or "constructed").
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+    /// The text with the dataset's mask string in it, exactly once.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+    /// The per-sentence annotations, keys lowercased.
+    pub fn annotations(&self) -> &BTreeMap<String, Valence> {
+        &self.annotations
+    }
+}
+
+/// A validated valence dataset: non-empty, unique ids, one mask per text,
+/// every valence on the scale and consistent with its group.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ValenceDataset {
+    name: String,
+    description: String,
+    mask: String,
+    lexicon: BTreeMap<String, Valence>,
+    sentences: Vec<ValenceSentence>,
+}
+
+/// Where a token's valence x(t, s) came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnnotationSource {
+    /// The sentence's own annotations (judged in context).
+    Sentence,
+    /// The dataset's global lexicon (fallback).
+    Lexicon,
+    /// Neither: the token counts as 0 and its probability as unannotated mass.
+    None,
+}
+
+impl ValenceDataset {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+    /// The mask string as written in the texts (models may use another one).
+    pub fn mask(&self) -> &str {
+        &self.mask
+    }
+    pub fn lexicon(&self) -> &BTreeMap<String, Valence> {
+        &self.lexicon
+    }
+    pub fn sentences(&self) -> &[ValenceSentence] {
+        &self.sentences
+    }
+
+    /// x(t, s) of `token` proposed in `sentence`: the sentence's annotation,
+    /// else the lexicon's, else none. Matching is case-insensitive.
+    pub fn token_valence(
+        &self,
+        sentence: &ValenceSentence,
+        token: &str,
+    ) -> (Option<Valence>, AnnotationSource) {
+        let key = token.to_lowercase();
+        if let Some(&v) = sentence.annotations.get(&key) {
+            (Some(v), AnnotationSource::Sentence)
+        } else if let Some(&v) = self.lexicon.get(&key) {
+            (Some(v), AnnotationSource::Lexicon)
+        } else {
+            (None, AnnotationSource::None)
+        }
+    }
+
+    /// Reads and validates a dataset file.
+    pub fn load(path: &Path) -> Result<ValenceDataset, ValenceError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ValenceError::Io {
+            file: path.to_path_buf(),
+            source: e,
+        })?;
+        ValenceDataset::from_json(&text, path)
+    }
+
+    /// Parses and validates a dataset; `file` only names it in errors.
+    pub fn from_json(text: &str, file: &Path) -> Result<ValenceDataset, ValenceError> {
+        let raw: RawDataset = serde_json::from_str(text).map_err(|e| ValenceError::Json {
+            file: file.to_path_buf(),
+            source: e,
+        })?;
+        raw.validate(file)
+    }
+}
+
+/// Why a dataset was rejected. One line, naming the file and the sentence id
+/// (or the lexicon entry) at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum ValenceError {
+    #[error("{}: {source}", file.display())]
+    Io {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: not a valence dataset: {source}", file.display())]
+    Json {
+        file: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("{}: {problem}", file.display())]
+    Dataset { file: PathBuf, problem: String },
+    #[error("{}: lexicon token {token:?}: {problem}", file.display())]
+    Lexicon {
+        file: PathBuf,
+        token: String,
+        problem: String,
+    },
+    #[error("{}: sentence {id}: {problem}", file.display())]
+    Sentence {
+        file: PathBuf,
+        id: String,
+        problem: String,
+    },
+}
+
+const SCALE: &str = "the scale -1, -0.5, 0, 0.5, 1";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDataset {
+    name: String,
+    #[serde(default)]
+    description: String,
+    mask: Option<String>,
+    #[serde(default)]
+    lexicon: BTreeMap<String, f64>,
+    sentences: Vec<RawSentence>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSentence {
+    id: String,
+    group: String,
+    valence: f64,
+    source: String,
+    text: String,
+    #[serde(default)]
+    annotations: BTreeMap<String, f64>,
+}
+
+impl RawDataset {
+    fn validate(self, file: &Path) -> Result<ValenceDataset, ValenceError> {
+        let dataset_err = |problem: String| ValenceError::Dataset {
+            file: file.to_path_buf(),
+            problem,
+        };
+        let mask = self.mask.unwrap_or_else(|| "[MASK]".to_owned());
+        if mask.trim().is_empty() {
+            return Err(dataset_err("mask must not be empty".into()));
+        }
+        if self.sentences.is_empty() {
+            return Err(dataset_err("no sentences".into()));
+        }
+        let lexicon = lowercase_keys(self.lexicon).map_err(|(token, problem)| {
+            ValenceError::Lexicon {
+                file: file.to_path_buf(),
+                token,
+                problem,
+            }
+        })?;
+        let mut first_index: HashMap<String, usize> = HashMap::new();
+        let mut sentences = Vec::with_capacity(self.sentences.len());
+        for (index, raw) in self.sentences.into_iter().enumerate() {
+            if raw.id.trim().is_empty() {
+                return Err(dataset_err(format!(
+                    "sentence #{} (counting from 1) has an empty id",
+                    index + 1
+                )));
+            }
+            let sentence_err = |problem: String| ValenceError::Sentence {
+                file: file.to_path_buf(),
+                id: raw.id.clone(),
+                problem,
+            };
+            if let Some(first) = first_index.insert(raw.id.clone(), index) {
+                return Err(sentence_err(format!(
+                    "duplicate id (sentences #{} and #{}, counting from 1)",
+                    first + 1,
+                    index + 1
+                )));
+            }
+            if raw.text.trim().is_empty() {
+                return Err(sentence_err("text is empty".into()));
+            }
+            let masks = raw.text.matches(mask.as_str()).count();
+            if masks != 1 {
+                return Err(sentence_err(format!(
+                    "text must contain exactly one {mask}, found {masks}"
+                )));
+            }
+            if raw.source.trim().is_empty() {
+                return Err(sentence_err("source is empty".into()));
+            }
+            let group = Group::parse(&raw.group).ok_or_else(|| {
+                sentence_err(format!(
+                    "unknown group {:?}: expected EME, neutral or ME",
+                    raw.group
+                ))
+            })?;
+            let valence = Valence::new(raw.valence).ok_or_else(|| {
+                sentence_err(format!("valence {} is not on {SCALE}", raw.valence))
+            })?;
+            if !group.admits(valence) {
+                return Err(sentence_err(format!(
+                    "valence {valence} contradicts group {group} \
+                     (EME < 0, neutral within ±0.5, ME > 0)"
+                )));
+            }
+            let annotations = lowercase_keys(raw.annotations).map_err(|(token, problem)| {
+                sentence_err(format!("annotation {token:?}: {problem}"))
+            })?;
+            sentences.push(ValenceSentence {
+                id: raw.id,
+                group,
+                valence,
+                source: raw.source,
+                text: raw.text,
+                annotations,
+            });
+        }
+        Ok(ValenceDataset {
+            name: self.name,
+            description: self.description,
+            mask,
+            lexicon,
+            sentences,
+        })
+    }
+}
+
+/// Validates valences and lowercases keys; on failure returns the offending
+/// key and what is wrong with it.
+fn lowercase_keys(
+    raw: BTreeMap<String, f64>,
+) -> Result<BTreeMap<String, Valence>, (String, String)> {
+    let mut out: BTreeMap<String, Valence> = BTreeMap::new();
+    let mut spelled: HashMap<String, String> = HashMap::new();
+    for (token, value) in raw {
+        if token.trim().is_empty() || token.chars().any(char::is_whitespace) {
+            return Err((token, "a token must be one non-empty word".into()));
+        }
+        let Some(v) = Valence::new(value) else {
+            return Err((token, format!("valence {value} is not on {SCALE}")));
+        };
+        let key = token.to_lowercase();
+        if let Some(other) = spelled.insert(key.clone(), token.clone()) {
+            return Err((
+                token,
+                format!("also given as {other:?}: tokens are matched case-insensitively"),
+            ));
+        }
+        out.insert(key, v);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"{
+      "name": "mini", "description": "two sentences",
+      "lexicon": { "The": 0, "thou": -1 },
+      "sentences": [
+        { "id": "eme-01", "group": "EME", "valence": -1, "source": "Hamlet",
+          "text": "Why wilt [MASK] be offended by that?", "annotations": { "thou": -1, "Not": 0, "you": 0.5 } },
+        { "id": "me-01", "group": "ME", "valence": 0.5, "source": "constructed",
+          "text": "Are [MASK] coming tonight?" }
+      ] }"#;
+
+    fn load(text: &str) -> Result<ValenceDataset, ValenceError> {
+        ValenceDataset::from_json(text, Path::new("v.json"))
+    }
+
+    /// `GOOD` with one substring replaced, asserting the replacement happened.
+    fn broken(from: &str, to: &str) -> String {
+        assert!(GOOD.contains(from), "{from}");
+        GOOD.replacen(from, to, 1)
+    }
+
+    fn err(text: &str) -> String {
+        let e = load(text).expect_err("must be rejected").to_string();
+        assert!(!e.contains('\n'), "one line: {e}");
+        e
+    }
+
+    #[test]
+    fn valence_scale_has_exactly_five_points() {
+        let on: Vec<f64> = [-1.0, -0.5, 0.0, 0.5, 1.0]
+            .into_iter()
+            .filter_map(|v| Valence::new(v).map(Valence::value))
+            .collect();
+        assert_eq!(on, [-1.0, -0.5, 0.0, 0.5, 1.0]);
+        for off in [-1.5, 0.25, 0.49, 2.0, f64::NAN, f64::INFINITY] {
+            assert_eq!(Valence::new(off), None, "{off}");
+        }
+    }
+
+    #[test]
+    fn loads_and_lowercases_keys() {
+        let d = load(GOOD).unwrap();
+        assert_eq!(d.mask(), "[MASK]");
+        assert_eq!(d.sentences().len(), 2);
+        let s = &d.sentences()[0];
+        assert_eq!(s.group(), Group::EarlyModern);
+        assert_eq!(s.valence().value(), -1.0);
+        assert_eq!(s.annotations().keys().collect::<Vec<_>>(), ["not", "thou", "you"]);
+        assert_eq!(d.sentences()[1].annotations().len(), 0);
+        assert_eq!(d.lexicon().get("the"), Some(&Valence::NEUTRAL));
+    }
+
+    #[test]
+    fn token_valence_prefers_the_sentence_then_the_lexicon_case_insensitively() {
+        let d = load(GOOD).unwrap();
+        let (eme, me) = (&d.sentences()[0], &d.sentences()[1]);
+        assert_eq!(
+            d.token_valence(eme, "Thou"),
+            (Some(Valence::EARLY_MODERN), AnnotationSource::Sentence)
+        );
+        assert_eq!(
+            d.token_valence(eme, "you"),
+            (Valence::new(0.5), AnnotationSource::Sentence)
+        );
+        assert_eq!(
+            d.token_valence(me, "THOU"),
+            (Some(Valence::EARLY_MODERN), AnnotationSource::Lexicon)
+        );
+        assert_eq!(
+            d.token_valence(me, "the"),
+            (Some(Valence::NEUTRAL), AnnotationSource::Lexicon)
+        );
+        assert_eq!(d.token_valence(me, "you"), (None, AnnotationSource::None));
+    }
+
+    #[test]
+    fn mask_count_errors_name_the_sentence() {
+        let e = err(&broken("Why wilt [MASK] be", "Why wilt thou be"));
+        assert_eq!(
+            e,
+            "v.json: sentence eme-01: text must contain exactly one [MASK], found 0"
+        );
+        let e = err(&broken("Are [MASK] coming", "Are [MASK] [MASK] coming"));
+        assert_eq!(
+            e,
+            "v.json: sentence me-01: text must contain exactly one [MASK], found 2"
+        );
+    }
+
+    #[test]
+    fn the_dataset_mask_string_is_the_one_counted() {
+        let text = broken(r#""name": "mini","#, r#""name": "mini", "mask": "<mask>","#);
+        let e = err(&text);
+        assert_eq!(
+            e,
+            "v.json: sentence eme-01: text must contain exactly one <mask>, found 0"
+        );
+    }
+
+    #[test]
+    fn off_scale_valences_name_sentence_and_token() {
+        assert_eq!(
+            err(&broken(r#""valence": -1,"#, r#""valence": -0.75,"#)),
+            "v.json: sentence eme-01: valence -0.75 is not on the scale -1, -0.5, 0, 0.5, 1"
+        );
+        assert_eq!(
+            err(&broken(r#""thou": -1, "Not""#, r#""thou": -2, "Not""#)),
+            "v.json: sentence eme-01: annotation \"thou\": valence -2 is not on the scale -1, -0.5, 0, 0.5, 1"
+        );
+        assert_eq!(
+            err(&broken(r#""The": 0"#, r#""The": 0.3"#)),
+            "v.json: lexicon token \"The\": valence 0.3 is not on the scale -1, -0.5, 0, 0.5, 1"
+        );
+    }
+
+    #[test]
+    fn group_errors() {
+        assert_eq!(
+            err(&broken(r#""group": "ME""#, r#""group": "modern""#)),
+            "v.json: sentence me-01: unknown group \"modern\": expected EME, neutral or ME"
+        );
+        assert_eq!(
+            err(&broken(r#""valence": 0.5"#, r#""valence": -0.5"#)),
+            "v.json: sentence me-01: valence -0.5 contradicts group ME (EME < 0, neutral within ±0.5, ME > 0)"
+        );
+    }
+
+    #[test]
+    fn duplicate_ids_empty_text_and_empty_source() {
+        assert_eq!(
+            err(&broken(r#""id": "me-01""#, r#""id": "eme-01""#)),
+            "v.json: sentence eme-01: duplicate id (sentences #1 and #2, counting from 1)"
+        );
+        assert_eq!(
+            err(&broken(r#""Are [MASK] coming tonight?""#, r#""  ""#)),
+            "v.json: sentence me-01: text is empty"
+        );
+        assert_eq!(
+            err(&broken(r#""source": "Hamlet""#, r#""source": """#)),
+            "v.json: sentence eme-01: source is empty"
+        );
+        assert_eq!(
+            err(&broken(r#""id": "me-01""#, r#""id": """#)),
+            "v.json: sentence #2 (counting from 1) has an empty id"
+        );
+    }
+
+    #[test]
+    fn keys_differing_only_in_case_are_ambiguous() {
+        assert_eq!(
+            err(&broken(r#""Not": 0"#, r#""Not": 0, "not": 1"#)),
+            "v.json: sentence eme-01: annotation \"not\": also given as \"Not\": tokens are matched case-insensitively"
+        );
+    }
+
+    #[test]
+    fn structural_errors_name_the_file() {
+        assert!(err("{").starts_with("v.json: not a valence dataset: "));
+        let e = err(&broken(r#""source": "constructed","#, ""));
+        assert!(e.contains("missing field `source`"), "{e}");
+        let e = err(&broken(r#""annotations": { "thou""#, r#""annotation": { "thou""#));
+        assert!(e.contains("unknown field `annotation`"), "{e}");
+        let e = err(r#"{ "name": "x", "sentences": [] }"#);
+        assert_eq!(e, "v.json: no sentences");
+    }
+}
