@@ -1,0 +1,217 @@
+//! A tiny SVG builder shared by every lmbias figure.
+//!
+//! Figures are plain SVG 1.1 with inline attributes (no CSS, no scripts) so
+//! they render the same in browsers, `rsvg-convert`, and LaTeX's svg package.
+
+use std::fmt::Write as _;
+
+/// Horizontal alignment of a text's anchor point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    Start,
+    Middle,
+    End,
+}
+
+impl Anchor {
+    fn as_str(self) -> &'static str {
+        match self {
+            Anchor::Start => "start",
+            Anchor::Middle => "middle",
+            Anchor::End => "end",
+        }
+    }
+}
+
+/// How a text is drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextStyle {
+    pub size: f64,
+    pub anchor: Anchor,
+    pub bold: bool,
+    /// Clockwise rotation in degrees about the anchor point.
+    pub rotate: f64,
+    pub fill: Rgb,
+}
+
+impl Default for TextStyle {
+    fn default() -> Self {
+        TextStyle {
+            size: 11.0,
+            anchor: Anchor::Start,
+            bold: false,
+            rotate: 0.0,
+            fill: Rgb::BLACK,
+        }
+    }
+}
+
+/// An sRGB colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rgb(pub u8, pub u8, pub u8);
+
+impl Rgb {
+    pub const BLACK: Rgb = Rgb(0, 0, 0);
+    pub const WHITE: Rgb = Rgb(255, 255, 255);
+
+    /// `#rrggbb`.
+    pub fn hex(self) -> String {
+        format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
+    }
+
+    /// Relative luminance (WCAG), to pick a readable text colour on this fill.
+    pub fn luminance(self) -> f64 {
+        let lin = |c: u8| {
+            let c = f64::from(c) / 255.0;
+            if c <= 0.04045 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * lin(self.0) + 0.7152 * lin(self.1) + 0.0722 * lin(self.2)
+    }
+
+    /// Black or white, whichever reads better on `self`.
+    pub fn contrasting_text(self) -> Rgb {
+        if self.luminance() > 0.35 {
+            Rgb::BLACK
+        } else {
+            Rgb::WHITE
+        }
+    }
+}
+
+/// An SVG document being built; `finish` returns its text.
+#[derive(Debug)]
+pub struct Svg {
+    width: f64,
+    height: f64,
+    body: String,
+}
+
+impl Svg {
+    pub fn new(width: f64, height: f64) -> Svg {
+        Svg {
+            width,
+            height,
+            body: String::new(),
+        }
+    }
+
+    /// A filled rectangle; `stroke` draws a 1-px outline.
+    pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: Rgb, stroke: Option<Rgb>) {
+        let _ = write!(
+            self.body,
+            r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{}""#,
+            num(x),
+            num(y),
+            num(w),
+            num(h),
+            fill.hex()
+        );
+        if let Some(s) = stroke {
+            let _ = write!(self.body, r#" stroke="{}" stroke-width="1""#, s.hex());
+        }
+        self.body.push_str("/>\n");
+    }
+
+    pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: Rgb, width: f64) {
+        let _ = writeln!(
+            self.body,
+            r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="{}"/>"#,
+            num(x1),
+            num(y1),
+            num(x2),
+            num(y2),
+            stroke.hex(),
+            num(width)
+        );
+    }
+
+    /// Text whose baseline starts (or centres, or ends) at `(x, y)`.
+    pub fn text(&mut self, x: f64, y: f64, content: &str, style: TextStyle) {
+        let _ = write!(
+            self.body,
+            r#"<text x="{}" y="{}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="{}" text-anchor="{}" fill="{}""#,
+            num(x),
+            num(y),
+            num(style.size),
+            style.anchor.as_str(),
+            style.fill.hex()
+        );
+        if style.bold {
+            self.body.push_str(r#" font-weight="bold""#);
+        }
+        if style.rotate != 0.0 {
+            let _ = write!(
+                self.body,
+                r#" transform="rotate({} {} {})""#,
+                num(style.rotate),
+                num(x),
+                num(y)
+            );
+        }
+        let _ = writeln!(self.body, ">{}</text>", escape(content));
+    }
+
+    pub fn finish(self) -> String {
+        format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n\
+             <rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n{body}</svg>\n",
+            w = num(self.width),
+            h = num(self.height),
+            body = self.body
+        )
+    }
+}
+
+/// Coordinates with at most two decimals: stable snapshots, small files.
+fn num(v: f64) -> String {
+    let s = format!("{:.2}", v);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.into() }
+}
+
+/// XML-escape text content (test names and labels come from user files).
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup_in_text() {
+        let mut svg = Svg::new(10.0, 10.0);
+        svg.text(1.0, 2.0, "a<b & \"c\"", TextStyle::default());
+        let out = svg.finish();
+        assert!(out.contains(">a&lt;b &amp; &quot;c&quot;</text>"), "{out}");
+    }
+
+    #[test]
+    fn numbers_are_compact() {
+        assert_eq!(num(3.0), "3");
+        assert_eq!(num(2.5), "2.5");
+        assert_eq!(num(1.0 / 3.0), "0.33");
+        assert_eq!(num(-0.001), "0");
+    }
+
+    #[test]
+    fn text_colour_contrasts_with_fill() {
+        assert_eq!(Rgb(20, 20, 60).contrasting_text(), Rgb::WHITE);
+        assert_eq!(Rgb(250, 240, 180).contrasting_text(), Rgb::BLACK);
+    }
+}
