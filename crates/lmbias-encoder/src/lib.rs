@@ -105,7 +105,7 @@ pub trait Embedder {
 }
 
 /// A word located in a text by its byte range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WordInContext<'a> {
     pub text: &'a str,
     pub word: Range<usize>,
