@@ -1,0 +1,132 @@
+//! `tokenizer_config.json` and `special_tokens_map.json`: the settings and special
+//! tokens transformers reads beside the vocabulary.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::TextError;
+
+/// The special-token roles lmbias uses, in the order transformers registers them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Unk,
+    Sep,
+    Pad,
+    Cls,
+    Mask,
+}
+
+impl Role {
+    pub(crate) const ALL: [Role; 5] = [Role::Unk, Role::Sep, Role::Pad, Role::Cls, Role::Mask];
+
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            Role::Unk => "unk_token",
+            Role::Sep => "sep_token",
+            Role::Pad => "pad_token",
+            Role::Cls => "cls_token",
+            Role::Mask => "mask_token",
+        }
+    }
+}
+
+/// A JSON file of the tokenizer directory, kept with its path for error messages.
+pub(crate) struct JsonFile {
+    pub(crate) path: PathBuf,
+    pub(crate) root: Map<String, Value>,
+}
+
+impl JsonFile {
+    /// `None` when the file does not exist; an error when it exists but is not a JSON object.
+    pub(crate) fn read_optional(path: PathBuf) -> Result<Option<Self>, TextError> {
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(TextError::file(path, e)),
+        };
+        match serde_json::from_slice(&bytes) {
+            Ok(Value::Object(root)) => Ok(Some(JsonFile { path, root })),
+            Ok(_) => Err(TextError::file(path, "expected a JSON object")),
+            Err(e) => Err(TextError::file(path, format!("invalid JSON: {e}"))),
+        }
+    }
+
+    fn bool(&self, field: &str) -> Result<Option<bool>, TextError> {
+        match self.root.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(other) => Err(TextError::field(
+                &self.path,
+                field,
+                format!("expected true, false or null, found {other}"),
+            )),
+        }
+    }
+
+    /// A token given as a string or as an AddedToken object `{"content": ...}`.
+    fn token(&self, field: &str) -> Result<Option<String>, TextError> {
+        match self.root.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::Object(o)) => match o.get("content") {
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                _ => Err(TextError::field(
+                    &self.path,
+                    format!("{field}.content"),
+                    "expected a string",
+                )),
+            },
+            Some(other) => Err(TextError::field(
+                &self.path,
+                field,
+                format!("expected a string or an object with \"content\", found {other}"),
+            )),
+        }
+    }
+}
+
+/// What transformers' `from_pretrained` would read from the two configuration files.
+pub(crate) struct TokenizerConfig {
+    config: Option<JsonFile>,
+    special_map: Option<JsonFile>,
+}
+
+impl TokenizerConfig {
+    pub(crate) fn load(dir: &Path) -> Result<Self, TextError> {
+        Ok(TokenizerConfig {
+            config: JsonFile::read_optional(dir.join("tokenizer_config.json"))?,
+            special_map: JsonFile::read_optional(dir.join("special_tokens_map.json"))?,
+        })
+    }
+
+    /// A boolean setting of `tokenizer_config.json`, `None` when absent or null.
+    pub(crate) fn flag(&self, field: &str) -> Result<Option<bool>, TextError> {
+        match &self.config {
+            Some(config) => config.bool(field),
+            None => Ok(None),
+        }
+    }
+
+    /// The token configured for `role`, `None` when neither file names one.
+    ///
+    /// transformers 5 (`tokenization_utils_base.py`, `_from_pretrained`) lets
+    /// `special_tokens_map.json` override `tokenizer_config.json`, except when the
+    /// config carries `added_tokens_decoder`, in which case the map is not read.
+    /// The token comes with the file that named it, for error messages.
+    pub(crate) fn special(&self, role: Role) -> Result<Option<(String, PathBuf)>, TextError> {
+        let map_is_read = self
+            .config
+            .as_ref()
+            .is_none_or(|c| !c.root.contains_key("added_tokens_decoder"));
+        if map_is_read && let Some(map) = &self.special_map {
+            if let Some(token) = map.token(role.key())? {
+                return Ok(Some((token, map.path.clone())));
+            }
+        }
+        match &self.config {
+            Some(config) => Ok(config.token(role.key())?.map(|t| (t, config.path.clone()))),
+            None => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! One tokenized text: pieces with their ids, byte offsets, special-token flags and words.
+
+use std::ops::Range;
+
+use crate::TextError;
+
+/// A text as the model sees it. All per-piece vectors have the same length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encoding {
+    ids: Vec<u32>,
+    tokens: Vec<String>,
+    offsets: Vec<Range<usize>>,
+    special: Vec<bool>,
+    word_ids: Vec<Option<u32>>,
+}
+
+impl Encoding {
+    pub(crate) fn from_hf(encoding: tokenizers::Encoding) -> Self {
+        Encoding {
+            ids: encoding.get_ids().to_vec(),
+            tokens: encoding.get_tokens().to_vec(),
+            offsets: encoding.get_offsets().iter().map(|&(s, e)| s..e).collect(),
+            special: encoding
+                .get_special_tokens_mask()
+                .iter()
+                .map(|&m| m == 1)
+                .collect(),
+            word_ids: encoding.get_word_ids().to_vec(),
+        }
+    }
+
+    /// Vocabulary ids, the model's `input_ids`.
+    pub fn ids(&self) -> &[u32] {
+        &self.ids
+    }
+
+    /// The pieces as vocabulary strings (`##` marks a WordPiece continuation).
+    pub fn tokens(&self) -> &[String] {
+        &self.tokens
+    }
+
+    /// Byte range of each piece in the input text; `0..0` for added special tokens.
+    pub fn offsets(&self) -> &[Range<usize>] {
+        &self.offsets
+    }
+
+    /// True for the tokens the template adds (`[CLS]`, `[SEP]`, `</s>`), like
+    /// transformers' `special_tokens_mask`: a `[MASK]` written in the text is not one.
+    pub fn special_mask(&self) -> &[bool] {
+        &self.special
+    }
+
+    /// The pre-tokenizer word each piece belongs to (`None` for added special
+    /// tokens), like transformers' `word_ids()`. BERT splits punctuation into words
+    /// of its own: "don't" is three words.
+    pub fn word_ids(&self) -> &[Option<u32>] {
+        &self.word_ids
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The indices of the pieces that make up the byte range `bytes` of the input
+    /// text (a word, or several words), for averaging a word's pieces.
+    ///
+    /// The range must start where a piece starts and end where a piece ends:
+    /// a range that cuts a piece, or covers no piece, is an error.
+    pub fn pieces_in(&self, bytes: Range<usize>) -> Result<Range<usize>, TextError> {
+        let fail = |reason: String| TextError::WordRange {
+            start: bytes.start,
+            end: bytes.end,
+            reason,
+        };
+        if bytes.start >= bytes.end {
+            return Err(fail("is empty".into()));
+        }
+        let overlapping: Vec<usize> = (0..self.len())
+            .filter(|&i| !self.special[i])
+            .filter(|&i| self.offsets[i].start < bytes.end && bytes.start < self.offsets[i].end)
+            .collect();
+        let (Some(&first), Some(&last)) = (overlapping.first(), overlapping.last()) else {
+            return Err(fail("covers no token of the text".into()));
+        };
+        let describe =
+            |i: usize| format!("token {i} {:?} spans {:?}", self.tokens[i], self.offsets[i]);
+        if self.offsets[first].start != bytes.start {
+            return Err(fail(format!("starts inside a token: {}", describe(first))));
+        }
+        if self.offsets[last].end != bytes.end {
+            return Err(fail(format!("ends inside a token: {}", describe(last))));
+        }
+        Ok(first..last + 1)
+    }
+}

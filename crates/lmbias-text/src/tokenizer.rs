@@ -1,0 +1,231 @@
+//! The tokenizer of a Hugging Face model directory.
+
+use std::path::{Path, PathBuf};
+
+use tokenizers::{NormalizedString, Normalizer};
+
+use crate::config::{Role, TokenizerConfig};
+use crate::{Encoding, TextError, wordpiece};
+
+/// A special token and its vocabulary id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecialToken {
+    pub token: String,
+    pub id: u32,
+}
+
+/// Tokenizes exactly like transformers' fast tokenizer for the same directory,
+/// without padding or truncation (the model handles batching; a silently cut
+/// sentence would be a wrong number).
+#[derive(Debug, Clone)]
+pub struct Tokenizer {
+    inner: tokenizers::Tokenizer,
+    dir: PathBuf,
+    pad: SpecialToken,
+    mask: Option<SpecialToken>,
+    unk: Option<SpecialToken>,
+}
+
+impl Tokenizer {
+    /// Loads `tokenizer.json` if present; otherwise builds BERT's WordPiece
+    /// tokenizer from `vocab.txt` and `tokenizer_config.json` as transformers does.
+    /// Special tokens come from `tokenizer_config.json` / `special_tokens_map.json`.
+    pub fn from_dir(dir: impl AsRef<Path>) -> Result<Self, TextError> {
+        let dir = dir.as_ref();
+        let config = TokenizerConfig::load(dir)?;
+        let json_path = dir.join("tokenizer.json");
+        let vocab_path = dir.join("vocab.txt");
+        let mut inner = if json_path.is_file() {
+            tokenizers::Tokenizer::from_file(&json_path)
+                .map_err(|e| TextError::file(&json_path, one_line(&*e)))?
+        } else if vocab_path.is_file() {
+            let document = wordpiece::bert_tokenizer_json(&vocab_path, &config)?;
+            serde_json::from_value::<tokenizers::Tokenizer>(document).map_err(|e| {
+                TextError::file(
+                    &vocab_path,
+                    format!("cannot build a WordPiece tokenizer: {e}"),
+                )
+            })?
+        } else {
+            return Err(TextError::NoTokenizer {
+                dir: dir.to_path_buf(),
+            });
+        };
+
+        // A padding token baked into tokenizer.json is a fallback for the pad id.
+        let baked_pad = inner.get_padding().map(|p| SpecialToken {
+            token: p.pad_token.clone(),
+            id: p.pad_id,
+        });
+        inner.with_padding(None);
+        inner
+            .with_truncation(None)
+            .map_err(|e| TextError::file(&json_path, one_line(&*e)))?;
+
+        let resolve =
+            |role: Role, conventional: &[&str]| -> Result<Option<SpecialToken>, TextError> {
+                if let Some((token, file)) = config.special(role)? {
+                    return match inner.token_to_id(&token) {
+                        Some(id) => Ok(Some(SpecialToken { token, id })),
+                        None => Err(TextError::field(
+                            file,
+                            role.key(),
+                            format!("{token:?} is not in the vocabulary"),
+                        )),
+                    };
+                }
+                Ok(conventional.iter().find_map(|&t| {
+                    inner.token_to_id(t).map(|id| SpecialToken {
+                        token: t.to_owned(),
+                        id,
+                    })
+                }))
+            };
+        let mask = resolve(Role::Mask, &["[MASK]", "<mask>"])?;
+        let unk = resolve(Role::Unk, &["[UNK]", "<unk>"])?;
+        let pad = match resolve(Role::Pad, &["[PAD]", "<pad>"])?.or(baked_pad) {
+            Some(pad) => pad,
+            None => {
+                return Err(TextError::field(
+                    dir.join("tokenizer_config.json"),
+                    Role::Pad.key(),
+                    "no padding token: not configured, and neither [PAD] nor <pad> is in the vocabulary",
+                ));
+            }
+        };
+        Ok(Tokenizer {
+            inner,
+            dir: dir.to_path_buf(),
+            pad,
+            mask,
+            unk,
+        })
+    }
+
+    /// The directory the tokenizer was loaded from.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Tokenizes one text; `add_special` adds the model's template (`[CLS] … [SEP]`).
+    /// Errors name the text as text 0.
+    pub fn encode(&self, text: &str, add_special: bool) -> Result<Encoding, TextError> {
+        self.encode_indexed(0, text, add_special)
+    }
+
+    /// Tokenizes each text; an error names the index of the text at fault.
+    pub fn encode_batch(
+        &self,
+        texts: &[&str],
+        add_special: bool,
+    ) -> Result<Vec<Encoding>, TextError> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(index, text)| self.encode_indexed(index, text, add_special))
+            .collect()
+    }
+
+    fn encode_indexed(
+        &self,
+        index: usize,
+        text: &str,
+        add_special: bool,
+    ) -> Result<Encoding, TextError> {
+        self.inner
+            .encode(text, add_special)
+            .map(Encoding::from_hf)
+            .map_err(|e| TextError::Encode {
+                index,
+                message: one_line(&*e),
+            })
+    }
+
+    /// The padding token (BERT's `[PAD]`), for batching sequences of unequal length.
+    pub fn pad(&self) -> &SpecialToken {
+        &self.pad
+    }
+
+    pub fn pad_id(&self) -> u32 {
+        self.pad.id
+    }
+
+    /// The mask token, `None` for a tokenizer without one (T5).
+    pub fn mask(&self) -> Option<&SpecialToken> {
+        self.mask.as_ref()
+    }
+
+    /// The unknown-piece token, `None` for a tokenizer without one.
+    pub fn unk(&self) -> Option<&SpecialToken> {
+        self.unk.as_ref()
+    }
+
+    /// Positions of the mask token in `encoding`.
+    pub fn mask_positions(&self, encoding: &Encoding) -> Vec<usize> {
+        let Some(mask) = &self.mask else {
+            return Vec::new();
+        };
+        (0..encoding.len())
+            .filter(|&i| encoding.ids()[i] == mask.id)
+            .collect()
+    }
+
+    /// Encodes text `index` of a fill-mask query and returns it with the position of
+    /// its one mask; a text with no mask or several is an error naming `index`.
+    pub fn encode_masked(&self, index: usize, text: &str) -> Result<(Encoding, usize), TextError> {
+        let mask = self.mask.as_ref().ok_or_else(|| TextError::NoMaskToken {
+            tokenizer: self.dir.display().to_string(),
+        })?;
+        let encoding = self.encode_indexed(index, text, true)?;
+        match self.mask_positions(&encoding)[..] {
+            [position] => Ok((encoding, position)),
+            ref found => Err(TextError::MaskCount {
+                index,
+                mask: mask.token.clone(),
+                found: found.len(),
+                text: text.to_owned(),
+            }),
+        }
+    }
+
+    /// Applies the tokenizer's normalizer (for BERT uncased: lowercase, strip accents,
+    /// spaces around CJK characters), as it happens before the text is cut into pieces.
+    pub fn normalize(&self, text: &str) -> Result<String, TextError> {
+        let mut normalized = NormalizedString::from(text);
+        if let Some(normalizer) = self.inner.get_normalizer() {
+            normalizer
+                .normalize(&mut normalized)
+                .map_err(|e| TextError::Encode {
+                    index: 0,
+                    message: one_line(&*e),
+                })?;
+        }
+        Ok(normalized.get().to_owned())
+    }
+
+    /// The id of `token` if it is one vocabulary piece once normalized like input
+    /// text ("Thou" is found as "thou" in an uncased model); special tokens match as
+    /// written. `None` means the tokenizer cannot produce the token as one piece.
+    pub fn piece_id(&self, token: &str) -> Option<u32> {
+        if let Some(&id) = self.inner.get_added_vocabulary().get_vocab().get(token) {
+            return Some(id);
+        }
+        let normalized = self.normalize(token).ok()?;
+        self.inner.token_to_id(normalized.trim())
+    }
+
+    /// The vocabulary string of `id`.
+    pub fn token(&self, id: u32) -> Option<String> {
+        self.inner.id_to_token(id)
+    }
+
+    /// Number of ids, added tokens included (the model's `vocab_size` must cover it).
+    pub fn vocab_size(&self) -> usize {
+        self.inner.get_vocab_size(true)
+    }
+}
+
+/// Error sources from the tokenizers crate, flattened to one line.
+fn one_line(error: &(dyn std::error::Error + Send + Sync)) -> String {
+    error.to_string().lines().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,134 @@
+//! A BERT WordPiece tokenizer built from `vocab.txt`, the way transformers builds
+//! `BertTokenizer` (its fast tokenizer) when a checkpoint has no `tokenizer.json`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::TextError;
+use crate::config::{Role, TokenizerConfig};
+
+/// The `tokenizer.json` document transformers 5 would build for this directory
+/// (`models/bert/tokenization_bert.py`: BertNormalizer, BertPreTokenizer,
+/// WordPiece with `##` and 100 chars per word, `[CLS] $A [SEP]`).
+pub(crate) fn bert_tokenizer_json(
+    vocab_path: &Path,
+    config: &TokenizerConfig,
+) -> Result<Value, TextError> {
+    let vocab = read_vocab(vocab_path)?;
+    let mut next_id = vocab.values().max().map_or(0, |&id| id + 1);
+    let mut ids: BTreeMap<String, u32> = vocab.iter().map(|(t, &id)| (t.clone(), id)).collect();
+
+    // Defaults are BertTokenizer.__init__'s.
+    let mut special = |role: Role| -> Result<(String, u32), TextError> {
+        let token = config
+            .special(role)?
+            .map_or_else(|| default_token(role).to_owned(), |(t, _)| t);
+        let id = *ids.entry(token.clone()).or_insert_with(|| {
+            // transformers appends a special token missing from vocab.txt after the vocabulary.
+            next_id += 1;
+            next_id - 1
+        });
+        Ok((token, id))
+    };
+    let mut added = Vec::new();
+    let mut resolved = BTreeMap::new();
+    for role in Role::ALL {
+        let (token, id) = special(role)?;
+        resolved.insert(role.key(), (token.clone(), id));
+        if !added.iter().any(|(t, _): &(String, u32)| *t == token) {
+            added.push((token, id));
+        }
+    }
+    added.sort_by_key(|&(_, id)| id);
+    let added_tokens: Vec<Value> = added
+        .iter()
+        .map(|(token, id)| {
+            json!({"id": id, "content": token, "single_word": false, "lstrip": false,
+                   "rstrip": false, "normalized": false, "special": true})
+        })
+        .collect();
+
+    let lowercase = config.flag("do_lower_case")?.unwrap_or(true);
+    let (cls, cls_id) = &resolved[Role::Cls.key()];
+    let (sep, sep_id) = &resolved[Role::Sep.key()];
+    let (unk, _) = &resolved[Role::Unk.key()];
+    let model_vocab: serde_json::Map<String, Value> =
+        vocab.into_iter().map(|(t, id)| (t, json!(id))).collect();
+    Ok(json!({
+        "version": "1.0",
+        "truncation": null,
+        "padding": null,
+        "added_tokens": added_tokens,
+        "normalizer": {
+            "type": "BertNormalizer",
+            "clean_text": true,
+            "handle_chinese_chars": config.flag("tokenize_chinese_chars")?.unwrap_or(true),
+            // null: strip accents exactly when lowercasing, as the original BERT does.
+            "strip_accents": config.flag("strip_accents")?,
+            "lowercase": lowercase,
+        },
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [
+                {"SpecialToken": {"id": cls, "type_id": 0}},
+                {"Sequence": {"id": "A", "type_id": 0}},
+                {"SpecialToken": {"id": sep, "type_id": 0}},
+            ],
+            "pair": [
+                {"SpecialToken": {"id": cls, "type_id": 0}},
+                {"Sequence": {"id": "A", "type_id": 0}},
+                {"SpecialToken": {"id": sep, "type_id": 0}},
+                {"Sequence": {"id": "B", "type_id": 1}},
+                {"SpecialToken": {"id": sep, "type_id": 1}},
+            ],
+            "special_tokens": {
+                cls.clone(): {"id": cls, "ids": [cls_id], "tokens": [cls]},
+                sep.clone(): {"id": sep, "ids": [sep_id], "tokens": [sep]},
+            },
+        },
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": true},
+        "model": {
+            "type": "WordPiece",
+            "unk_token": unk,
+            "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": 100,
+            "vocab": model_vocab,
+        },
+    }))
+}
+
+fn default_token(role: Role) -> &'static str {
+    match role {
+        Role::Unk => "[UNK]",
+        Role::Sep => "[SEP]",
+        Role::Pad => "[PAD]",
+        Role::Cls => "[CLS]",
+        Role::Mask => "[MASK]",
+    }
+}
+
+/// One token per line, id = line number, like transformers' `load_vocab`: Python's
+/// text mode turns `\r\n` and `\r` into `\n`, only the newline is stripped, and a
+/// token listed twice keeps its last line.
+fn read_vocab(path: &Path) -> Result<BTreeMap<String, u32>, TextError> {
+    let bytes = std::fs::read(path).map_err(|e| TextError::file(path, e))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        TextError::file(
+            path,
+            format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+        )
+    })?;
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let mut vocab = BTreeMap::new();
+    for (index, line) in text.split_terminator('\n').enumerate() {
+        let id = u32::try_from(index).map_err(|_| TextError::file(path, "more than 2^32 lines"))?;
+        vocab.insert(line.to_owned(), id);
+    }
+    if vocab.is_empty() {
+        return Err(TextError::file(path, "empty vocabulary"));
+    }
+    Ok(vocab)
+}
