@@ -1,0 +1,152 @@
+//! Bootstrap confidence interval of the WEAT effect size.
+//!
+//! Targets are resampled with replacement within X and within Y (sizes kept); the attribute
+//! sets stay fixed, so each target keeps its score `s(w, A, B)`. The interval is the percentile
+//! interval with numpy's default (linear) quantile interpolation.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::weat::{Associations, DEFAULT_SEED, StdKind, effect_size};
+
+/// How to bootstrap.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct BootstrapOptions {
+    pub n_resamples: usize,
+    /// Coverage of the interval, in (0, 1).
+    pub confidence: f64,
+    pub seed: u64,
+    pub std: StdKind,
+}
+
+impl Default for BootstrapOptions {
+    fn default() -> Self {
+        BootstrapOptions {
+            n_resamples: 10_000,
+            confidence: 0.95,
+            seed: DEFAULT_SEED,
+            std: StdKind::Sample,
+        }
+    }
+}
+
+/// A percentile bootstrap interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ConfidenceInterval {
+    pub lower: f64,
+    pub upper: f64,
+    pub confidence: f64,
+    /// Resamples with a defined effect size (those where all scores coincide are dropped).
+    pub n_used: usize,
+    pub n_resamples: usize,
+}
+
+/// Why no interval can be given.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BootstrapError {
+    #[error("confidence must be in (0, 1), got {0}")]
+    Confidence(f64),
+    #[error("n_resamples must be at least 1")]
+    NoResamples,
+    #[error("no resample had a defined effect size: all scores are equal")]
+    Undefined,
+}
+
+/// Percentile bootstrap interval of Cohen's d.
+pub fn effect_size_interval(
+    assoc: &Associations,
+    options: &BootstrapOptions,
+) -> Result<ConfidenceInterval, BootstrapError> {
+    if !(options.confidence > 0.0 && options.confidence < 1.0) {
+        return Err(BootstrapError::Confidence(options.confidence));
+    }
+    if options.n_resamples == 0 {
+        return Err(BootstrapError::NoResamples);
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+    let mut resample = |values: &[f64]| -> Vec<f64> {
+        (0..values.len())
+            .map(|_| values[rng.random_range(0..values.len())])
+            .collect()
+    };
+    let mut estimates: Vec<f64> = (0..options.n_resamples)
+        .filter_map(|_| {
+            let x = resample(assoc.x());
+            let y = resample(assoc.y());
+            let boot = Associations::from_scores(x, y).expect("resampled from valid scores");
+            effect_size(&boot, options.std)
+        })
+        .collect();
+    if estimates.is_empty() {
+        return Err(BootstrapError::Undefined);
+    }
+    estimates.sort_by(f64::total_cmp);
+    let alpha = 1.0 - options.confidence;
+    Ok(ConfidenceInterval {
+        lower: quantile(&estimates, alpha / 2.0),
+        upper: quantile(&estimates, 1.0 - alpha / 2.0),
+        confidence: options.confidence,
+        n_used: estimates.len(),
+        n_resamples: options.n_resamples,
+    })
+}
+
+/// numpy's default ("linear") quantile of sorted, non-empty values.
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let position = q * (sorted.len() - 1) as f64;
+    let below = position.floor() as usize;
+    let above = (below + 1).min(sorted.len() - 1);
+    let fraction = position - below as f64;
+    sorted[below] + (sorted[above] - sorted[below]) * fraction
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantile_interpolates_like_numpy() {
+        // np.quantile([1, 2, 3, 4], [0.25, 0.5, 0.9]) == [1.75, 2.5, 3.7]
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(quantile(&v, 0.25), 1.75);
+        assert_eq!(quantile(&v, 0.5), 2.5);
+        assert!((quantile(&v, 0.9) - 3.7).abs() < 1e-15);
+    }
+
+    #[test]
+    fn interval_contains_the_estimate_and_is_seeded() {
+        let assoc = Associations::from_scores(
+            vec![0.31, 0.12, 0.25, 0.4, 0.18, 0.22],
+            vec![0.05, -0.1, 0.11, 0.02, -0.04, 0.09],
+        )
+        .unwrap();
+        let d = effect_size(&assoc, StdKind::Sample).unwrap();
+        let options = BootstrapOptions {
+            n_resamples: 2000,
+            ..BootstrapOptions::default()
+        };
+        let ci = effect_size_interval(&assoc, &options).unwrap();
+        assert!(ci.lower < d && d < ci.upper, "{ci:?} vs {d}");
+        assert_eq!(ci, effect_size_interval(&assoc, &options).unwrap());
+        let other = effect_size_interval(&assoc, &BootstrapOptions { seed: 1, ..options }).unwrap();
+        assert_ne!(ci, other);
+    }
+
+    #[test]
+    fn constant_scores_have_no_interval() {
+        let assoc = Associations::from_scores(vec![0.5; 3], vec![0.5; 3]).unwrap();
+        assert_eq!(
+            effect_size_interval(&assoc, &BootstrapOptions::default()),
+            Err(BootstrapError::Undefined)
+        );
+        let options = BootstrapOptions {
+            confidence: 1.0,
+            ..BootstrapOptions::default()
+        };
+        assert_eq!(
+            effect_size_interval(&assoc, &options),
+            Err(BootstrapError::Confidence(1.0))
+        );
+    }
+}

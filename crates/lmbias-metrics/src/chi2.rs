@@ -1,0 +1,150 @@
+//! Pearson's χ² test of independence on an r×c contingency table (no Yates correction),
+//! as `scipy.stats.chi2_contingency(table, correction=False)`; used for Dusi (2024)'s
+//! categorical-association probe.
+
+use serde::Serialize;
+use statrs::distribution::{ChiSquared, ContinuousCDF};
+
+/// The test's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Chi2Result {
+    pub chi2: f64,
+    /// `(r − 1)(c − 1)`.
+    pub df: usize,
+    pub p_value: f64,
+}
+
+/// Which margin of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Axis {
+    Row,
+    Column,
+}
+
+impl std::fmt::Display for Axis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Axis::Row => "row",
+            Axis::Column => "column",
+        })
+    }
+}
+
+/// Why a table has no χ² statistic.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Chi2Error {
+    #[error("a contingency table needs at least 2 rows and 2 columns, got {rows}×{columns}")]
+    TooSmall { rows: usize, columns: usize },
+    #[error("row {row} has {found} cells, row 0 has {expected}")]
+    Ragged {
+        row: usize,
+        found: usize,
+        expected: usize,
+    },
+    /// A whole category is unobserved: its expected counts are 0, so χ² would divide by zero.
+    #[error(
+        "{axis} {index} sums to zero: its expected counts are 0, so χ² is undefined (drop that {axis})"
+    )]
+    ZeroMargin { axis: Axis, index: usize },
+}
+
+/// χ² test of independence of rows and columns; `table[r][c]` are observed counts.
+pub fn chi2_independence(table: &[Vec<u64>]) -> Result<Chi2Result, Chi2Error> {
+    let rows = table.len();
+    let columns = table.first().map_or(0, Vec::len);
+    if rows < 2 || columns < 2 {
+        return Err(Chi2Error::TooSmall { rows, columns });
+    }
+    if let Some((row, r)) = table.iter().enumerate().find(|(_, r)| r.len() != columns) {
+        return Err(Chi2Error::Ragged {
+            row,
+            found: r.len(),
+            expected: columns,
+        });
+    }
+    let row_sums: Vec<f64> = table.iter().map(|r| r.iter().sum::<u64>() as f64).collect();
+    let column_sums: Vec<f64> = (0..columns)
+        .map(|c| table.iter().map(|r| r[c]).sum::<u64>() as f64)
+        .collect();
+    for (axis, sums) in [(Axis::Row, &row_sums), (Axis::Column, &column_sums)] {
+        if let Some(index) = sums.iter().position(|&s| s == 0.0) {
+            return Err(Chi2Error::ZeroMargin { axis, index });
+        }
+    }
+    let total: f64 = row_sums.iter().sum();
+    let mut chi2 = 0.0;
+    for (r, row) in table.iter().enumerate() {
+        for (c, &observed) in row.iter().enumerate() {
+            let expected = row_sums[r] * column_sums[c] / total;
+            chi2 += (observed as f64 - expected).powi(2) / expected;
+        }
+    }
+    let df = (rows - 1) * (columns - 1);
+    let distribution = ChiSquared::new(df as f64).expect("df ≥ 1 is a valid χ² parameter");
+    Ok(Chi2Result {
+        chi2,
+        df,
+        p_value: distribution.sf(chi2),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dusi_table_1() {
+        // Dusi (2024), Table 1: χ² = 28.0186, p = 1.2015e-7 for [[80, 40], [39, 81]].
+        let result = chi2_independence(&[vec![80, 40], vec![39, 81]]).unwrap();
+        assert_eq!(result.df, 1);
+        assert!((result.chi2 - 28.0186).abs() < 5e-5, "{result:?}");
+        assert!((result.p_value - 1.2015e-7).abs() < 5e-12, "{result:?}");
+    }
+
+    #[test]
+    fn independent_table_has_zero_statistic() {
+        let result = chi2_independence(&[vec![10, 20, 30], vec![20, 40, 60]]).unwrap();
+        assert_eq!(result.df, 2);
+        assert!(result.chi2.abs() < 1e-12);
+        assert!((result.p_value - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn degenerate_tables_are_explained() {
+        let err = chi2_independence(&[vec![0, 0], vec![3, 4]]).unwrap_err();
+        assert_eq!(
+            err,
+            Chi2Error::ZeroMargin {
+                axis: Axis::Row,
+                index: 0
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "row 0 sums to zero: its expected counts are 0, so χ² is undefined (drop that row)"
+        );
+        let err = chi2_independence(&[vec![1, 0], vec![3, 0]]).unwrap_err();
+        assert_eq!(
+            err,
+            Chi2Error::ZeroMargin {
+                axis: Axis::Column,
+                index: 1
+            }
+        );
+        assert_eq!(
+            chi2_independence(&[vec![1, 2]]).unwrap_err(),
+            Chi2Error::TooSmall {
+                rows: 1,
+                columns: 2
+            }
+        );
+        assert_eq!(
+            chi2_independence(&[vec![1, 2], vec![3]]).unwrap_err(),
+            Chi2Error::Ragged {
+                row: 1,
+                found: 1,
+                expected: 2
+            }
+        );
+    }
+}

@@ -1,0 +1,461 @@
+//! Counting the splits of a permutation test, fast and with sent-bias's float semantics.
+//!
+//! sent-bias decides each split by comparing two numpy float sums (`si > s`, then `si == s`
+//! counts too). Reproducing that bit for bit while enumerating millions of splits works in two
+//! layers:
+//!
+//! 1. Every score is quantised to an integer, `q = round(s · 2^k)` with `2^k` as large as i64
+//!    allows. Integer sums are exact and order-free, so a subset's quantised sum `Q` is the same
+//!    however we reach it, and it differs from `2^k ·` (the numpy sum of the subset) by at most
+//!    a proven bound: `n/2` from rounding, plus numpy's own rounding `n · 2^-52 · Σ|s|`.
+//! 2. A split whose `Q` is more than that bound from the threshold is decided by `Q` alone. A
+//!    split within the bound — a tie or a near-tie — is recomputed exactly as sent-bias does
+//!    (numpy's pairwise sum over the subset in ascending index order) and compared with `≥`.
+//!
+//! So no tolerance changes any decision: ties are counted exactly as sent-bias counts them.
+//! (Data with very many exact ties, e.g. all-equal vectors, recompute most splits and run slower.)
+//!
+//! Exact counting does not visit the C(m, n) splits one by one: it splits the m items into a low
+//! and a high half ("meet in the middle"), sorts the low half's subset sums by size, and for each
+//! high subset counts the matching low subsets with two binary searches. That is
+//! O(2^(m/2) · m) instead of C(m, n); for n = 16 per side, 65 536 sums instead of 6·10^8 splits.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::numpy_sum::numpy_sum;
+
+/// A split is extreme when its X-sum is ≥ `at_least` or (two-sided) ≤ `at_most`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tails {
+    pub at_least: f64,
+    pub at_most: Option<f64>,
+}
+
+/// Scores quantised to integers, with the proven distance to numpy's sums.
+struct Quantized<'a> {
+    scores: &'a [f64],
+    q: Vec<i64>,
+    /// Power-of-two scale, so that `s · scale` is exact.
+    scale: f64,
+    /// `|Q − scale · numpy_sum(subset)| < band` for any subset of `subset_len` scores.
+    band: i64,
+    subset_len: usize,
+}
+
+impl<'a> Quantized<'a> {
+    fn new(scores: &'a [f64], subset_len: usize) -> Self {
+        let m = scores.len() as f64;
+        let max_abs = scores.iter().fold(0.0f64, |acc, s| acc.max(s.abs()));
+        // Keep every partial sum of up to m quantised scores below 2^60.
+        let exponent = if max_abs > 0.0 {
+            60 - (m * max_abs).log2().ceil() as i32
+        } else {
+            0
+        };
+        let scale = 2f64.powi(exponent.clamp(-1000, 1000));
+        let q = scores.iter().map(|&s| (s * scale).round() as i64).collect();
+        // numpy's sum of n terms is within (n−1)·u·Σ|a| /(1 − (n−1)u) of the exact sum (u = 2^-53,
+        // any summation tree); n·2^-52·Σ|s| over all scores bounds it, ×1.01 for our own rounding.
+        let sum_abs: f64 = scores.iter().map(|s| s.abs()).sum();
+        let n = subset_len as f64;
+        let numpy_error = n * f64::EPSILON * sum_abs * 1.01;
+        let bound = n * 0.5 + numpy_error * scale;
+        Quantized {
+            scores,
+            q,
+            scale,
+            band: bound.ceil() as i64 + 1,
+            subset_len,
+        }
+    }
+
+    /// `floor(t · scale)`: the threshold on the integer scale.
+    fn floor_scaled(&self, t: f64) -> i64 {
+        (t * self.scale).floor() as i64
+    }
+
+    /// numpy's sum of the subset `members` (ascending indices), as sent-bias computes `si`.
+    fn numpy_subset_sum(&self, members: impl Iterator<Item = usize>, buf: &mut Vec<f64>) -> f64 {
+        buf.clear();
+        buf.extend(members.map(|i| self.scores[i]));
+        debug_assert_eq!(buf.len(), self.subset_len);
+        numpy_sum(buf)
+    }
+}
+
+/// One tail's decision rule on quantised sums.
+#[derive(Debug, Clone, Copy)]
+struct Rule {
+    /// floor(threshold · scale).
+    h: i64,
+    band: i64,
+    threshold: f64,
+    upper: bool,
+}
+
+enum Decision {
+    Hit,
+    Miss,
+    Recompute,
+}
+
+impl Rule {
+    fn new(quant: &Quantized, threshold: f64, upper: bool) -> Self {
+        Rule {
+            h: quant.floor_scaled(threshold),
+            band: quant.band,
+            threshold,
+            upper,
+        }
+    }
+
+    /// Q at or above this is certainly above the threshold.
+    fn sure_above(&self) -> i64 {
+        self.h.saturating_add(1 + self.band)
+    }
+
+    /// Q at or below this is certainly below the threshold.
+    fn sure_below(&self) -> i64 {
+        self.h.saturating_sub(1 + self.band)
+    }
+
+    fn decide(&self, q: i64) -> Decision {
+        let (above, below) = (q >= self.sure_above(), q <= self.sure_below());
+        match (self.upper, above, below) {
+            (true, true, _) | (false, _, true) => Decision::Hit,
+            (true, _, true) | (false, true, _) => Decision::Miss,
+            _ => Decision::Recompute,
+        }
+    }
+
+    /// The exact comparison sent-bias makes (`>` or `==`: ties count).
+    fn hit_exact(&self, sum: f64) -> bool {
+        if self.upper {
+            sum >= self.threshold
+        } else {
+            sum <= self.threshold
+        }
+    }
+}
+
+fn rules(quant: &Quantized, tails: Tails) -> Vec<Rule> {
+    let mut rules = vec![Rule::new(quant, tails.at_least, true)];
+    if let Some(t) = tails.at_most {
+        rules.push(Rule::new(quant, t, false));
+    }
+    rules
+}
+
+/// How many of the C(m, nx) splits are extreme, enumerating all; `None` when m > 64.
+pub(crate) fn exact(scores: &[f64], nx: usize, tails: Tails) -> Option<u64> {
+    let m = scores.len();
+    if m > 64 {
+        return None;
+    }
+    let quant = Quantized::new(scores, nx);
+    let rules = rules(&quant, tails);
+    let low_bits = m.div_ceil(2).min(22);
+    let high_bits = m - low_bits;
+    // Low-half subset sums grouped by size, sorted by sum (ties broken by mask: deterministic).
+    let mut by_size: Vec<Vec<(i64, u64)>> = vec![Vec::new(); low_bits + 1];
+    for mask in 0u64..(1u64 << low_bits) {
+        let sum = bits(mask).map(|i| quant.q[i]).sum();
+        by_size[mask.count_ones() as usize].push((sum, mask));
+    }
+    for group in &mut by_size {
+        group.sort_unstable();
+    }
+    let high_count = 1u64 << high_bits;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(high_count as usize)
+        .max(1);
+    let total = AtomicU64::new(0);
+    let next = AtomicU64::new(0);
+    const CHUNK: u64 = 256;
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut buf = Vec::with_capacity(nx);
+                let mut count = 0u64;
+                loop {
+                    let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+                    if start >= high_count {
+                        break;
+                    }
+                    for high in start..(start + CHUNK).min(high_count) {
+                        let k = high.count_ones() as usize;
+                        if k > nx || nx - k > low_bits {
+                            continue;
+                        }
+                        let base: i64 = bits(high).map(|i| quant.q[i + low_bits]).sum();
+                        let group = &by_size[nx - k];
+                        for rule in &rules {
+                            count +=
+                                count_group(&quant, rule, group, base, high << low_bits, &mut buf);
+                        }
+                    }
+                }
+                total.fetch_add(count, Ordering::Relaxed);
+            });
+        }
+    });
+    Some(total.into_inner())
+}
+
+/// Extreme splits among `high_mask` joined with each low subset in `group` (sorted by sum).
+fn count_group(
+    quant: &Quantized,
+    rule: &Rule,
+    group: &[(i64, u64)],
+    base: i64,
+    high_mask: u64,
+    buf: &mut Vec<f64>,
+) -> u64 {
+    // Indices where base + q crosses the sure-below and sure-above lines.
+    let below_end = group.partition_point(|&(q, _)| base + q <= rule.sure_below());
+    let above_start = group.partition_point(|&(q, _)| base + q < rule.sure_above());
+    let sure_hits = if rule.upper {
+        group.len() - above_start
+    } else {
+        below_end
+    };
+    let near_hits = group[below_end..above_start]
+        .iter()
+        .filter(|&&(_, low)| rule.hit_exact(quant.numpy_subset_sum(bits(high_mask | low), buf)))
+        .count();
+    (sure_hits + near_hits) as u64
+}
+
+/// Indices of the set bits of `mask`, ascending.
+fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let i = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            i
+        })
+    })
+}
+
+/// Random splits per generator stream: fixed, so results do not depend on the thread count.
+const SAMPLES_PER_STREAM: u64 = 1 << 16;
+
+/// How many of `n` uniformly random splits are extreme.
+///
+/// Stream `c` of `ChaCha8Rng::seed_from_u64(seed)` draws samples `c·2^16 ..`; each split is a
+/// partial Fisher–Yates draw of the smaller side.
+pub(crate) fn sampled(scores: &[f64], nx: usize, tails: Tails, n: u64, seed: u64) -> u64 {
+    let m = scores.len();
+    let quant = Quantized::new(scores, nx);
+    let rules = rules(&quant, tails);
+    let total_q: i64 = quant.q.iter().sum();
+    // Draw whichever side is smaller; the X-sum of the other is total − drawn (exact in integers).
+    let draw = nx.min(m - nx);
+    let drawn_is_x = draw == nx;
+    let streams = n.div_ceil(SAMPLES_PER_STREAM);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .min(streams as usize)
+        .max(1);
+    let next = AtomicU64::new(0);
+    let total = AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut perm: Vec<usize> = Vec::with_capacity(m);
+                let mut member = vec![false; m];
+                let mut buf = Vec::with_capacity(nx);
+                let mut count = 0u64;
+                loop {
+                    let stream = next.fetch_add(1, Ordering::Relaxed);
+                    if stream >= streams {
+                        break;
+                    }
+                    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                    rng.set_stream(stream);
+                    perm.clear();
+                    perm.extend(0..m);
+                    let samples = SAMPLES_PER_STREAM.min(n - stream * SAMPLES_PER_STREAM);
+                    for _ in 0..samples {
+                        let mut drawn = 0i64;
+                        for i in 0..draw {
+                            let j = rng.random_range(i..m);
+                            perm.swap(i, j);
+                            drawn += quant.q[perm[i]];
+                        }
+                        let q = if drawn_is_x { drawn } else { total_q - drawn };
+                        let mut recomputed = None;
+                        for rule in &rules {
+                            let hit = match rule.decide(q) {
+                                Decision::Hit => true,
+                                Decision::Miss => false,
+                                Decision::Recompute => {
+                                    let sum = *recomputed.get_or_insert_with(|| {
+                                        member.fill(!drawn_is_x);
+                                        for &i in &perm[..draw] {
+                                            member[i] = drawn_is_x;
+                                        }
+                                        quant.numpy_subset_sum(
+                                            (0..m).filter(|&i| member[i]),
+                                            &mut buf,
+                                        )
+                                    });
+                                    rule.hit_exact(sum)
+                                }
+                            };
+                            if hit {
+                                count += 1;
+                                break;
+                            }
+                        }
+                    }
+                }
+                total.fetch_add(count, Ordering::Relaxed);
+            });
+        }
+    });
+    total.into_inner()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every split visited one by one, decided by numpy sums: the definition.
+    fn brute_force(scores: &[f64], nx: usize, tails: Tails) -> u64 {
+        let m = scores.len();
+        (0u64..(1 << m))
+            .filter(|mask| mask.count_ones() as usize == nx)
+            .filter(|&mask| {
+                let members: Vec<f64> = bits(mask).map(|i| scores[i]).collect();
+                let s = numpy_sum(&members);
+                s >= tails.at_least || tails.at_most.is_some_and(|t| s <= t)
+            })
+            .count() as u64
+    }
+
+    fn lcg_scores(m: usize, seed: u64) -> Vec<f64> {
+        let mut state = seed;
+        (0..m)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn exact_count_matches_brute_force() {
+        for (m, nx) in [(2, 1), (8, 4), (9, 3), (12, 6), (13, 7), (16, 8), (15, 5)] {
+            for seed in 0..4 {
+                let scores = lcg_scores(m, seed);
+                let obs = numpy_sum(&scores[..nx]);
+                for tails in [
+                    Tails {
+                        at_least: obs,
+                        at_most: None,
+                    },
+                    Tails {
+                        at_least: obs.max(-obs),
+                        at_most: Some(obs.min(-obs)),
+                    },
+                ] {
+                    assert_eq!(
+                        exact(&scores, nx, tails),
+                        Some(brute_force(&scores, nx, tails)),
+                        "m={m} nx={nx} seed={seed}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ties_from_repeated_scores_count_like_numpy() {
+        // 0.1, 0.2, 0.3 repeat: sums of the same multiset in different orders differ in the last
+        // bit, which is exactly where the band recomputes.
+        let scores: Vec<f64> = (0..14).map(|i| [0.1, 0.2, 0.3, 0.7][i % 4]).collect();
+        for nx in [3, 7] {
+            let obs = numpy_sum(&scores[..nx]);
+            let tails = Tails {
+                at_least: obs,
+                at_most: None,
+            };
+            assert_eq!(
+                exact(&scores, nx, tails),
+                Some(brute_force(&scores, nx, tails))
+            );
+        }
+    }
+
+    #[test]
+    fn all_equal_scores_tie_everywhere() {
+        let scores = vec![0.25; 12];
+        let tails = Tails {
+            at_least: numpy_sum(&scores[..6]),
+            at_most: None,
+        };
+        assert_eq!(exact(&scores, 6, tails), Some(924));
+        assert_eq!(sampled(&scores, 6, tails, 1000, 7), 1000);
+        let zeros = vec![0.0; 10];
+        assert_eq!(
+            exact(
+                &zeros,
+                5,
+                Tails {
+                    at_least: 0.0,
+                    at_most: None
+                }
+            ),
+            Some(252)
+        );
+    }
+
+    #[test]
+    fn sampled_frequency_approaches_exact() {
+        let scores = lcg_scores(16, 3);
+        // The mean subset sum: p near 0.5, where a wrong sampler shows most.
+        let obs = numpy_sum(&scores) / 2.0;
+        let tails = Tails {
+            at_least: obs,
+            at_most: None,
+        };
+        let p_exact = exact(&scores, 8, tails).unwrap() as f64 / 12870.0;
+        let n = 200_000;
+        let p_sampled = sampled(&scores, 8, tails, n, 1) as f64 / n as f64;
+        // 4.5 binomial standard errors.
+        let se = (p_exact * (1.0 - p_exact) / n as f64).sqrt();
+        assert!(
+            (p_sampled - p_exact).abs() < 4.5 * se,
+            "{p_sampled} vs {p_exact}"
+        );
+        assert!(
+            p_exact > 0.05 && p_exact < 0.95,
+            "a test that can fail needs a middling p: {p_exact}"
+        );
+    }
+
+    #[test]
+    fn sampling_is_seeded_and_drawing_the_smaller_side_is_unbiased() {
+        let scores = lcg_scores(20, 5);
+        let nx = 14;
+        let obs = numpy_sum(&scores[..nx]);
+        let tails = Tails {
+            at_least: obs - 0.5,
+            at_most: None,
+        };
+        let a = sampled(&scores, nx, tails, 150_000, 9);
+        assert_eq!(a, sampled(&scores, nx, tails, 150_000, 9));
+        assert_ne!(a, sampled(&scores, nx, tails, 150_000, 10));
+        let p_exact = exact(&scores, nx, tails).unwrap() as f64 / 38760.0;
+        let p = a as f64 / 150_000.0;
+        let se = (p_exact * (1.0 - p_exact) / 150_000.0).sqrt();
+        assert!((p - p_exact).abs() < 4.5 * se, "{p} vs {p_exact}");
+    }
+}

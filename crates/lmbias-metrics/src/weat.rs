@@ -1,0 +1,436 @@
+//! WEAT / SEAT (Caliskan et al. 2017; May et al. 2019) on given vectors.
+//!
+//! Formulas, following sent-bias's `weat.py`:
+//! - `cos(u, v) = u·v / sqrt((u·u)(v·v))`
+//! - `s(w, A, B) = mean_{a∈A} cos(w, a) − mean_{b∈B} cos(w, b)`
+//! - test statistic `s(X, Y, A, B) = Σ_{x∈X} s(x, A, B) − Σ_{y∈Y} s(y, A, B)`
+//! - effect size `(mean_X s − mean_Y s) / std_{w∈X∪Y} s(w, A, B)`, with the sample standard
+//!   deviation (ddof = 1, sent-bias and Caliskan) or the population one (ddof = 0, WEFE).
+//! - one-sided permutation p-value `P[s(Xi, Yi) ≥ s(X, Y)]` over splits of X ∪ Y into sizes
+//!   |X|, |Y|; see [`Options`] for exact versus sampled.
+
+use serde::Serialize;
+
+use crate::numpy_sum::{numpy_mean, numpy_sum};
+use crate::permutation;
+
+/// Which standard deviation divides the effect size; both are in use in the literature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StdKind {
+    /// ddof = 1, as in Caliskan et al. (2017) and sent-bias.
+    #[default]
+    Sample,
+    /// ddof = 0, as in WEFE.
+    Population,
+}
+
+impl StdKind {
+    /// numpy's `ddof` for this kind.
+    pub fn ddof(self) -> usize {
+        match self {
+            StdKind::Sample => 1,
+            StdKind::Population => 0,
+        }
+    }
+}
+
+/// Which permutations count as "at least as extreme" as the observed split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Alternative {
+    /// X is more associated with A than Y is (sent-bias's only test): `s(Xi, Yi) ≥ s(X, Y)`.
+    #[default]
+    Greater,
+    /// Either direction: `|mean_Xi s − mean_Yi s| ≥ |mean_X s − mean_Y s|`.
+    TwoSided,
+}
+
+/// The seed of the sampled permutation test and the bootstrap unless the caller gives one.
+pub const DEFAULT_SEED: u64 = 42;
+
+/// sent-bias's default: enumerate exactly when there are at most this many splits.
+pub const DEFAULT_N_SAMPLES: u64 = 100_000;
+
+/// How to run the permutation test and which effect size to report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Options {
+    /// Exact enumeration when the number of splits is ≤ `n_samples`; otherwise `n_samples − 1`
+    /// random splits plus one imagined hit (sent-bias), so p ≥ 1/n_samples.
+    pub n_samples: u64,
+    /// Seed of the ChaCha8 generator of the random splits.
+    pub seed: u64,
+    pub std: StdKind,
+    pub alternative: Alternative,
+    /// sent-bias requires |X| = |Y|; unequal sizes are an error unless this is set.
+    pub allow_unequal_sizes: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            n_samples: DEFAULT_N_SAMPLES,
+            seed: DEFAULT_SEED,
+            std: StdKind::Sample,
+            alternative: Alternative::Greater,
+            allow_unequal_sizes: false,
+        }
+    }
+}
+
+/// One of the four sets of an association test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum SetName {
+    X,
+    Y,
+    A,
+    B,
+}
+
+impl std::fmt::Display for SetName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SetName::X => "X (targ1)",
+            SetName::Y => "Y (targ2)",
+            SetName::A => "A (attr1)",
+            SetName::B => "B (attr2)",
+        })
+    }
+}
+
+/// Why a WEAT cannot be computed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WeatError {
+    #[error("set {0} is empty")]
+    EmptySet(SetName),
+    #[error(
+        "X has {x} items and Y has {y}: sent-bias requires equal sizes (allow unequal sizes to test anyway)"
+    )]
+    UnequalSizes { x: usize, y: usize },
+    #[error("set {set}, item {index}: dimension {found}, expected {expected}")]
+    Dimension {
+        set: SetName,
+        index: usize,
+        found: usize,
+        expected: usize,
+    },
+    #[error("set {set}, item {index}: vector has a non-finite value")]
+    NonFinite { set: SetName, index: usize },
+    #[error("set {set}, item {index}: zero vector, its cosine similarity is undefined")]
+    ZeroVector { set: SetName, index: usize },
+    #[error("set {set}, item {index}: association score is not finite")]
+    NonFiniteScore { set: SetName, index: usize },
+    #[error("n_samples must be at least 1")]
+    NoSamples,
+    #[error(
+        "exact enumeration over {items} items is not supported (at most 64): use fewer n_samples to sample"
+    )]
+    ExactTooLarge { items: usize },
+}
+
+/// The association scores `s(w, A, B)` of the targets: all a WEAT needs once A and B are fixed.
+///
+/// Valid by construction: both sets non-empty, every score finite.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Associations {
+    x: Vec<f64>,
+    y: Vec<f64>,
+}
+
+impl Associations {
+    /// Scores from embeddings: `s(w, A, B)` for every w in X and Y.
+    ///
+    /// Vectors may be `f32` or `f64`; everything is computed in `f64`.
+    pub fn from_vectors<V, T>(x: &[V], y: &[V], a: &[V], b: &[V]) -> Result<Self, WeatError>
+    where
+        V: AsRef<[T]>,
+        T: Copy + Into<f64>,
+    {
+        let dim = x
+            .first()
+            .map(|v| v.as_ref().len())
+            .ok_or(WeatError::EmptySet(SetName::X))?;
+        let x = Prepared::new(x, SetName::X, dim)?;
+        let y = Prepared::new(y, SetName::Y, dim)?;
+        let a = Prepared::new(a, SetName::A, dim)?;
+        let b = Prepared::new(b, SetName::B, dim)?;
+        Ok(Associations {
+            x: x.scores(&a, &b),
+            y: y.scores(&a, &b),
+        })
+    }
+
+    /// Scores computed elsewhere (e.g. from another similarity), X's then Y's.
+    pub fn from_scores(x: Vec<f64>, y: Vec<f64>) -> Result<Self, WeatError> {
+        for (set, scores) in [(SetName::X, &x), (SetName::Y, &y)] {
+            if scores.is_empty() {
+                return Err(WeatError::EmptySet(set));
+            }
+            if let Some(index) = scores.iter().position(|s| !s.is_finite()) {
+                return Err(WeatError::NonFiniteScore { set, index });
+            }
+        }
+        Ok(Associations { x, y })
+    }
+
+    /// `s(x, A, B)` for each x in X, in order.
+    pub fn x(&self) -> &[f64] {
+        &self.x
+    }
+
+    /// `s(y, A, B)` for each y in Y, in order.
+    pub fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    /// X's scores then Y's: the order in which sent-bias numbers the targets.
+    pub(crate) fn all(&self) -> Vec<f64> {
+        let mut all = self.x.clone();
+        all.extend_from_slice(&self.y);
+        all
+    }
+}
+
+/// Vectors of one set, converted to f64, with their squared norms.
+struct Prepared {
+    vectors: Vec<Vec<f64>>,
+    squared_norms: Vec<f64>,
+}
+
+impl Prepared {
+    fn new<V, T>(set: &[V], name: SetName, dim: usize) -> Result<Self, WeatError>
+    where
+        V: AsRef<[T]>,
+        T: Copy + Into<f64>,
+    {
+        if set.is_empty() {
+            return Err(WeatError::EmptySet(name));
+        }
+        let mut vectors = Vec::with_capacity(set.len());
+        let mut squared_norms = Vec::with_capacity(set.len());
+        for (index, v) in set.iter().enumerate() {
+            let v: Vec<f64> = v.as_ref().iter().map(|&t| t.into()).collect();
+            if v.len() != dim {
+                return Err(WeatError::Dimension {
+                    set: name,
+                    index,
+                    found: v.len(),
+                    expected: dim,
+                });
+            }
+            if v.iter().any(|t| !t.is_finite()) {
+                return Err(WeatError::NonFinite { set: name, index });
+            }
+            let nn = dot(&v, &v);
+            if nn == 0.0 {
+                return Err(WeatError::ZeroVector { set: name, index });
+            }
+            vectors.push(v);
+            squared_norms.push(nn);
+        }
+        Ok(Prepared {
+            vectors,
+            squared_norms,
+        })
+    }
+
+    /// `s(w, A, B)` for each w of this set (sent-bias's `s_wAB` over its cosine table).
+    fn scores(&self, a: &Prepared, b: &Prepared) -> Vec<f64> {
+        let mut cos_a = vec![0.0; a.vectors.len()];
+        let mut cos_b = vec![0.0; b.vectors.len()];
+        self.vectors
+            .iter()
+            .zip(&self.squared_norms)
+            .map(|(w, &ww)| {
+                for (c, (v, &vv)) in cos_a.iter_mut().zip(a.vectors.iter().zip(&a.squared_norms)) {
+                    *c = dot(w, v) / (ww * vv).sqrt();
+                }
+                for (c, (v, &vv)) in cos_b.iter_mut().zip(b.vectors.iter().zip(&b.squared_norms)) {
+                    *c = dot(w, v) / (ww * vv).sqrt();
+                }
+                numpy_mean(&cos_a) - numpy_mean(&cos_b)
+            })
+            .collect()
+    }
+}
+
+fn dot(u: &[f64], v: &[f64]) -> f64 {
+    u.iter().zip(v).map(|(a, b)| a * b).sum()
+}
+
+/// Cosine similarity as sent-bias computes it: `u·v / sqrt((u·u)(v·v))`.
+///
+/// NaN when either vector is zero; [`Associations::from_vectors`] rejects zero vectors first.
+pub fn cosine<T: Copy + Into<f64>>(u: &[T], v: &[T]) -> f64 {
+    let u: Vec<f64> = u.iter().map(|&t| t.into()).collect();
+    let v: Vec<f64> = v.iter().map(|&t| t.into()).collect();
+    dot(&u, &v) / (dot(&u, &u) * dot(&v, &v)).sqrt()
+}
+
+/// Cohen's d of the scores: `(mean_X s − mean_Y s) / std_{X∪Y} s`.
+///
+/// `None` when every score is equal: the standard deviation is 0 and d is 0/0
+/// (sent-bias returns NaN there).
+pub fn effect_size(assoc: &Associations, std: StdKind) -> Option<f64> {
+    let numerator = numpy_mean(&assoc.x) - numpy_mean(&assoc.y);
+    let sd = std_dev(&assoc.all(), std.ddof());
+    (sd > 0.0 && sd.is_finite()).then(|| numerator / sd)
+}
+
+/// `np.std(values, ddof)`: mean, squared deviations, their numpy sum over (n − ddof).
+pub(crate) fn std_dev(values: &[f64], ddof: usize) -> f64 {
+    let mean = numpy_mean(values);
+    let squares: Vec<f64> = values.iter().map(|v| (v - mean) * (v - mean)).collect();
+    // n − ddof ≥ 1 here: X and Y are non-empty, so there are at least two scores.
+    (numpy_sum(&squares) / (values.len() - ddof) as f64).sqrt()
+}
+
+/// Caliskan's test statistic `Σ_X s − Σ_Y s`.
+pub fn test_statistic(assoc: &Associations) -> f64 {
+    numpy_sum(&assoc.x) - numpy_sum(&assoc.y)
+}
+
+/// The outcome of the permutation test.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PermutationTest {
+    pub p_value: f64,
+    /// True when every split was enumerated; false when splits were sampled.
+    pub exact: bool,
+    /// How many splits of X ∪ Y into |X| and |Y| items exist (`C(|X|+|Y|, |X|)`);
+    /// `None` beyond `u128::MAX`.
+    pub n_partitions: Option<u128>,
+    /// Splits evaluated: all of them when exact; `n_samples` (one imagined) when sampled.
+    pub n_evaluated: u64,
+    /// Splits at least as extreme as the observed one (ties count), including the imagined one.
+    pub n_extreme: u64,
+    pub alternative: Alternative,
+    /// The seed of the random splits; `None` for exact tests.
+    pub seed: Option<u64>,
+}
+
+/// The permutation p-value of the observed split, with sent-bias's semantics.
+///
+/// A split counts when its statistic is ≥ the observed one as numpy computes both, so ties
+/// count as in sent-bias (its "conservative test"). The engine ([`crate::permutation`]) finds
+/// the splits whose sums are clearly above or below using exact integer arithmetic and
+/// recomputes only near-ties in numpy's order.
+pub fn permutation_test(
+    assoc: &Associations,
+    options: &Options,
+) -> Result<PermutationTest, WeatError> {
+    check_sizes(assoc, options)?;
+    if options.n_samples == 0 {
+        return Err(WeatError::NoSamples);
+    }
+    let scores = assoc.all();
+    let nx = assoc.x.len();
+    let observed = numpy_sum(&assoc.x);
+    let tails = match options.alternative {
+        Alternative::Greater => permutation::Tails {
+            at_least: observed,
+            at_most: None,
+        },
+        Alternative::TwoSided => {
+            // The split's mean difference is linear in its X-sum S_i, centred at c = total·|X|/m;
+            // the mirror image of S is 2c − S, which for |X| = |Y| is exactly Y's numpy sum.
+            let mirror = if assoc.x.len() == assoc.y.len() {
+                numpy_sum(&assoc.y)
+            } else {
+                let total = numpy_sum(&scores);
+                2.0 * total * nx as f64 / scores.len() as f64 - observed
+            };
+            permutation::Tails {
+                at_least: observed.max(mirror),
+                at_most: Some(observed.min(mirror)),
+            }
+        }
+    };
+    let n_partitions = binomial(scores.len() as u128, nx as u128);
+    let exact = n_partitions.is_some_and(|n| n <= u128::from(options.n_samples));
+    let (n_extreme, n_evaluated) = if exact {
+        let count = permutation::exact(&scores, nx, tails).ok_or(WeatError::ExactTooLarge {
+            items: scores.len(),
+        })?;
+        (count, n_partitions.map(|n| n as u64).unwrap_or_default())
+    } else {
+        // sent-bias "hallucinates" one hit: with N samples the p-value cannot go below 1/N.
+        let count = permutation::sampled(&scores, nx, tails, options.n_samples - 1, options.seed);
+        (count + 1, options.n_samples)
+    };
+    Ok(PermutationTest {
+        p_value: n_extreme as f64 / n_evaluated as f64,
+        exact,
+        n_partitions,
+        n_evaluated,
+        n_extreme,
+        alternative: options.alternative,
+        seed: (!exact).then_some(options.seed),
+    })
+}
+
+fn check_sizes(assoc: &Associations, options: &Options) -> Result<(), WeatError> {
+    if assoc.x.len() != assoc.y.len() && !options.allow_unequal_sizes {
+        return Err(WeatError::UnequalSizes {
+            x: assoc.x.len(),
+            y: assoc.y.len(),
+        });
+    }
+    Ok(())
+}
+
+/// `C(n, k)`, or `None` when it exceeds `u128::MAX`.
+pub fn binomial(n: u128, k: u128) -> Option<u128> {
+    let k = k.min(n - k);
+    let mut c: u128 = 1;
+    for i in 0..k {
+        // c · (n − i) / (i + 1) stays an integer at every step; divide by the gcd first to delay
+        // overflow.
+        let (num, den) = (n - i, i + 1);
+        let g = gcd(c, den);
+        let (c_red, den_red) = (c / g, den / g);
+        c = c_red.checked_mul(num / den_red)?;
+        // den_red divides num because c·num/den is an integer and gcd(c_red, den_red) = 1.
+    }
+    Some(c)
+}
+
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// Everything `lmbias weat` reports about one association test.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct WeatResult {
+    /// Cohen's d; `None` when all scores are equal (0/0).
+    pub effect_size: Option<f64>,
+    pub std: StdKind,
+    /// `Σ_X s − Σ_Y s` (Caliskan's s(X, Y, A, B)).
+    pub test_statistic: f64,
+    pub permutation: PermutationTest,
+    pub sizes: Sizes,
+}
+
+/// Set sizes: |X| and |Y| (the attribute sizes are the caller's to report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Sizes {
+    pub x: usize,
+    pub y: usize,
+}
+
+/// Effect size, test statistic and permutation test in one call.
+pub fn weat(assoc: &Associations, options: &Options) -> Result<WeatResult, WeatError> {
+    let permutation = permutation_test(assoc, options)?;
+    Ok(WeatResult {
+        effect_size: effect_size(assoc, options.std),
+        std: options.std,
+        test_statistic: test_statistic(assoc),
+        permutation,
+        sizes: Sizes {
+            x: assoc.x.len(),
+            y: assoc.y.len(),
+        },
+    })
+}
