@@ -1,1 +1,2 @@
 //! The three studies (SEAT battery, temporal valence, categorical-association probe) run against lmbias-encoder's traits.
+pub mod probe;
