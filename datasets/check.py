@@ -49,7 +49,7 @@ def load_vocab(path):
     path = pathlib.Path(path)
     if not path.exists():
         return None
-    return set(path.read_text(encoding="utf-8").split("\n"))
+    return set(path.read_text(encoding="utf-8").splitlines())
 
 
 # ----------------------------------------------------------------- SEAT (tr)
