@@ -75,7 +75,7 @@ UNPLEASANT = [
     ("cezaevi", "thing"),
 ]
 
-# Given names. Mixed = 4 traditional + 4 modern per gender; religious =
+# Given names. Mixed = traditional and modern names together; religious =
 # traditional Muslim (Arabic-origin) names. Common names that are also common
 # Turkish words (Deniz "sea", Umut "hope", Barış "peace", Onur "honour",
 # Can "soul") are avoided: they would measure the word, not the name.
@@ -109,9 +109,9 @@ FEMALE_TERMS = [("kadın", "person"), ("hanım", "person"), ("kız", "person"), 
                 ("abla", "person"), ("kız kardeş", "person"), ("bayan", "person"),
                 ("genç kız", "person")]
 MALE_KIN = [("erkek kardeş", "person"), ("baba", "person"), ("amca", "person"), ("dayı", "person"),
-            ("büyükbaba", "person"), ("oğul", "person"), ("ağabey", "person"), ("bey", "person")]
+            ("büyükbaba", "person"), ("oğul", "person"), ("ağabey", "person"), ("beyefendi", "person")]
 FEMALE_KIN = [("kız kardeş", "person"), ("anne", "person"), ("hala", "person"), ("teyze", "person"),
-              ("büyükanne", "person"), ("kız evlat", "person"), ("abla", "person"), ("hanım", "person")]
+              ("büyükanne", "person"), ("kız evlat", "person"), ("abla", "person"), ("hanımefendi", "person")]
 
 CAREER = [("yönetici", "person"), ("yönetim", "mass"), ("profesyonel", "person"),
           ("şirket", "thing"), ("maaş", "thing"), ("ofis", "thing"), ("iş", "thing"),
@@ -132,9 +132,9 @@ COMPETENT = ["yetkin", "verimli", "etkili", "hırslı", "aktif", "kararlı", "g�
              "cesur", "atılgan"]
 INCOMPETENT = ["beceriksiz", "verimsiz", "etkisiz", "hedefsiz", "pasif", "kararsız", "güçsüz",
                "yumuşak", "ürkek", "çekingen"]
-LIKABLE = ["uyumlu", "adil", "dürüst", "güvenilir", "özverili", "anlayışlı", "sevimli", "sevilen"]
-UNLIKABLE = ["kaba", "entrikacı", "manipülatif", "sahtekâr", "bencil", "ısrarcı", "sevimsiz",
-             "sevilmeyen"]
+LIKABLE = ["uyumlu", "adil", "dürüst", "güvenilir", "özverili", "anlayışlı", "sempatik", "sevimli"]
+UNLIKABLE = ["kaba", "entrikacı", "manipülatif", "sahtekâr", "bencil", "ısrarcı", "antipatik",
+             "sevimsiz"]
 
 # Unbleached Double Bind sentences (May et al. 2019, "one_sentence" files).
 ENGINEER = "{} bir mühendis."  # "X is an engineer."
