@@ -1,0 +1,68 @@
+//! Which Burn device runs the model: chosen at run time, compiled in by features.
+
+use burn::tensor::Device;
+
+use crate::error::ModelError;
+
+/// A device a user can name on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeviceKind {
+    /// The default CPU backend (burn-flex; burn-ndarray when only `ndarray` is enabled).
+    #[default]
+    Cpu,
+    /// The first wgpu adapter (feature `wgpu`).
+    Wgpu,
+}
+
+impl std::str::FromStr for DeviceKind {
+    type Err = ModelError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "cpu" => Ok(DeviceKind::Cpu),
+            "wgpu" => Ok(DeviceKind::Wgpu),
+            other => Err(ModelError::UnknownDevice(other.to_string())),
+        }
+    }
+}
+
+impl DeviceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeviceKind::Cpu => "cpu",
+            DeviceKind::Wgpu => "wgpu",
+        }
+    }
+
+    /// The Burn device, or an error saying which feature is missing.
+    pub fn device(self) -> Result<Device, ModelError> {
+        match self {
+            DeviceKind::Cpu => cpu_device(),
+            DeviceKind::Wgpu => wgpu_device(),
+        }
+    }
+}
+
+#[cfg(feature = "flex")]
+fn cpu_device() -> Result<Device, ModelError> {
+    Ok(Device::flex())
+}
+
+#[cfg(all(feature = "ndarray", not(feature = "flex")))]
+fn cpu_device() -> Result<Device, ModelError> {
+    Ok(Device::ndarray())
+}
+
+#[cfg(not(any(feature = "flex", feature = "ndarray")))]
+fn cpu_device() -> Result<Device, ModelError> {
+    Err(ModelError::DeviceUnavailable("cpu".into()))
+}
+
+#[cfg(feature = "wgpu")]
+fn wgpu_device() -> Result<Device, ModelError> {
+    Ok(Device::wgpu(Default::default()))
+}
+
+#[cfg(not(feature = "wgpu"))]
+fn wgpu_device() -> Result<Device, ModelError> {
+    Err(ModelError::DeviceUnavailable("wgpu".into()))
+}

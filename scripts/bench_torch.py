@@ -1,0 +1,72 @@
+"""PyTorch side of the lmbias model benchmark (see scripts/bench-model.sh).
+
+Same work as crates/lmbias-model/examples/throughput.rs: tokenize a batch of the
+same ~10-token sentences, run BertModel, mean-pool over the attention mask.
+Also creates the bert-base-shaped random checkpoint both sides load.
+
+  python3 scripts/bench_torch.py make-bert-base OUT_DIR TOKENIZER_DIR
+  python3 scripts/bench_torch.py run MODEL_DIR BATCH SECONDS THREADS
+"""
+
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+SENTENCES = [
+    "The doctor said she would be late today.",
+    "Thou art more lovely and more temperate.",
+    "He works as an engineer in the city.",
+    "The children played football in the park.",
+    "She teaches mathematics at the local school.",
+    "Love and peace make life more pleasant.",
+    "The nurse helped the old man walk home.",
+    "Researchers measure bias in language models.",
+]
+
+
+def make_bert_base(out: Path, tokenizer_dir: Path) -> None:
+    """Random BertModel with bert-base's shape (12 layers, 768 hidden, vocab 30522)."""
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(0)
+    model = BertModel(BertConfig()).eval()
+    model.save_pretrained(out)
+    for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        if (tokenizer_dir / name).exists():
+            shutil.copy(tokenizer_dir / name, out / name)
+
+
+@torch.no_grad()
+def run(model_dir: Path, batch: int, seconds: float, threads: int) -> None:
+    from transformers import AutoTokenizer, BertModel
+
+    torch.set_num_threads(threads)
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = BertModel.from_pretrained(model_dir, dtype=torch.float32, attn_implementation="eager").eval()
+    texts = [SENTENCES[i % len(SENTENCES)] for i in range(batch)]
+
+    def step():
+        enc = tok(texts, padding=True, return_tensors="pt")
+        hidden = model(**enc).last_hidden_state
+        mask = enc["attention_mask"].unsqueeze(-1).float()
+        return (hidden * mask).sum(1) / mask.sum(1)
+
+    step()
+    start, batches = time.perf_counter(), 0
+    while time.perf_counter() - start < seconds or batches < 3:
+        assert step().shape[0] == batch
+        batches += 1
+    elapsed = time.perf_counter() - start
+    print(json.dumps({"impl": f"torch-{torch.__version__}-{threads}threads", "model": str(model_dir), "batch": batch,
+                      "batches": batches, "seconds": round(elapsed, 3), "sentences_per_s": round(batches * batch / elapsed, 1)}))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "make-bert-base":
+        make_bert_base(Path(sys.argv[2]), Path(sys.argv[3]))
+    else:
+        run(Path(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]))
