@@ -30,7 +30,11 @@ fn rewrite_tensor(dir: &Path, name: &str, replacement: Option<TensorView<'_>>) {
         .into_iter()
         .filter(|(n, _)| n != name)
         .collect();
-    assert_eq!(tensors.len() + 1, file.len(), "{name} is not in the fixture");
+    assert_eq!(
+        tensors.len() + 1,
+        file.len(),
+        "{name} is not in the fixture"
+    );
     if let Some(view) = replacement {
         tensors.push((name.to_string(), view));
     }
@@ -70,7 +74,9 @@ fn missing_head_tensor_is_named() {
     rewrite_tensor(&dir, "cls.predictions.transform.LayerNorm.weight", None);
     let err = load_error(&dir);
     assert!(
-        err.ends_with("model.safetensors: missing tensor cls.predictions.transform.LayerNorm.weight"),
+        err.ends_with(
+            "model.safetensors: missing tensor cls.predictions.transform.LayerNorm.weight"
+        ),
         "{err}"
     );
     // The encoder alone still loads: the head is only read for BertMaskedLm.
@@ -103,7 +109,9 @@ fn integer_weights_are_refused() {
     rewrite_tensor(&dir, "bert.embeddings.LayerNorm.bias", Some(view));
     let err = load_error(&dir);
     assert!(
-        err.ends_with("tensor bert.embeddings.LayerNorm.bias has dtype I64, expected f32, f16 or bf16"),
+        err.ends_with(
+            "tensor bert.embeddings.LayerNorm.bias has dtype I64, expected f32, f16 or bf16"
+        ),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -130,7 +138,10 @@ fn folder_without_weights_is_named() {
     std::fs::remove_file(dir.join("model.safetensors")).unwrap();
     assert_eq!(
         load_error(&dir),
-        format!("{}: no model.safetensors or pytorch_model.bin", dir.display())
+        format!(
+            "{}: no model.safetensors or pytorch_model.bin",
+            dir.display()
+        )
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -173,13 +184,22 @@ fn config_problems_are_named() {
 
     std::fs::remove_file(&config_path).unwrap();
     let err = load_error(&dir);
-    assert!(err.starts_with(&format!("{}:", config_path.display())), "{err}");
+    assert!(
+        err.starts_with(&format!("{}:", config_path.display())),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn unknown_model_says_how_to_get_it() {
     let err = load_error(Path::new("no-such-org/no-such-model"));
-    assert!(err.starts_with("model \"no-such-org/no-such-model\" not found"), "{err}");
-    assert!(err.contains("huggingface-cli download no-such-org/no-such-model"), "{err}");
+    assert!(
+        err.starts_with("model \"no-such-org/no-such-model\" not found"),
+        "{err}"
+    );
+    assert!(
+        err.contains("huggingface-cli download no-such-org/no-such-model"),
+        "{err}"
+    );
 }

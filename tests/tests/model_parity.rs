@@ -37,7 +37,10 @@ fn ids(v: &Value) -> Vec<u32> {
 
 fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len(), "vector lengths differ");
-    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f64 {
@@ -214,9 +217,15 @@ fn batched_equals_one_at_a_time() {
     for pooling in [Pooling::Cls, Pooling::Mean, Pooling::First] {
         let batched = model.embed(&texts, pooling, Layer::Last).unwrap();
         for (text, got) in texts.iter().zip(&batched) {
-            let single = model.embed(&[text], pooling, Layer::Last).unwrap().remove(0);
+            let single = model
+                .embed(&[text], pooling, Layer::Last)
+                .unwrap()
+                .remove(0);
             let diff = max_abs_diff(got, &single);
-            assert!(diff <= 1e-5, "{pooling} {text:?}: batched differs by {diff}");
+            assert!(
+                diff <= 1e-5,
+                "{pooling} {text:?}: batched differs by {diff}"
+            );
         }
     }
 }
@@ -273,7 +282,10 @@ fn minilm_matches_transformers() {
         assert_eq!(enc.ids(), ids(&s["ids"]), "{}: token ids", s["id"]);
     }
     for w in reference["words"].as_array().unwrap() {
-        let text = sentences.iter().find(|s| s["id"] == w["sentence_id"]).unwrap()["text"]
+        let text = sentences
+            .iter()
+            .find(|s| s["id"] == w["sentence_id"])
+            .unwrap()["text"]
             .as_str()
             .unwrap();
         let word = w["word"].as_str().unwrap();

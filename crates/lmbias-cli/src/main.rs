@@ -3,6 +3,10 @@
 
 use clap::{Parser, Subcommand};
 
+mod embed;
+mod fill_mask;
+mod model_args;
+
 #[derive(Parser)]
 #[command(
     name = "lmbias",
@@ -15,11 +19,19 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Sentence vectors from a BERT checkpoint (cls, mean or first pooling, any layer).
+    Embed(embed::EmbedArgs),
+    /// The most probable tokens at the one mask of each text.
+    FillMask(fill_mask::FillMaskArgs),
+}
 
 fn main() {
     let cli = Cli::parse();
-    let result: anyhow::Result<()> = match cli.command {};
+    let result: anyhow::Result<()> = match cli.command {
+        Command::Embed(args) => embed::run(args),
+        Command::FillMask(args) => fill_mask::run(args),
+    };
     if let Err(err) = result {
         // One line: the chain joined, so every error names its file and field.
         eprintln!("error: {err:#}");

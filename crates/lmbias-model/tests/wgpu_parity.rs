@@ -8,7 +8,8 @@ use lmbias_encoder::{Embedder, Layer, MaskedLm, Pooling};
 use lmbias_model::{BertMaskedLm, Checkpoint, DeviceKind};
 
 fn tiny() -> Checkpoint {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/models/tiny-bert-mlm");
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/models/tiny-bert-mlm");
     Checkpoint::resolve(dir.to_str().unwrap()).unwrap()
 }
 

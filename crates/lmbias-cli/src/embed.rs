@@ -1,0 +1,64 @@
+//! `lmbias embed`: sentence vectors from a BERT checkpoint.
+
+use lmbias_encoder::{Embedder, Layer, Pooling};
+use lmbias_model::BertEmbedder;
+use serde_json::json;
+
+use crate::model_args::{ModelArgs, layer_json, parse_layer};
+
+#[derive(clap::Args, Debug)]
+pub struct EmbedArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// cls (position 0), mean (masked mean, as sentence-transformers) or
+    /// first (position 0 without special tokens, as sent-bias).
+    #[arg(long, default_value = "cls")]
+    pooling: Pooling,
+    /// Hidden-state layer: `last` or 0 (embeddings) … number of layers.
+    #[arg(long, default_value = "last", value_parser = parse_layer)]
+    layer: Layer,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Texts to embed.
+    #[arg(required = true)]
+    texts: Vec<String>,
+}
+
+pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
+    let checkpoint = args.model.checkpoint()?;
+    let model = BertEmbedder::load(&checkpoint, args.model.device)?;
+    let texts: Vec<&str> = args.texts.iter().map(String::as_str).collect();
+    let vectors = model.embed(&texts, args.pooling, args.layer)?;
+    let add_special = args.pooling != Pooling::First;
+    let tokens = texts
+        .iter()
+        .map(|t| Ok(model.tokenizer().encode(t, add_special)?.tokens().to_vec()))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if args.json {
+        let out = json!({
+            "model": model.model_name(),
+            "pooling": args.pooling,
+            "layer": layer_json(args.layer),
+            "vectors": vectors,
+            "tokens": tokens,
+        });
+        println!("{}", serde_json::to_string(&out)?);
+        return Ok(());
+    }
+    println!(
+        "{} · pooling {} · layer {} · {} dimensions",
+        model.model_name(),
+        args.pooling,
+        layer_json(args.layer),
+        model.hidden_size()
+    );
+    for ((text, vector), tokens) in texts.iter().zip(&vectors).zip(&tokens) {
+        let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let head: Vec<String> = vector.iter().take(6).map(|x| format!("{x:+.4}")).collect();
+        println!("{text}");
+        println!("  tokens: {}", tokens.join(" "));
+        println!("  vector: [{}, …]  norm {norm:.4}", head.join(", "));
+    }
+    Ok(())
+}

@@ -1,0 +1,40 @@
+//! The options every model-running subcommand shares: which model, which device.
+
+use anyhow::Context;
+use lmbias_encoder::Layer;
+use lmbias_model::{Checkpoint, DeviceKind};
+
+#[derive(clap::Args, Debug)]
+pub struct ModelArgs {
+    /// Model folder, or a Hugging Face id (ORG/NAME) found in the Hugging Face cache.
+    #[arg(long)]
+    pub model: String,
+    /// Where to run the model: cpu, or wgpu (needs a build with `--features wgpu`).
+    #[arg(long, default_value = "cpu")]
+    pub device: DeviceKind,
+}
+
+impl ModelArgs {
+    pub fn checkpoint(&self) -> anyhow::Result<Checkpoint> {
+        Checkpoint::resolve(&self.model).with_context(|| format!("--model {}", self.model))
+    }
+}
+
+/// `--layer`: `last` or a hidden-state index (0 = embeddings).
+pub fn parse_layer(s: &str) -> Result<Layer, String> {
+    match s {
+        "last" => Ok(Layer::Last),
+        n => n
+            .parse()
+            .map(Layer::Index)
+            .map_err(|_| format!("expected `last` or a layer number, got {n:?}")),
+    }
+}
+
+/// A layer as JSON: `"last"` or its number.
+pub fn layer_json(layer: Layer) -> serde_json::Value {
+    match layer {
+        Layer::Last => "last".into(),
+        Layer::Index(i) => i.into(),
+    }
+}
