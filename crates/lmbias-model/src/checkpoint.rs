@@ -171,7 +171,11 @@ fn t5_architecture(
         "MT5EncoderModel",
         "MT5ForConditionalGeneration",
     ];
-    match fields.architectures.iter().find(|a| !ENCODERS.contains(&a.as_str())) {
+    match fields
+        .architectures
+        .iter()
+        .find(|a| !ENCODERS.contains(&a.as_str()))
+    {
         Some(other) => Err(unsupported(format!(
             "architectures contains {other:?} (supported for T5: {})",
             ENCODERS.join(", ")
@@ -269,8 +273,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("BertForSequenceClassification"), "{err}");
-        for (t, a) in [("mt5", &[][..]), ("mt5", &["MT5EncoderModel"]), ("t5", &["T5ForConditionalGeneration"])] {
-            assert_eq!(architecture_of(p, &f(Some(t), a)).unwrap(), Architecture::T5Encoder);
+        for (t, a) in [
+            ("mt5", &[][..]),
+            ("mt5", &["MT5EncoderModel"]),
+            ("t5", &["T5ForConditionalGeneration"]),
+        ] {
+            assert_eq!(
+                architecture_of(p, &f(Some(t), a)).unwrap(),
+                Architecture::T5Encoder
+            );
         }
         let err = architecture_of(p, &f(Some("mt5"), &["MT5ForQuestionAnswering"]))
             .unwrap_err()

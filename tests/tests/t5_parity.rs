@@ -1,0 +1,323 @@
+//! The T5 / mT5 encoder against transformers 5.24: the tiny mT5 fixture from both
+//! weight formats (reference/tiny-mt5.json, tests/fixtures/generate/tiny_mt5.py),
+//! and the extra poolings, layers and word vectors of tiny-mt5 and the ReLU
+//! tiny-t5-relu (reference/tiny-t5-encoders.json, generate/tiny_t5_encoders.py).
+
+use std::path::{Path, PathBuf};
+
+use lmbias_encoder::{Embedder, EncoderError, Layer, Pooling, WordInContext};
+use lmbias_model::{BertInput, Checkpoint, DeviceKind, T5Embedder, load_embedder, load_masked_lm};
+use safetensors::SafeTensors;
+use safetensors::tensor::TensorView;
+use serde_json::Value;
+
+/// transformers' own single-vs-batched spread on this fixture is 1.95e-6
+/// (reference/tiny-mt5.json "batched"); 1e-4 is the parity bar of the task.
+const TOLERANCE: f32 = 1e-4;
+
+fn model_dir(name: &str) -> PathBuf {
+    lmbias_tests::fixtures().join("models").join(name)
+}
+
+fn reference(name: &str) -> Value {
+    let path = lmbias_tests::fixtures()
+        .join("reference")
+        .join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+fn floats(v: &Value) -> Vec<f32> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap() as f32)
+        .collect()
+}
+
+fn ids(v: &Value) -> Vec<u32> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap() as u32)
+        .collect()
+}
+
+fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len(), "vector lengths differ");
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+fn checkpoint(dir: &Path) -> Checkpoint {
+    Checkpoint::resolve(dir.to_str().unwrap()).unwrap()
+}
+
+fn load_t5(dir: &Path) -> T5Embedder {
+    T5Embedder::load(&checkpoint(dir), DeviceKind::Cpu).unwrap()
+}
+
+/// A fresh copy of fixture folder `name` under the temp dir, plus `extra` files of other folders.
+fn copy_fixture(name: &str, tag: &str, extra: &[(&str, &str)]) -> PathBuf {
+    let dst = std::env::temp_dir().join(format!("lmbias-t5-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dst);
+    std::fs::create_dir_all(&dst).unwrap();
+    for entry in std::fs::read_dir(model_dir(name)).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), dst.join(entry.file_name())).unwrap();
+    }
+    for (folder, file) in extra {
+        std::fs::copy(model_dir(folder).join(file), dst.join(file)).unwrap();
+    }
+    dst
+}
+
+/// Every sentence of tiny-mt5.json through `model`: token ids, `cls` (= the
+/// reference's position-0 `first`) and `mean`, batched and one at a time, and
+/// the full last hidden state of the four `full_hidden` sentences. Returns the
+/// worst difference.
+fn check_tiny_mt5(model: &T5Embedder) -> f32 {
+    let reference = reference("tiny-mt5");
+    let sentences = reference["sentences"].as_array().unwrap();
+    assert_eq!(sentences.len(), 31);
+    let texts: Vec<&str> = sentences
+        .iter()
+        .map(|s| s["text"].as_str().unwrap())
+        .collect();
+    let mut worst = 0f32;
+    for (s, text) in sentences.iter().zip(&texts) {
+        let id = s["id"].as_str().unwrap();
+        let expected = ids(&s["ids"]);
+        let enc = model.tokenizer().encode(text, true).unwrap();
+        assert_eq!(enc.ids(), expected, "{id}: token ids");
+        let pieces: Vec<u32> = model.tokenize(text).unwrap().iter().map(|p| p.id).collect();
+        assert_eq!(
+            pieces,
+            expected[..expected.len() - 1],
+            "{id}: ids without </s>"
+        );
+    }
+    for pooling in [Pooling::Cls, Pooling::Mean] {
+        let key = if pooling == Pooling::Cls {
+            "first"
+        } else {
+            "mean"
+        };
+        let batched = model.embed(&texts, pooling, Layer::Last).unwrap();
+        for (i, s) in sentences.iter().enumerate() {
+            let id = s["id"].as_str().unwrap();
+            let single = model.embed(&[texts[i]], pooling, Layer::Last).unwrap();
+            let expected = floats(&s[key]);
+            for (how, got) in [("batched", &batched[i]), ("single", &single[0])] {
+                let diff = max_abs_diff(got, &expected);
+                assert!(
+                    diff < TOLERANCE,
+                    "{id} {pooling} {how}: max abs diff {diff}"
+                );
+                worst = worst.max(diff);
+            }
+        }
+    }
+    for full in reference["full_hidden"].as_array().unwrap() {
+        let id = full["id"].as_str().unwrap();
+        let s = sentences.iter().find(|s| s["id"] == id).unwrap();
+        let input = BertInput::new(&[ids(&s["ids"])], 0, &DeviceKind::Cpu.device().unwrap());
+        let hidden = model
+            .encoder()
+            .hidden_states(&input, model.num_layers())
+            .into_data()
+            .try_into_vec::<f32>()
+            .unwrap();
+        let rows = full["last_hidden_state"].as_array().unwrap();
+        assert_eq!(hidden.len(), rows.len() * 32, "{id}: sequence length");
+        for (t, row) in rows.iter().enumerate() {
+            let diff = max_abs_diff(&hidden[t * 32..(t + 1) * 32], &floats(row));
+            assert!(diff < TOLERANCE, "{id} token {t}: max abs diff {diff}");
+            worst = worst.max(diff);
+        }
+    }
+    worst
+}
+
+#[test]
+fn tiny_mt5_safetensors_matches_transformers() {
+    let model = load_t5(&model_dir("tiny-mt5"));
+    assert_eq!((model.hidden_size(), model.num_layers()), (32, 2));
+    let worst = check_tiny_mt5(&model);
+    eprintln!("tiny-mt5 (safetensors): worst max abs diff {worst:e}");
+}
+
+/// The `.bin` weights (full state dict, `embed_tokens` copies included), with the
+/// tokenizer.json of tiny-mt5 beside them: the weights path on its own.
+#[test]
+fn tiny_mt5_pytorch_bin_matches_transformers() {
+    let dir = copy_fixture("tiny-mt5-bin", "bin", &[("tiny-mt5", "tokenizer.json")]);
+    let model = load_t5(&dir);
+    let worst = check_tiny_mt5(&model);
+    eprintln!("tiny-mt5-bin (pytorch_model.bin): worst max abs diff {worst:e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `first` without `</s>`, block-1 output, and word vectors, for the gated-GELU
+/// mT5 and the ReLU T5 (d_kv·heads ≠ d_model, 16 buckets, max_distance 12).
+#[test]
+fn poolings_layers_and_words_match_transformers() {
+    let extra = reference("tiny-t5-encoders");
+    let texts = reference("tiny-mt5")["sentences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["id"].as_str().unwrap().to_string(),
+                s["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect::<std::collections::HashMap<_, _>>();
+    for m in extra["models"].as_array().unwrap() {
+        let folder = m["folder"].as_str().unwrap();
+        // Through the dispatcher, as the CLI loads it.
+        let model = load_embedder(&checkpoint(&model_dir(folder)), DeviceKind::Cpu).unwrap();
+        let mut worst = 0f32;
+        let mut check = |what: String, got: &[f32], expected: &Value| {
+            let diff = max_abs_diff(got, &floats(expected));
+            assert!(diff < TOLERANCE, "{folder} {what}: max abs diff {diff}");
+            worst = worst.max(diff);
+        };
+        for s in m["sentences"].as_array().unwrap() {
+            let id = s["id"].as_str().unwrap();
+            let text = texts[id].as_str();
+            let pieces: Vec<u32> = model.tokenize(text).unwrap().iter().map(|p| p.id).collect();
+            assert_eq!(pieces, ids(&s["ids_no_special"]), "{folder} {id}");
+            let embed = |pooling, layer| model.embed(&[text], pooling, layer).unwrap().remove(0);
+            check(
+                format!("{id} cls"),
+                &embed(Pooling::Cls, Layer::Last),
+                &s["cls"],
+            );
+            check(
+                format!("{id} mean"),
+                &embed(Pooling::Mean, Layer::Last),
+                &s["mean"],
+            );
+            let last = Layer::Index(model.num_layers());
+            check(
+                format!("{id} mean at layer L"),
+                &embed(Pooling::Mean, last),
+                &s["mean"],
+            );
+            check(
+                format!("{id} layer-1 mean"),
+                &embed(Pooling::Mean, Layer::Index(1)),
+                &s["layer1_mean"],
+            );
+            if s["first"].is_null() {
+                let err = model
+                    .embed(&[text], Pooling::First, Layer::Last)
+                    .unwrap_err();
+                assert!(err.to_string().contains("has no tokens"), "{err}");
+            } else {
+                check(
+                    format!("{id} first"),
+                    &embed(Pooling::First, Layer::Last),
+                    &s["first"],
+                );
+            }
+        }
+        let words = m["words"].as_array().unwrap();
+        let items: Vec<WordInContext<'_>> = words
+            .iter()
+            .map(|w| {
+                let text = texts[w["sentence_id"].as_str().unwrap()].as_str();
+                let start = text
+                    .char_indices()
+                    .nth(w["char_start"].as_u64().unwrap() as usize)
+                    .unwrap()
+                    .0;
+                let word = w["word"].as_str().unwrap();
+                assert_eq!(&text[start..start + word.len()], word);
+                WordInContext {
+                    text,
+                    word: start..start + word.len(),
+                }
+            })
+            .collect();
+        let vectors = model.embed_words(&items, Layer::Last).unwrap();
+        for (w, v) in words.iter().zip(&vectors) {
+            check(format!("word {}", w["word"]), v, &w["vector"]);
+        }
+        eprintln!("{folder}: worst max abs diff {worst:e}");
+    }
+}
+
+#[test]
+fn t5_has_no_masked_lm_and_bounded_layers() {
+    let checkpoint = checkpoint(&model_dir("tiny-mt5"));
+    let err = load_masked_lm(&checkpoint, DeviceKind::Cpu)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("no masked-language-modelling head"), "{err}");
+    assert!(err.contains("bert-base-uncased"), "{err}");
+    let model = load_embedder(&checkpoint, DeviceKind::Cpu).unwrap();
+    match model.embed(&["a"], Pooling::Mean, Layer::Index(3)) {
+        Err(EncoderError::Layer {
+            requested: 3,
+            available: 2,
+        }) => {}
+        other => panic!("expected a layer error, got {other:?}"),
+    }
+}
+
+fn load_error(dir: &Path) -> String {
+    let message = match Checkpoint::resolve(dir.to_str().unwrap()) {
+        Err(e) => e.to_string(),
+        Ok(c) => load_embedder(&c, DeviceKind::Cpu)
+            .err()
+            .expect("the broken folder loaded")
+            .to_string(),
+    };
+    assert!(!message.contains('\n'), "not one line: {message}");
+    message
+}
+
+#[test]
+fn unsupported_feed_forward_is_named() {
+    let dir = copy_fixture("tiny-mt5", "ff", &[]);
+    let config = dir.join("config.json");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let broken = text.replace("\"gated-gelu\"", "\"gated-silu\"");
+    assert_ne!(broken, text);
+    std::fs::write(&config, broken).unwrap();
+    let err = load_error(&dir);
+    assert_eq!(
+        err,
+        format!(
+            "{}: invalid config: feed_forward_proj \"gated-silu\" is not supported (expected gated-gelu or relu)",
+            config.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn missing_relative_attention_bias_is_named() {
+    let dir = copy_fixture("tiny-mt5", "bias", &[]);
+    let path = dir.join("model.safetensors");
+    let bytes = std::fs::read(&path).unwrap();
+    let file = SafeTensors::deserialize(&bytes).unwrap();
+    let name = "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight";
+    let kept: Vec<(String, TensorView<'_>)> = file
+        .tensors()
+        .into_iter()
+        .filter(|(n, _)| n != name)
+        .map(|(n, v)| (n.to_string(), v))
+        .collect();
+    std::fs::write(&path, safetensors::serialize(kept, None).unwrap()).unwrap();
+    assert_eq!(
+        load_error(&dir),
+        format!("{}: missing tensor {name}", path.display())
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
