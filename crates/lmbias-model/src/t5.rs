@@ -318,37 +318,35 @@ mod tests {
 
     #[test]
     fn buckets_match_transformers() {
-        // transformers 5.24, T5Attention._relative_position_bucket(torch.arange(-12, 13),
-        // bidirectional=True, num_buckets=8, max_distance=20):
-        let expected = [
-            3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 1, 0, 5, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7,
+        // transformers 5.24 T5Attention._relative_position_bucket(torch.arange(-400, 401),
+        // bidirectional=True, num_buckets, max_distance): the relative positions where the
+        // bucket changes and the bucket from there on (at -400 it is num_buckets / 2 - 1).
+        #[rustfmt::skip]
+        let cases: [(usize, usize, &[(i64, usize)]); 3] = [
+            (32, 128, &[
+                (-90, 14), (-63, 13), (-45, 12), (-31, 11), (-22, 10), (-15, 9), (-11, 8),
+                (-7, 7), (-6, 6), (-5, 5), (-4, 4), (-3, 3), (-2, 2), (-1, 1), (0, 0),
+                (1, 17), (2, 18), (3, 19), (4, 20), (5, 21), (6, 22), (7, 23), (8, 24),
+                (12, 25), (16, 26), (23, 27), (32, 28), (46, 29), (64, 30), (91, 31),
+            ]),
+            (16, 12, &[
+                (-9, 6), (-6, 5), (-5, 4), (-3, 3), (-2, 2), (-1, 1), (0, 0), (1, 9),
+                (2, 10), (3, 11), (4, 12), (6, 13), (7, 14), (10, 15),
+            ]),
+            (8, 20, &[(-6, 2), (-1, 1), (0, 0), (1, 5), (2, 6), (7, 7)]),
         ];
-        let found: Vec<usize> = (-12..=12)
-            .map(|r| relative_position_bucket(r, 8, 20))
-            .collect();
-        assert_eq!(found, expected);
-        // num_buckets=32, max_distance=128 (the T5/mT5 default) at selected distances:
-        let expected32 = [
-            (-200, 15),
-            (-128, 15),
-            (-127, 15),
-            (-64, 14),
-            (-20, 10),
-            (-8, 8),
-            (-7, 7),
-            (0, 0),
-            (1, 17),
-            (7, 23),
-            (8, 24),
-            (9, 24),
-            (12, 25),
-            (16, 26),
-            (33, 28),
-            (100, 31),
-            (500, 31),
-        ];
-        for (r, b) in expected32 {
-            assert_eq!(relative_position_bucket(r, 32, 128), b, "relative {r}");
+        for (num_buckets, max_distance, changes) in cases {
+            let mut expected = num_buckets / 2 - 1;
+            for relative in -400..=400 {
+                if let Some(&(_, b)) = changes.iter().find(|(r, _)| *r == relative) {
+                    expected = b;
+                }
+                assert_eq!(
+                    relative_position_bucket(relative, num_buckets, max_distance),
+                    expected,
+                    "relative {relative}, {num_buckets} buckets, max_distance {max_distance}"
+                );
+            }
         }
     }
 }
