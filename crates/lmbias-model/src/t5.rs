@@ -52,7 +52,7 @@ fn default_layer_norm_epsilon() -> f64 {
 
 /// The feed-forward sub-layer, from config.json's `feed_forward_proj`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FeedForwardKind {
+enum FeedForwardKind {
     /// `"relu"`: `wo(relu(wi(x)))` (original T5).
     Relu,
     /// `"gated-gelu"`: `wo(gelu_new(wi_0(x)) * wi_1(x))` (T5 v1.1, mT5). transformers
