@@ -1,0 +1,60 @@
+//! What the three papers report, for REPORT.md to set beside our numbers.
+//! Each figure is cited where it is defined.
+
+/// One figure a paper reports.
+pub struct Reported {
+    pub what: &'static str,
+    pub value: &'static str,
+    pub source: &'static str,
+}
+
+/// Dusi 2024, "Discrimination Bias Detection through Categorical Association in
+/// Pre-trained Language Models", bert-base-uncased (Figure 1 and its text).
+pub const PROBE: &[Reported] = &[
+    Reported {
+        what: "religion × adjectives: χ² p (Table 1, [[80,40],[39,81]])",
+        value: "p = 1.1e-7 (χ² table gives 1.2e-7)",
+        source: "Dusi 2024, Table 1",
+    },
+    Reported {
+        what: "gender × job salary",
+        value: "p = 6.4e-3 at n = 42",
+        source: "Dusi 2024, §4",
+    },
+    Reported {
+        what: "ethnicity × criminality",
+        value: "p = 1.8e-3 at n = 10",
+        source: "Dusi 2024, §4",
+    },
+];
+
+/// Caglidil, Ostendorff & Rehm 2024, Turkish SEAT/Double Bind (Figure 1 and §5).
+pub const SEAT: &[Reported] = &[
+    Reported {
+        what: "BERTurk-uncased base vs large, bleached Double Bind competent",
+        value: "d = 0.74 (p ≈ 0.1) vs 1.05 (p < 0.01)",
+        source: "Caglidil et al. 2024, §5",
+    },
+    Reported {
+        what: "same, religious names",
+        value: "d = 0.78 → 1.02",
+        source: "Caglidil et al. 2024, §5",
+    },
+    Reported {
+        what: "BERTurk-uncased large, unbleached Double Bind competent",
+        value: "d = 0.42 (p < 0.05); religious names 0.50 (p < 0.01)",
+        source: "Caglidil et al. 2024, §5",
+    },
+    Reported {
+        what: "mT5-base, C4 (Turkish vs Kurdish names) sentence level",
+        value: "d = 0.35 (p ≈ 0.01); the only model with this ethnic bias",
+        source: "Caglidil et al. 2024, §5",
+    },
+];
+
+/// Cuscito, Ferrara & Ruskov, "How BERT Speaks Shakespearean English?" (Figures 1–2).
+pub const VALENCE: &[Reported] = &[Reported {
+    what: "which model fits which period",
+    value: "MacBERTh fits Early Modern English best, bert-base-uncased Modern English best, the historical model lies between",
+    source: "Cuscito, Ferrara & Ruskov, Figures 1–2",
+}];

@@ -1,0 +1,330 @@
+//! `reproduce-paper`: run the three studies on the models that can be had and
+//! write every table, figure and the comparison report under one folder.
+
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use lmbias_data::association::{self, AssociationTest, LoadOptions};
+use lmbias_data::probe::{Template, WordList, load_templates, load_word_list};
+use lmbias_data::valence::ValenceDataset;
+use lmbias_encoder::{Layer, Pooling};
+use lmbias_metrics::weat::Options as WeatOptions;
+use lmbias_model::{Architecture, DeviceKind, load_embedder, load_masked_lm};
+use lmbias_report::table::Table;
+use lmbias_studies::probe::{Probe, ProbeStep, embed_words};
+use lmbias_studies::seat::{self, SeatOptions, SeatRow};
+use lmbias_studies::valence::{self, ModelResult};
+use serde::Serialize;
+
+use crate::models::{Available, Skipped, Study};
+
+/// Everything a run needs besides the models.
+pub struct Options {
+    pub studies: Vec<Study>,
+    pub device: DeviceKind,
+    pub out: PathBuf,
+    pub datasets: PathBuf,
+    pub seed: u64,
+    pub n_samples: u64,
+    pub top_k: NonZeroUsize,
+}
+
+/// The SEAT batteries: English (May et al. 2019) and our Turkish one.
+const BATTERIES: [(&str, &str); 2] = [("en", "seat/en"), ("tr", "seat/tr")];
+
+/// The probe's pairs of lists, as in Dusi 2024: (name, protected, stereotyped).
+pub const PROBE_PAIRS: [(&str, &str, &str); 3] = [
+    ("religion × adjectives", "religion.csv", "adjectives.csv"),
+    ("gender × salary", "gender.csv", "salary.csv"),
+    (
+        "ethnicity × criminality",
+        "ethnicity.csv",
+        "criminality.csv",
+    ),
+];
+
+/// What each study produced, for the report.
+#[derive(Default)]
+pub struct Results {
+    pub valence: Vec<ModelResult>,
+    /// Per battery name, its rows over all models.
+    pub seat: Vec<(String, Vec<SeatRow>)>,
+    pub probe: Vec<ProbeRun>,
+    pub timings: Vec<(Study, Duration)>,
+}
+
+/// One pair of lists on one model.
+#[derive(Serialize)]
+pub struct ProbeRun {
+    pub model: String,
+    pub pair: String,
+    pub relevance_order: Vec<usize>,
+    pub sweep: Vec<ProbeStep>,
+}
+
+impl ProbeRun {
+    /// The smallest p over the sweep and the n where it occurs.
+    pub fn min_p(&self) -> Option<(usize, f64)> {
+        self.sweep
+            .iter()
+            .filter_map(|s| s.p_value().map(|p| (s.n, p)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
+    pub fn p_at(&self, n: usize) -> Option<f64> {
+        self.sweep
+            .iter()
+            .find(|s| s.n == n)
+            .and_then(ProbeStep::p_value)
+    }
+}
+
+pub fn run(models: &[Available], skipped: &[Skipped], options: &Options) -> Result<Results> {
+    let mut results = Results::default();
+    for &study in &options.studies {
+        let on: Vec<&Available> = models
+            .iter()
+            .filter(|m| m.studies.contains(&study))
+            .collect();
+        let dir = options.out.join(study.as_str());
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let started = Instant::now();
+        match study {
+            Study::Valence => results.valence = valence_study(&on, options, &dir)?,
+            Study::Seat => results.seat = seat_study(&on, options, &dir)?,
+            Study::Probe => results.probe = probe_study(&on, options, &dir)?,
+        }
+        results.timings.push((study, started.elapsed()));
+    }
+    crate::report::write(&options.out, &results, models, skipped, options)?;
+    Ok(results)
+}
+
+fn bar(len: usize, what: &str) -> ProgressBar {
+    let bar = ProgressBar::new(len as u64).with_message(what.to_owned());
+    bar.set_style(
+        ProgressStyle::with_template("{msg:>10} [{bar:30}] {pos}/{len} {elapsed}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+fn write(path: &Path, contents: impl AsRef<[u8]>) -> Result<()> {
+    std::fs::write(path, contents).with_context(|| format!("writing {}", path.display()))
+}
+
+fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
+    write(path, serde_json::to_string_pretty(value)? + "\n")
+}
+
+/// A model name reduced to characters safe in file names.
+pub fn file_stem(model: &str) -> String {
+    model
+        .trim_matches(|c| c == '/' || c == '.')
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn valence_study(models: &[&Available], options: &Options, dir: &Path) -> Result<Vec<ModelResult>> {
+    use lmbias_report::valence::{
+        Measure, comparison_table, figure, figure_file_name, group_table, sentence_table,
+        sweep_table,
+    };
+    let path = options.datasets.join("valence/eme-me-60.json");
+    let dataset = ValenceDataset::load(&path)?;
+    let progress = bar(models.len(), "valence");
+    let mut results = Vec::new();
+    for model in models {
+        let lm = load_masked_lm(&model.checkpoint, options.device)
+            .with_context(|| format!("model {}", model.checkpoint.name()))?;
+        let result = valence::run(lm.as_ref(), &dataset, options.top_k)?;
+        for measure in Measure::ALL {
+            write(
+                &dir.join(figure_file_name(&result, measure)),
+                figure(&result, measure),
+            )?;
+        }
+        results.push(result);
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    write_json(&dir.join("results.json"), &results)?;
+    let tables: [(&str, Table); 4] = [
+        ("comparison", comparison_table(&results, 3)),
+        ("groups", group_table(&results, 3)),
+        ("k-sweep", sweep_table(&results, 3)),
+        ("sentences", sentence_table(&results, 3)),
+    ];
+    for (name, table) in tables {
+        write(&dir.join(format!("{name}.md")), table.to_markdown())?;
+        write(&dir.join(format!("{name}.csv")), table.to_csv())?;
+    }
+    Ok(results)
+}
+
+/// BERT's [CLS] vector, as May et al. use for BERT; T5 has no [CLS], so the
+/// attention-masked mean, the usual sentence vector of an encoder without one.
+fn seat_pooling(architecture: Architecture) -> Pooling {
+    match architecture {
+        Architecture::T5Encoder => Pooling::Mean,
+        Architecture::BertEncoder | Architecture::BertMaskedLm => Pooling::Cls,
+    }
+}
+
+fn seat_study(
+    models: &[&Available],
+    options: &Options,
+    dir: &Path,
+) -> Result<Vec<(String, Vec<SeatRow>)>> {
+    let batteries: Vec<(&str, Vec<AssociationTest>)> = BATTERIES
+        .iter()
+        .map(|(name, sub)| {
+            Ok((
+                *name,
+                association::load_dir(&options.datasets.join(sub), &LoadOptions::default())?,
+            ))
+        })
+        .collect::<Result<_>>()?;
+    let mut rows: Vec<Vec<SeatRow>> = vec![Vec::new(); batteries.len()];
+    let progress = bar(models.len() * batteries.len(), "seat");
+    for model in models {
+        let embedder = load_embedder(&model.checkpoint, options.device)
+            .with_context(|| format!("model {}", model.checkpoint.name()))?;
+        let seat_options = SeatOptions {
+            pooling: seat_pooling(model.checkpoint.architecture()),
+            layer: Layer::Last,
+            weat: WeatOptions {
+                n_samples: options.n_samples,
+                seed: options.seed,
+                ..WeatOptions::default()
+            },
+        };
+        for ((_, tests), out) in batteries.iter().zip(&mut rows) {
+            out.extend(seat::run_model(embedder.as_ref(), tests, &seat_options)?);
+            progress.inc(1);
+        }
+    }
+    progress.finish_and_clear();
+    let mut results = Vec::new();
+    for ((name, _), rows) in batteries.into_iter().zip(rows) {
+        let sub = dir.join(name);
+        std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
+        write_json(&sub.join("results.json"), &rows)?;
+        write(
+            &sub.join("results.csv"),
+            lmbias_report::seat::table(&rows).to_csv(),
+        )?;
+        write(
+            &sub.join("results.md"),
+            lmbias_report::seat::markdown(&rows),
+        )?;
+        let title = format!("SEAT ({name}), [CLS] for BERT, mean for T5, last layer");
+        for (file, svg) in lmbias_report::seat::heatmaps(&rows, &title) {
+            write(&sub.join(file), svg)?;
+        }
+        results.push((name.to_owned(), rows));
+    }
+    Ok(results)
+}
+
+fn probe_study(models: &[&Available], options: &Options, dir: &Path) -> Result<Vec<ProbeRun>> {
+    let lists = options.datasets.join("probe");
+    let templates: Vec<Template> = load_templates(&lists.join("templates.txt"))?;
+    let pairs: Vec<(&str, WordList, WordList)> = PROBE_PAIRS
+        .iter()
+        .map(|(name, protected, stereotyped)| {
+            Ok((
+                *name,
+                load_word_list(&lists.join(protected))?,
+                load_word_list(&lists.join(stereotyped))?,
+            ))
+        })
+        .collect::<Result<_>>()?;
+    let progress = bar(models.len() * pairs.len(), "probe");
+    let mut runs = Vec::new();
+    for model in models {
+        let name = model.checkpoint.name().to_owned();
+        let embedder = load_embedder(&model.checkpoint, options.device)
+            .with_context(|| format!("model {name}"))?;
+        let mut series = Vec::new();
+        for (pair, protected, stereotyped) in &pairs {
+            let protected = embed_words(embedder.as_ref(), protected, &templates, Layer::Last)
+                .with_context(|| format!("model {name}, {pair}"))?;
+            let stereotyped = embed_words(embedder.as_ref(), stereotyped, &templates, Layer::Last)
+                .with_context(|| format!("model {name}, {pair}"))?;
+            let probe = Probe::fit(protected, stereotyped)
+                .with_context(|| format!("model {name}, {pair}"))?;
+            let sweep = probe
+                .sweep()
+                .with_context(|| format!("model {name}, {pair}"))?;
+            series.push(lmbias_report::pvalue_curve::PValueSeries {
+                label: (*pair).to_owned(),
+                points: sweep.iter().map(|s| (s.n, s.p_value())).collect(),
+            });
+            runs.push(ProbeRun {
+                model: name.clone(),
+                pair: (*pair).to_owned(),
+                relevance_order: probe.relevance_order().to_vec(),
+                sweep,
+            });
+            progress.inc(1);
+        }
+        let title = format!("Categorical association, {name}: χ² p against n");
+        write(
+            &dir.join(format!("{}-p-vs-n.svg", file_stem(&name))),
+            lmbias_report::pvalue_curve::pvalue_curve(&title, &series),
+        )?;
+    }
+    progress.finish_and_clear();
+    write_json(&dir.join("results.json"), &runs)?;
+    let summary = probe_summary(&runs);
+    write(&dir.join("summary.md"), summary.to_markdown())?;
+    write(&dir.join("summary.csv"), summary.to_csv())?;
+    Ok(runs)
+}
+
+/// Per model and pair: the smallest p over the sweep, where it occurs, and how
+/// many sizes were testable.
+pub fn probe_summary(runs: &[ProbeRun]) -> Table {
+    let mut table = Table::new([
+        "model",
+        "pair",
+        "min p",
+        "at n",
+        "sizes p < 0.05",
+        "testable sizes",
+    ]);
+    for run in runs {
+        let (n, p) = run
+            .min_p()
+            .map_or(("–".to_owned(), "not testable".to_owned()), |(n, p)| {
+                (n.to_string(), format!("{p:.3e}"))
+            });
+        let significant = run
+            .sweep
+            .iter()
+            .filter(|s| s.p_value().is_some_and(|p| p < 0.05))
+            .count();
+        let testable = run.sweep.iter().filter(|s| s.p_value().is_some()).count();
+        table.push([
+            run.model.clone(),
+            run.pair.clone(),
+            p,
+            n,
+            significant.to_string(),
+            format!("{testable}/{}", run.sweep.len()),
+        ]);
+    }
+    table
+}
