@@ -1,0 +1,413 @@
+//! lmbias-text against transformers 5.24: ids, tokens, byte offsets, special-token
+//! masks and word ids for a battery of texts (EME, modern, Turkish, Kurdish,
+//! punctuation, CJK, accents, emojis, control characters) on all-MiniLM-L6-v2 and the
+//! tiny BERT fixtures, through tokenizer.json and through vocab.txt alone.
+//! References: tests/fixtures/reference/tokenizer-*.json, written by
+//! tests/fixtures/generate/tokenizer_reference.py.
+
+use std::path::{Path, PathBuf};
+
+use lmbias_tests::{fixtures, minilm_dir};
+use lmbias_text::{TextError, Tokenizer};
+use serde_json::Value;
+
+fn reference(name: &str) -> Value {
+    let path = fixtures().join("reference").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// A fresh empty folder under the system temp dir, unique to this test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lmbias-text-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `vocab.txt` and (when present) `tokenizer_config.json` of `model`, alone in a folder.
+fn vocab_only(model: &Path, name: &str) -> PathBuf {
+    let dir = scratch(name);
+    for file in ["vocab.txt", "tokenizer_config.json"] {
+        if model.join(file).exists() {
+            std::fs::copy(model.join(file), dir.join(file)).unwrap();
+        }
+    }
+    dir
+}
+
+fn u32s(v: &Value) -> Vec<u32> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap() as u32)
+        .collect()
+}
+
+/// Checks every sentence of one reference variant; returns how many were compared.
+fn check_variant(tok: &Tokenizer, variant: &Value, label: &str) -> usize {
+    assert_eq!(
+        tok.vocab_size() as u64,
+        variant["vocab_size"].as_u64().unwrap(),
+        "{label}: vocab size"
+    );
+    assert_eq!(
+        tok.pad_id() as u64,
+        variant["pad_id"].as_u64().unwrap(),
+        "{label}: pad id"
+    );
+    let mask = tok.mask().expect("BERT has a mask token");
+    assert_eq!(
+        mask.token,
+        variant["mask"][0].as_str().unwrap(),
+        "{label}: mask token"
+    );
+    assert_eq!(
+        mask.id as u64,
+        variant["mask"][1].as_u64().unwrap(),
+        "{label}: mask id"
+    );
+    for (word, expected) in variant["normalized"].as_object().unwrap() {
+        assert_eq!(
+            tok.normalize(word).unwrap(),
+            expected.as_str().unwrap(),
+            "{label}: normalize({word:?})"
+        );
+    }
+
+    let sentences = variant["sentences"].as_array().unwrap();
+    let texts: Vec<&str> = sentences
+        .iter()
+        .map(|s| s["text"].as_str().unwrap())
+        .collect();
+    let batch = tok.encode_batch(&texts, true).unwrap();
+    for (s, enc) in sentences.iter().zip(&batch) {
+        let text = s["text"].as_str().unwrap();
+        let ctx = format!("{label}: text {} {text:?}", s["index"]);
+        assert_eq!(enc.ids(), u32s(&s["ids"]), "{ctx}: ids");
+        let tokens: Vec<&str> = s["tokens"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        assert_eq!(enc.tokens(), tokens, "{ctx}: tokens");
+        let offsets: Vec<_> = s["offsets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o[0].as_u64().unwrap() as usize..o[1].as_u64().unwrap() as usize)
+            .collect();
+        assert_eq!(enc.offsets(), offsets, "{ctx}: byte offsets");
+        let special: Vec<bool> = u32s(&s["special_mask"]).iter().map(|&m| m == 1).collect();
+        assert_eq!(enc.special_mask(), special, "{ctx}: special mask");
+        let words: Vec<Option<u32>> = s["word_ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_u64().map(|w| w as u32))
+            .collect();
+        assert_eq!(enc.word_ids(), words, "{ctx}: word ids");
+        assert_eq!(
+            tok.encode(text, false).unwrap().ids(),
+            u32s(&s["ids_no_special"]),
+            "{ctx}: ids without special tokens"
+        );
+        check_words(tok, text, enc, &ctx);
+    }
+    sentences.len()
+}
+
+/// For every pre-tokenizer word: its byte range maps back to exactly its pieces, and
+/// `piece_id` finds the word iff transformers made it one known piece.
+fn check_words(tok: &Tokenizer, text: &str, enc: &lmbias_text::Encoding, ctx: &str) {
+    let unk = tok.unk().map(|u| u.id);
+    let mut i = 0;
+    while i < enc.len() {
+        let Some(word) = enc.word_ids()[i] else {
+            i += 1;
+            continue;
+        };
+        let end = (i..enc.len())
+            .find(|&j| enc.word_ids()[j] != Some(word))
+            .unwrap_or(enc.len());
+        let bytes = enc.offsets()[i].start..enc.offsets()[end - 1].end;
+        assert_eq!(
+            enc.pieces_in(bytes.clone()).unwrap(),
+            i..end,
+            "{ctx}: pieces of word {word} at {bytes:?}"
+        );
+        let expected = (end - i == 1 && Some(enc.ids()[i]) != unk).then(|| enc.ids()[i]);
+        assert_eq!(
+            tok.piece_id(&text[bytes.clone()]),
+            expected,
+            "{ctx}: piece_id({:?})",
+            &text[bytes]
+        );
+        i = end;
+    }
+}
+
+#[test]
+fn minilm_tokenizer_json_matches_transformers() {
+    let doc = reference("tokenizer-minilm.json");
+    let tok = Tokenizer::from_dir(minilm_dir()).unwrap();
+    let n = check_variant(
+        &tok,
+        &doc["variants"]["tokenizer.json"],
+        "minilm tokenizer.json",
+    );
+    assert!(n >= 30, "only {n} sentences");
+}
+
+#[test]
+fn minilm_vocab_txt_matches_transformers() {
+    let doc = reference("tokenizer-minilm.json");
+    let dir = vocab_only(&minilm_dir(), "minilm-vocab");
+    assert!(!dir.join("tokenizer.json").exists());
+    let tok = Tokenizer::from_dir(&dir).unwrap();
+    check_variant(&tok, &doc["variants"]["vocab.txt"], "minilm vocab.txt");
+}
+
+#[test]
+fn tiny_cased_turkish_matches_transformers_both_ways() {
+    let doc = reference("tokenizer-tiny.json");
+    let model = fixtures().join("models/tiny-bert-cased-tr");
+    let tok = Tokenizer::from_dir(&model).unwrap();
+    check_variant(
+        &tok,
+        &doc["variants"]["tiny-bert-cased-tr"],
+        "tiny-bert-cased-tr",
+    );
+    let tok = Tokenizer::from_dir(vocab_only(&model, "cased-tr-vocab")).unwrap();
+    check_variant(
+        &tok,
+        &doc["variants"]["tiny-bert-cased-tr/vocab.txt"],
+        "tiny-bert-cased-tr vocab.txt",
+    );
+    // Cased: Turkish letters survive; the same word uncased loses them (see the next test).
+    assert_eq!(tok.normalize("Işık ağaç İ").unwrap(), "Işık ağaç İ");
+}
+
+#[test]
+fn uncased_bert_strips_turkish_letters_like_transformers() {
+    // vocab.txt alone: BERT's defaults, do_lower_case true and accents stripped.
+    let doc = reference("tokenizer-tiny.json");
+    let tok = Tokenizer::from_dir(fixtures().join("models/tiny-bert-mlm-bin")).unwrap();
+    check_variant(
+        &tok,
+        &doc["variants"]["tiny-bert-mlm-bin"],
+        "tiny-bert-mlm-bin",
+    );
+    // İ → i, I → i (not ı), ı kept, ğüşöç → gusoc: documented in lmbias-text's crate docs.
+    assert_eq!(
+        tok.normalize("İstanbul Işık ığüşöç ĞÜŞÖÇ").unwrap(),
+        "istanbul isık ıgusoc gusoc"
+    );
+}
+
+/// The tiny-model references of the model engineer's fixtures agree too, including
+/// their word→positions table (fast tokenizer word_ids).
+#[test]
+fn tiny_model_references_agree_on_ids_and_word_pieces() {
+    let mut compared = 0;
+    for folder in [
+        "tiny-bert-mlm",
+        "tiny-bert-mlm-bin",
+        "tiny-bert-mlm-gamma",
+        "tiny-bert-nohead",
+        "tiny-bert-cased-tr",
+    ] {
+        let doc = reference(&format!("{folder}.json"));
+        let tok = Tokenizer::from_dir(fixtures().join("models").join(folder)).unwrap();
+        let sentences = doc["sentences"].as_array().unwrap();
+        for s in sentences {
+            let text = s["text"].as_str().unwrap();
+            assert_eq!(
+                tok.encode(text, true).unwrap().ids(),
+                u32s(&s["ids"]),
+                "{folder} {}",
+                s["id"]
+            );
+            assert_eq!(
+                tok.encode(text, false).unwrap().ids(),
+                u32s(&s["ids_no_special"]),
+                "{folder} {}",
+                s["id"]
+            );
+            compared += 1;
+        }
+        for w in doc["words"].as_array().unwrap() {
+            let s = sentences
+                .iter()
+                .find(|s| s["id"] == w["sentence_id"])
+                .unwrap();
+            let text = s["text"].as_str().unwrap();
+            let char_start = w["char_start"].as_u64().unwrap() as usize;
+            let start = text
+                .char_indices()
+                .nth(char_start)
+                .map_or(text.len(), |(b, _)| b);
+            let word = w["word"].as_str().unwrap();
+            assert_eq!(&text[start..start + word.len()], word);
+            let enc = tok.encode(text, true).unwrap();
+            let pieces = enc.pieces_in(start..start + word.len()).unwrap();
+            let positions: Vec<usize> = u32s(&w["positions"]).iter().map(|&p| p as usize).collect();
+            assert_eq!(
+                pieces.collect::<Vec<_>>(),
+                positions,
+                "{folder}: word {word:?}"
+            );
+        }
+    }
+    assert!(compared >= 80, "compared {compared} sentences");
+}
+
+#[test]
+fn padding_and_truncation_baked_into_tokenizer_json_are_off() {
+    // all-MiniLM-L6-v2's tokenizer.json pads to 128 and truncates at 128.
+    let tok = Tokenizer::from_dir(minilm_dir()).unwrap();
+    assert_eq!(tok.encode("a short text", true).unwrap().len(), 5);
+    let long = "word ".repeat(300);
+    assert_eq!(tok.encode(&long, true).unwrap().len(), 302);
+    assert_eq!(tok.pad_id(), 0);
+}
+
+#[test]
+fn word_ranges_map_to_pieces_or_fail_clearly() {
+    let tok = Tokenizer::from_dir(minilm_dir()).unwrap();
+    let text = "Programmers and homemakers said [MASK].";
+    let enc = tok.encode(text, true).unwrap();
+    let at = |w: &str| text.find(w).unwrap()..text.find(w).unwrap() + w.len();
+    let home = enc.pieces_in(at("homemakers")).unwrap();
+    let pieces: Vec<&str> = enc.tokens()[home.clone()]
+        .iter()
+        .map(String::as_str)
+        .collect();
+    assert!(
+        pieces.len() > 1 && pieces.concat().replace("##", "") == "homemakers",
+        "{pieces:?}"
+    );
+    // Several words at once, and the mask written in the text.
+    let both = enc.pieces_in(at("Programmers and")).unwrap();
+    assert_eq!(both.start, 1);
+    assert_eq!(enc.tokens()[both.end - 1], "and");
+    let mask = enc.pieces_in(at("[MASK]")).unwrap();
+    assert_eq!(enc.ids()[mask.clone()], [103]);
+
+    // Cutting a piece: "home" is a piece, "homem" is not a piece boundary.
+    let start = at("homemakers").start;
+    let err = enc.pieces_in(start..start + 5).unwrap_err().to_string();
+    assert!(
+        err.contains("ends inside a token") && err.contains(&format!("{}..{}", start, start + 5)),
+        "{err}"
+    );
+    let err = enc
+        .pieces_in(start + 1..start + 10)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("starts inside a token"), "{err}");
+    // Only whitespace, or nothing.
+    let space = at(" and").start;
+    let err = enc.pieces_in(space..space + 1).unwrap_err().to_string();
+    assert!(err.contains("covers no token"), "{err}");
+    assert!(
+        enc.pieces_in(3..3)
+            .unwrap_err()
+            .to_string()
+            .contains("is empty")
+    );
+    assert!(!err.contains('\n'));
+}
+
+#[test]
+fn fill_mask_texts_need_exactly_one_mask() {
+    let tok = Tokenizer::from_dir(minilm_dir()).unwrap();
+    let (enc, position) = tok
+        .encode_masked(0, "The nurse said that [MASK] would be late.")
+        .unwrap();
+    assert_eq!(position, 5);
+    assert_eq!(enc.ids()[position], 103);
+    assert_eq!(tok.mask_positions(&enc), [5]);
+
+    let cases = [
+        ("The [MASK] loveth the [MASK].", 2),
+        ("No mask here.", 0),
+        ("lowercase [mask] is text", 0),
+    ];
+    for (index, (text, found)) in cases.into_iter().enumerate() {
+        match tok.encode_masked(index + 7, text) {
+            Err(e @ TextError::MaskCount { .. }) => {
+                let msg = e.to_string();
+                assert!(
+                    msg.starts_with(&format!(
+                        "text {} must contain exactly one [MASK], found {found}",
+                        index + 7
+                    )),
+                    "{msg}"
+                );
+                assert!(!msg.contains('\n'));
+            }
+            other => panic!("{text:?}: expected a mask-count error, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn missing_and_broken_files_are_one_line_errors_naming_them() {
+    let empty = scratch("empty");
+    let err = Tokenizer::from_dir(&empty).unwrap_err().to_string();
+    assert!(
+        err.contains(&empty.display().to_string())
+            && err.contains("tokenizer.json")
+            && err.contains("vocab.txt"),
+        "{err}"
+    );
+    assert!(err.contains("spiece.model"), "{err}");
+
+    let model = fixtures().join("models/tiny-bert-mlm-gamma");
+    let dir = vocab_only(&model, "bad-flag");
+    std::fs::write(
+        dir.join("tokenizer_config.json"),
+        r#"{"do_lower_case": "yes"}"#,
+    )
+    .unwrap();
+    let err = Tokenizer::from_dir(&dir).unwrap_err().to_string();
+    assert!(
+        err.contains("tokenizer_config.json: field do_lower_case: expected true, false or null"),
+        "{err}"
+    );
+
+    std::fs::write(dir.join("tokenizer_config.json"), "{not json").unwrap();
+    let err = Tokenizer::from_dir(&dir).unwrap_err().to_string();
+    assert!(err.contains("tokenizer_config.json: invalid JSON"), "{err}");
+
+    // tokenizer.json fixes the vocabulary: a configured special token outside it is an error.
+    let dir = scratch("bad-mask");
+    std::fs::copy(
+        fixtures().join("models/tiny-bert-mlm/tokenizer.json"),
+        dir.join("tokenizer.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("tokenizer_config.json"),
+        r#"{"mask_token": "<mask>"}"#,
+    )
+    .unwrap();
+    let err = Tokenizer::from_dir(&dir).unwrap_err().to_string();
+    assert!(
+        err.contains(
+            "tokenizer_config.json: field mask_token: \"<mask>\" is not in the vocabulary"
+        ),
+        "{err}"
+    );
+
+    let dir = scratch("bad-json");
+    std::fs::write(dir.join("tokenizer.json"), r#"{"model": 3}"#).unwrap();
+    let err = Tokenizer::from_dir(&dir).unwrap_err().to_string();
+    assert!(
+        err.contains(&dir.join("tokenizer.json").display().to_string()),
+        "{err}"
+    );
+    assert!(!err.contains('\n'), "{err}");
+}
