@@ -1,0 +1,296 @@
+//! The categorical-association probe's figure (like Dusi 2024, Figure 1): the
+//! χ² p-value, on a log scale, against n, the number of most relevant
+//! dimensions kept; one line per pair of properties, with the 0.05 level dashed.
+//!
+//! A size whose table is not testable (a protected class never predicted) has
+//! no p-value: its line is broken there, and the legend counts such sizes.
+//! A p-value that underflows to 0 is drawn on the bottom edge.
+
+use crate::svg::{Anchor, Rgb, Svg, TextStyle};
+
+/// One line of the figure: `(n, p)` pairs, `None` where not testable.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PValueSeries {
+    pub label: String,
+    pub points: Vec<(usize, Option<f64>)>,
+}
+
+/// Okabe–Ito colours: distinguishable with the common colour-vision deficiencies.
+const PALETTE: [Rgb; 7] = [
+    Rgb(0, 114, 178),
+    Rgb(213, 94, 0),
+    Rgb(0, 158, 115),
+    Rgb(204, 121, 167),
+    Rgb(230, 159, 0),
+    Rgb(86, 180, 233),
+    Rgb(0, 0, 0),
+];
+const SIGNIFICANCE: f64 = 0.05;
+const GRID: Rgb = Rgb(225, 225, 225);
+const RED: Rgb = Rgb(200, 30, 30);
+/// Lines with at most this many points also get a dot per point.
+const MARKERS_UP_TO: usize = 40;
+
+const WIDTH: f64 = 760.0;
+const HEIGHT: f64 = 440.0;
+const LEFT: f64 = 78.0;
+const RIGHT: f64 = 200.0;
+const TOP: f64 = 44.0;
+const BOTTOM: f64 = 58.0;
+
+/// The figure as SVG text.
+pub fn pvalue_curve(title: &str, series: &[PValueSeries]) -> String {
+    let ns = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let (n_min, n_max) = ns.fold((usize::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
+    let (n_min, n_max) = if n_min > n_max {
+        (0, 1)
+    } else {
+        (n_min, n_max.max(n_min + 1))
+    };
+    let smallest = series
+        .iter()
+        .flat_map(|s| s.points.iter().filter_map(|p| p.1))
+        .filter(|p| *p > 0.0)
+        .fold(SIGNIFICANCE, f64::min);
+    // Whole decades from the smallest p up to 1, at least two.
+    let bottom_decade = (smallest.log10().floor() as i32).min(-2);
+
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let x_of = |n: usize| LEFT + (n - n_min) as f64 / (n_max - n_min) as f64 * plot_w;
+    let y_of = |p: f64| {
+        let decades = if p > 0.0 {
+            p.log10().clamp(f64::from(bottom_decade), 0.0)
+        } else {
+            f64::from(bottom_decade)
+        };
+        TOP + decades / f64::from(bottom_decade) * plot_h
+    };
+
+    let mut svg = Svg::new(WIDTH, HEIGHT);
+    svg.text(
+        LEFT + plot_w / 2.0,
+        24.0,
+        title,
+        TextStyle {
+            size: 14.0,
+            anchor: Anchor::Middle,
+            bold: true,
+            ..TextStyle::default()
+        },
+    );
+
+    // Decade grid and labels; every k-th decade when there are many.
+    let decades = -bottom_decade;
+    let every = (decades + 7) / 8;
+    for d in (0..=decades).step_by(every as usize) {
+        let y = y_of(10f64.powi(-d));
+        svg.line(LEFT, y, LEFT + plot_w, y, GRID, 1.0);
+        let label = if d == 0 {
+            "1".to_string()
+        } else {
+            format!("1e-{d}")
+        };
+        svg.text(
+            LEFT - 6.0,
+            y + 4.0,
+            &label,
+            TextStyle {
+                anchor: Anchor::End,
+                ..TextStyle::default()
+            },
+        );
+    }
+    for n in x_ticks(n_min, n_max) {
+        let x = x_of(n);
+        svg.line(x, TOP, x, TOP + plot_h, GRID, 1.0);
+        svg.text(
+            x,
+            TOP + plot_h + 16.0,
+            &n.to_string(),
+            TextStyle {
+                anchor: Anchor::Middle,
+                ..TextStyle::default()
+            },
+        );
+    }
+
+    let y05 = y_of(SIGNIFICANCE);
+    svg.dashed_line(LEFT, y05, LEFT + plot_w, y05, RED, 1.5);
+    svg.text(
+        LEFT + plot_w - 4.0,
+        y05 - 5.0,
+        "p = 0.05",
+        TextStyle {
+            size: 10.0,
+            anchor: Anchor::End,
+            fill: RED,
+            ..TextStyle::default()
+        },
+    );
+
+    for (k, s) in series.iter().enumerate() {
+        let colour = PALETTE[k % PALETTE.len()];
+        for pair in s.points.windows(2) {
+            if let [(n0, Some(p0)), (n1, Some(p1))] = pair {
+                svg.line(x_of(*n0), y_of(*p0), x_of(*n1), y_of(*p1), colour, 1.6);
+            }
+        }
+        if s.points.len() <= MARKERS_UP_TO {
+            for (n, p) in &s.points {
+                if let Some(p) = p {
+                    svg.circle(x_of(*n), y_of(*p), 2.8, colour, 1.0);
+                }
+            }
+        }
+        // Legend entry.
+        let ly = TOP + 12.0 + 34.0 * k as f64;
+        let lx = LEFT + plot_w + 16.0;
+        svg.line(lx, ly, lx + 22.0, ly, colour, 2.5);
+        svg.text(lx + 28.0, ly + 4.0, &s.label, TextStyle::default());
+        let untestable = s.points.iter().filter(|p| p.1.is_none()).count();
+        if untestable > 0 {
+            svg.text(
+                lx + 28.0,
+                ly + 18.0,
+                &format!("{untestable} size(s) not testable"),
+                TextStyle {
+                    size: 9.0,
+                    fill: Rgb(90, 90, 90),
+                    ..TextStyle::default()
+                },
+            );
+        }
+    }
+
+    // Frame and axis titles.
+    svg.line(
+        LEFT,
+        TOP + plot_h,
+        LEFT + plot_w,
+        TOP + plot_h,
+        Rgb::BLACK,
+        1.0,
+    );
+    svg.line(LEFT, TOP, LEFT, TOP + plot_h, Rgb::BLACK, 1.0);
+    svg.text(
+        LEFT + plot_w / 2.0,
+        HEIGHT - 14.0,
+        "n (most relevant dimensions kept)",
+        TextStyle {
+            size: 12.0,
+            anchor: Anchor::Middle,
+            ..TextStyle::default()
+        },
+    );
+    svg.text(
+        20.0,
+        TOP + plot_h / 2.0,
+        "p-value of χ² test (log scale)",
+        TextStyle {
+            size: 12.0,
+            anchor: Anchor::Middle,
+            rotate: -90.0,
+            ..TextStyle::default()
+        },
+    );
+    svg.finish()
+}
+
+/// Tick positions on a 1-2-5 step giving at most about 8 ticks, plus both ends.
+fn x_ticks(n_min: usize, n_max: usize) -> Vec<usize> {
+    let span = (n_max - n_min).max(1);
+    let step = [
+        1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000,
+    ]
+    .into_iter()
+    .find(|s| span / s <= 8)
+    .unwrap_or(span);
+    let mut ticks = vec![n_min];
+    let mut t = (n_min / step + 1) * step;
+    while t < n_max {
+        // Skip a tick crowding an end.
+        if t - n_min >= step / 2 && n_max - t >= step / 2 {
+            ticks.push(t);
+        }
+        t += step;
+    }
+    ticks.push(n_max);
+    ticks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo() -> Vec<PValueSeries> {
+        vec![
+            PValueSeries {
+                label: "religion × quality".into(),
+                points: vec![
+                    (2, Some(0.2)),
+                    (3, Some(0.01)),
+                    (4, Some(1.2e-7)),
+                    (5, None),
+                    (6, Some(3e-4)),
+                ],
+            },
+            PValueSeries {
+                label: "gender × profession".into(),
+                points: vec![
+                    (2, Some(0.9)),
+                    (3, Some(0.5)),
+                    (4, Some(0.04)),
+                    (5, Some(0.3)),
+                    (6, Some(0.0)),
+                ],
+            },
+        ]
+    }
+
+    #[test]
+    fn figure_snapshot() {
+        insta::assert_snapshot!(pvalue_curve("Categorical association", &demo()));
+    }
+
+    #[test]
+    fn axes_are_log_decades_and_the_line_breaks_at_untestable_sizes() {
+        let svg = pvalue_curve("t", &demo());
+        // Smallest positive p is 1.2e-7: decades 1 … 1e-7.
+        assert!(
+            svg.contains(">1e-7</text>") && !svg.contains(">1e-8</text>"),
+            "{svg}"
+        );
+        // Plot height 338 over 7 decades: 0.05 sits 1.30103 decades below the top.
+        let y05 = TOP + 0.05f64.log10() / -7.0 * (HEIGHT - TOP - BOTTOM);
+        let dashed = svg
+            .lines()
+            .find(|l| l.contains("stroke-dasharray"))
+            .unwrap();
+        let y1: f64 = dashed
+            .split("y1=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((y1 - y05).abs() < 0.01, "{dashed} vs {y05}");
+        assert!(svg.contains("1 size(s) not testable"));
+        // First series: segments 2-3 and 3-4 only (5 is untestable, so 4-5 and 5-6 are missing).
+        let blue = svg
+            .matches("stroke=\"#0072b2\" stroke-width=\"1.6\"")
+            .count();
+        assert_eq!(blue, 2);
+    }
+
+    #[test]
+    fn ticks_cover_two_to_hidden_size() {
+        assert_eq!(
+            x_ticks(2, 384),
+            vec![2, 50, 100, 150, 200, 250, 300, 350, 384]
+        );
+        assert_eq!(x_ticks(2, 6), vec![2, 3, 4, 5, 6]);
+    }
+}
