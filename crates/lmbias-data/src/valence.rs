@@ -289,13 +289,12 @@ impl RawDataset {
         if self.sentences.is_empty() {
             return Err(dataset_err("no sentences".into()));
         }
-        let lexicon = lowercase_keys(self.lexicon).map_err(|(token, problem)| {
-            ValenceError::Lexicon {
+        let lexicon =
+            lowercase_keys(self.lexicon).map_err(|(token, problem)| ValenceError::Lexicon {
                 file: file.to_path_buf(),
                 token,
                 problem,
-            }
-        })?;
+            })?;
         let mut first_index: HashMap<String, usize> = HashMap::new();
         let mut sentences = Vec::with_capacity(self.sentences.len());
         for (index, raw) in self.sentences.into_iter().enumerate() {
@@ -442,7 +441,10 @@ mod tests {
         let s = &d.sentences()[0];
         assert_eq!(s.group(), Group::EarlyModern);
         assert_eq!(s.valence().value(), -1.0);
-        assert_eq!(s.annotations().keys().collect::<Vec<_>>(), ["not", "thou", "you"]);
+        assert_eq!(
+            s.annotations().keys().collect::<Vec<_>>(),
+            ["not", "thou", "you"]
+        );
         assert_eq!(d.sentences()[1].annotations().len(), 0);
         assert_eq!(d.lexicon().get("the"), Some(&Valence::NEUTRAL));
     }
@@ -555,7 +557,10 @@ mod tests {
         assert!(err("{").starts_with("v.json: not a valence dataset: "));
         let e = err(&broken(r#""source": "constructed","#, ""));
         assert!(e.contains("missing field `source`"), "{e}");
-        let e = err(&broken(r#""annotations": { "thou""#, r#""annotation": { "thou""#));
+        let e = err(&broken(
+            r#""annotations": { "thou""#,
+            r#""annotation": { "thou""#,
+        ));
         assert!(e.contains("unknown field `annotation`"), "{e}");
         let e = err(r#"{ "name": "x", "sentences": [] }"#);
         assert_eq!(e, "v.json: no sentences");

@@ -1,4 +1,7 @@
 //! Tables (Markdown, CSV, JSON) and SVG figures for lmbias's results.
 
+pub mod boxplot;
 pub mod heatmap;
 pub mod svg;
+pub mod table;
+pub mod valence;

@@ -129,6 +129,33 @@ impl Svg {
         );
     }
 
+    /// A line drawn in 4-px dashes (reference levels such as zero).
+    pub fn dashed_line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: Rgb, width: f64) {
+        let _ = writeln!(
+            self.body,
+            r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="{}" stroke-dasharray="4 3"/>"#,
+            num(x1),
+            num(y1),
+            num(x2),
+            num(y2),
+            stroke.hex(),
+            num(width)
+        );
+    }
+
+    /// A filled dot; `opacity` below 1 lets overlapping observations show.
+    pub fn circle(&mut self, cx: f64, cy: f64, r: f64, fill: Rgb, opacity: f64) {
+        let _ = writeln!(
+            self.body,
+            r#"<circle cx="{}" cy="{}" r="{}" fill="{}" fill-opacity="{}"/>"#,
+            num(cx),
+            num(cy),
+            num(r),
+            fill.hex(),
+            num(opacity)
+        );
+    }
+
     /// Text whose baseline starts (or centres, or ends) at `(x, y)`.
     pub fn text(&mut self, x: f64, y: f64, content: &str, style: TextStyle) {
         let _ = write!(

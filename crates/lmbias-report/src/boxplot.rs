@@ -1,0 +1,274 @@
+//! Box plots with every observation drawn as a jittered point, as in Cuscito,
+//! Ferrara and Ruskov's Figures 1 and 2 (distributions of B and A per group).
+//!
+//! The caller supplies the quartiles (so the one quantile definition of the
+//! study is the one drawn); whiskers follow Tukey (matplotlib's default
+//! `whis=1.5`): they reach the most extreme observations within 1.5 IQR of
+//! the box. Points are jittered horizontally by a low-discrepancy sequence of
+//! their index, so the same data always gives the same figure.
+
+use crate::svg::{Anchor, Rgb, Svg, TextStyle};
+
+/// One box: its observations and their quartiles.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoxSeries {
+    pub label: String,
+    pub values: Vec<f64>,
+    pub q1: f64,
+    pub median: f64,
+    pub q3: f64,
+    pub colour: Rgb,
+}
+
+/// A figure of boxes side by side on one value axis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoxPlot {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// The value axis, low to high; observations outside are clamped to it.
+    pub y_range: (f64, f64),
+    /// Dashed horizontal guides (e.g. B = 0).
+    pub guides: Vec<f64>,
+    pub series: Vec<BoxSeries>,
+}
+
+const WIDTH: f64 = 560.0;
+const HEIGHT: f64 = 400.0;
+const LEFT: f64 = 72.0;
+const RIGHT: f64 = 20.0;
+const TOP: f64 = 48.0;
+const BOTTOM: f64 = 64.0;
+const GRID: Rgb = Rgb(225, 225, 225);
+const INK: Rgb = Rgb(40, 40, 40);
+
+impl BoxPlot {
+    pub fn to_svg(&self) -> String {
+        let mut svg = Svg::new(WIDTH, HEIGHT);
+        let (lo, hi) = self.y_range;
+        let plot_h = HEIGHT - TOP - BOTTOM;
+        let plot_w = WIDTH - LEFT - RIGHT;
+        let y = |v: f64| TOP + (hi - v.clamp(lo, hi)) / (hi - lo) * plot_h;
+
+        svg.text(
+            WIDTH / 2.0,
+            26.0,
+            &self.title,
+            TextStyle {
+                size: 14.0,
+                anchor: Anchor::Middle,
+                bold: true,
+                ..TextStyle::default()
+            },
+        );
+        for tick in ticks(lo, hi) {
+            svg.line(LEFT, y(tick), WIDTH - RIGHT, y(tick), GRID, 1.0);
+            svg.line(LEFT - 5.0, y(tick), LEFT, y(tick), INK, 1.0);
+            svg.text(
+                LEFT - 8.0,
+                y(tick) + 4.0,
+                &format_tick(tick),
+                TextStyle {
+                    anchor: Anchor::End,
+                    ..TextStyle::default()
+                },
+            );
+        }
+        for &g in self.guides.iter().filter(|g| (lo..=hi).contains(*g)) {
+            svg.dashed_line(LEFT, y(g), WIDTH - RIGHT, y(g), Rgb(120, 120, 120), 1.0);
+        }
+        svg.line(LEFT, TOP, LEFT, TOP + plot_h, INK, 1.0);
+        svg.line(LEFT, TOP + plot_h, WIDTH - RIGHT, TOP + plot_h, INK, 1.0);
+        svg.text(
+            20.0,
+            TOP + plot_h / 2.0,
+            &self.y_label,
+            TextStyle {
+                size: 12.0,
+                anchor: Anchor::Middle,
+                rotate: -90.0,
+                ..TextStyle::default()
+            },
+        );
+        svg.text(
+            LEFT + plot_w / 2.0,
+            HEIGHT - 14.0,
+            &self.x_label,
+            TextStyle {
+                size: 12.0,
+                anchor: Anchor::Middle,
+                ..TextStyle::default()
+            },
+        );
+
+        let slot = plot_w / self.series.len().max(1) as f64;
+        let box_w = (slot * 0.5).min(90.0);
+        for (i, s) in self.series.iter().enumerate() {
+            let cx = LEFT + slot * (i as f64 + 0.5);
+            let (w_lo, w_hi) = whiskers(&s.values, s.q1, s.q3);
+            svg.line(cx, y(w_lo), cx, y(s.q1), INK, 1.0);
+            svg.line(cx, y(s.q3), cx, y(w_hi), INK, 1.0);
+            svg.line(
+                cx - box_w / 4.0,
+                y(w_lo),
+                cx + box_w / 4.0,
+                y(w_lo),
+                INK,
+                1.0,
+            );
+            svg.line(
+                cx - box_w / 4.0,
+                y(w_hi),
+                cx + box_w / 4.0,
+                y(w_hi),
+                INK,
+                1.0,
+            );
+            svg.rect(
+                cx - box_w / 2.0,
+                y(s.q3),
+                box_w,
+                y(s.q1) - y(s.q3),
+                tint(s.colour),
+                Some(INK),
+            );
+            svg.line(
+                cx - box_w / 2.0,
+                y(s.median),
+                cx + box_w / 2.0,
+                y(s.median),
+                INK,
+                2.5,
+            );
+            for (j, &v) in s.values.iter().enumerate() {
+                let dx = (jitter(j) - 0.5) * box_w * 0.8;
+                svg.circle(cx + dx, y(v), 3.0, s.colour, 0.75);
+            }
+            svg.text(
+                cx,
+                TOP + plot_h + 18.0,
+                &format!("{} (n={})", s.label, s.values.len()),
+                TextStyle {
+                    anchor: Anchor::Middle,
+                    ..TextStyle::default()
+                },
+            );
+        }
+        svg.finish()
+    }
+}
+
+/// Most extreme observations within 1.5 IQR of the box (the box edges when none).
+fn whiskers(values: &[f64], q1: f64, q3: f64) -> (f64, f64) {
+    let reach = 1.5 * (q3 - q1);
+    let inside = values
+        .iter()
+        .copied()
+        .filter(|v| (q1 - reach..=q3 + reach).contains(v));
+    let lo = inside.clone().fold(q1, f64::min);
+    let hi = inside.fold(q3, f64::max);
+    (lo, hi)
+}
+
+/// The fractional part of j·φ: well spread in [0, 1) for every prefix.
+fn jitter(j: usize) -> f64 {
+    (j as f64 * 0.618_033_988_749_895 + 0.5).fract()
+}
+
+/// The fill of a box: its colour mixed three quarters with white, so points stay visible.
+fn tint(c: Rgb) -> Rgb {
+    let mix = |v: u8| (f64::from(v) * 0.25 + 255.0 * 0.75).round() as u8;
+    Rgb(mix(c.0), mix(c.1), mix(c.2))
+}
+
+/// Tick values at the finest round step giving at most nine ticks.
+fn ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let span = hi - lo;
+    let step = [0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 5.0]
+        .into_iter()
+        .find(|s| span / s <= 8.0)
+        .unwrap_or(span / 4.0);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|i| i as f64 * step).collect()
+}
+
+fn format_tick(v: f64) -> String {
+    let s = format!("{v:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.replace('-', "−")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whiskers_stop_at_the_last_point_within_one_and_a_half_iqr() {
+        // Box [0, 1]: reach 1.5, so 2.4 is inside and 3 is an outlier.
+        assert_eq!(whiskers(&[0.0, 0.5, 1.0, 2.4, 3.0], 0.0, 1.0), (0.0, 2.4));
+        assert_eq!(whiskers(&[-0.2, 0.1, 0.3], -0.1, 0.2), (-0.2, 0.3));
+    }
+
+    #[test]
+    fn jitter_is_deterministic_and_spread() {
+        let xs: Vec<f64> = (0..20).map(jitter).collect();
+        assert_eq!(xs, (0..20).map(jitter).collect::<Vec<_>>());
+        assert!(xs.iter().all(|x| (0.0..1.0).contains(x)));
+        let mut sorted = xs.clone();
+        sorted.sort_by(f64::total_cmp);
+        let widest_gap = sorted.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
+        assert!(widest_gap < 0.1, "{widest_gap}");
+    }
+
+    #[test]
+    fn ticks_are_round() {
+        assert_eq!(
+            ticks(-1.0, 1.0),
+            [-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0]
+        );
+        let unit: Vec<String> = ticks(0.0, 1.0).into_iter().map(format_tick).collect();
+        assert_eq!(unit, ["0", "0.2", "0.4", "0.6", "0.8", "1"]);
+        assert_eq!(format_tick(-0.25), "−0.25");
+    }
+
+    #[test]
+    fn draws_one_box_and_every_point_per_series() {
+        let plot = BoxPlot {
+            title: "m — bias B, top-5".into(),
+            x_label: "group".into(),
+            y_label: "B".into(),
+            y_range: (-1.0, 1.0),
+            guides: vec![0.0],
+            series: vec![
+                BoxSeries {
+                    label: "EME".into(),
+                    values: vec![-0.5, -0.25, 0.0],
+                    q1: -0.375,
+                    median: -0.25,
+                    q3: -0.125,
+                    colour: Rgb(150, 80, 30),
+                },
+                BoxSeries {
+                    label: "ME".into(),
+                    values: vec![0.5, 0.9],
+                    q1: 0.6,
+                    median: 0.7,
+                    q3: 0.8,
+                    colour: Rgb(30, 90, 170),
+                },
+            ],
+        };
+        let svg = plot.to_svg();
+        assert_eq!(svg.matches("<circle").count(), 5);
+        // Background plus one box per series.
+        assert_eq!(svg.matches("<rect").count(), 3);
+        assert!(svg.contains(">EME (n=3)</text>") && svg.contains(">ME (n=2)</text>"));
+        assert!(svg.contains("stroke-dasharray"));
+        assert!(svg.contains(">m — bias B, top-5</text>"));
+    }
+}

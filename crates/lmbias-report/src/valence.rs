@@ -1,0 +1,311 @@
+//! Tables and figures of the temporal valence study (`lmbias_studies::valence`).
+
+use lmbias_data::valence::Group;
+use lmbias_studies::valence::{K_SWEEP, ModelResult};
+
+use crate::boxplot::{BoxPlot, BoxSeries};
+use crate::svg::Rgb;
+use crate::table::Table;
+
+/// The two per-sentence measures the paper plots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// B(m, s) = x·p, on [−1, 1].
+    Bias,
+    /// A(m, s) = 1 − |v(s) − B(m, s)| / 2, on [0, 1].
+    Adequacy,
+}
+
+impl Measure {
+    pub const ALL: [Measure; 2] = [Measure::Bias, Measure::Adequacy];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Measure::Bias => "bias",
+            Measure::Adequacy => "adequacy",
+        }
+    }
+}
+
+fn colour(group: Group) -> Rgb {
+    match group {
+        Group::EarlyModern => Rgb(153, 76, 31),
+        Group::Neutral => Rgb(110, 110, 110),
+        Group::Modern => Rgb(31, 98, 176),
+    }
+}
+
+/// Box plots of one measure per group for one model (the paper's Figures 1 and 2).
+pub fn figure(result: &ModelResult, measure: Measure) -> String {
+    let series = result
+        .groups
+        .iter()
+        .map(|g| {
+            let dist = match measure {
+                Measure::Bias => g.bias,
+                Measure::Adequacy => g.adequacy,
+            };
+            let values = result
+                .sentences
+                .iter()
+                .filter(|s| s.group == g.group)
+                .map(|s| match measure {
+                    Measure::Bias => s.bias,
+                    Measure::Adequacy => s.adequacy,
+                })
+                .collect();
+            BoxSeries {
+                label: g.group.to_string(),
+                values,
+                q1: dist.q1,
+                median: dist.median,
+                q3: dist.q3,
+                colour: colour(g.group),
+            }
+        })
+        .collect();
+    let (title, y_label, y_range, guides) = match measure {
+        Measure::Bias => (
+            "bias B",
+            "B(m, s) = Σ x(t, s)·p(t)   (−1 Early Modern … +1 Modern)",
+            (-1.0, 1.0),
+            vec![0.0],
+        ),
+        Measure::Adequacy => (
+            "adequacy A",
+            "A(m, s) = 1 − |v(s) − B(m, s)| / 2",
+            (0.0, 1.0),
+            vec![],
+        ),
+    };
+    BoxPlot {
+        title: format!("{} — {title}, top-{}", result.model, result.top_k),
+        x_label: format!("sentence group ({})", result.dataset),
+        y_label: y_label.into(),
+        y_range,
+        guides,
+        series,
+    }
+    .to_svg()
+}
+
+/// `<model>-<measure>-k<k>.svg`, the model name reduced to characters safe in file names.
+pub fn figure_file_name(result: &ModelResult, measure: Measure) -> String {
+    let model: String = result
+        .model
+        .trim_matches(|c| c == '/' || c == '.')
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{model}-{}-k{}.svg", measure.as_str(), result.top_k)
+}
+
+fn num(v: f64, digits: usize) -> String {
+    let s = format!("{v:.digits$}");
+    // "-0.000" would read as a (tiny) negative bias.
+    if s.trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.')
+    {
+        s.trim_start_matches('-').to_owned()
+    } else {
+        s
+    }
+}
+
+/// Groups present in any result, in scale order.
+fn groups(results: &[ModelResult]) -> Vec<Group> {
+    Group::ALL
+        .into_iter()
+        .filter(|g| {
+            results
+                .iter()
+                .any(|r| r.groups.iter().any(|s| s.group == *g))
+        })
+        .collect()
+}
+
+/// One row per model: mean B and mean A per group (the model comparison).
+pub fn comparison_table(results: &[ModelResult], digits: usize) -> Table {
+    let groups = groups(results);
+    let mut header = vec!["model".to_owned(), "k".to_owned()];
+    header.extend(groups.iter().map(|g| format!("mean B {g}")));
+    header.extend(groups.iter().map(|g| format!("mean A {g}")));
+    let mut table = Table::new(header);
+    for r in results {
+        let cell = |g: &Group, a: bool| {
+            r.groups
+                .iter()
+                .find(|s| s.group == *g)
+                .map_or("–".to_owned(), |s| {
+                    num(if a { s.adequacy.mean } else { s.bias.mean }, digits)
+                })
+        };
+        let mut row = vec![r.model.clone(), r.top_k.to_string()];
+        row.extend(groups.iter().map(|g| cell(g, false)));
+        row.extend(groups.iter().map(|g| cell(g, true)));
+        table.push(row);
+    }
+    table
+}
+
+/// Per model and group: n, mean, median, quartiles and IQR of B and A, mean unannotated mass.
+pub fn group_table(results: &[ModelResult], digits: usize) -> Table {
+    let mut table = Table::new([
+        "model",
+        "k",
+        "group",
+        "n",
+        "B mean",
+        "B median",
+        "B q1",
+        "B q3",
+        "B IQR",
+        "A mean",
+        "A median",
+        "A q1",
+        "A q3",
+        "A IQR",
+        "unannotated mass",
+    ]);
+    for r in results {
+        for g in &r.groups {
+            let mut row = vec![
+                r.model.clone(),
+                r.top_k.to_string(),
+                g.group.to_string(),
+                g.bias.n.to_string(),
+            ];
+            for d in [g.bias, g.adequacy] {
+                row.extend([d.mean, d.median, d.q1, d.q3, d.iqr].map(|v| num(v, digits)));
+            }
+            row.push(num(g.mean_unannotated_mass, digits));
+            table.push(row);
+        }
+    }
+    table
+}
+
+/// Mean B per model and group at each k of the sweep, with the unannotated mass that comes with it.
+pub fn sweep_table(results: &[ModelResult], digits: usize) -> Table {
+    let mut header = vec!["model".to_owned(), "group".to_owned()];
+    header.extend(K_SWEEP.iter().map(|k| format!("mean B k={k}")));
+    header.extend(K_SWEEP.iter().map(|k| format!("unannotated k={k}")));
+    let mut table = Table::new(header);
+    for r in results {
+        for g in &r.groups {
+            let points: Vec<_> = K_SWEEP
+                .iter()
+                .map(|k| r.k_sweep.iter().find(|p| p.k == *k && p.group == g.group))
+                .collect();
+            let mut row = vec![r.model.clone(), g.group.to_string()];
+            row.extend(
+                points
+                    .iter()
+                    .map(|p| p.map_or("–".into(), |p| num(p.mean_bias, digits))),
+            );
+            row.extend(
+                points
+                    .iter()
+                    .map(|p| p.map_or("–".into(), |p| num(p.mean_unannotated_mass, digits))),
+            );
+            table.push(row);
+        }
+    }
+    table
+}
+
+/// Every sentence of every model: v, B, A, unannotated mass and the proposals
+/// as `token p (x, source)`.
+pub fn sentence_table(results: &[ModelResult], digits: usize) -> Table {
+    let mut table = Table::new([
+        "model",
+        "k",
+        "id",
+        "group",
+        "v",
+        "B",
+        "A",
+        "unannotated mass",
+        "proposals",
+    ]);
+    for r in results {
+        for s in &r.sentences {
+            let proposals: Vec<String> = s
+                .tokens
+                .iter()
+                .map(|t| {
+                    let x = match t.annotation {
+                        lmbias_data::valence::AnnotationSource::None => "?".to_owned(),
+                        _ => t.valence.to_string(),
+                    };
+                    format!("{} {} ({x})", t.token, num(t.prob, digits))
+                })
+                .collect();
+            table.push([
+                r.model.clone(),
+                r.top_k.to_string(),
+                s.id.clone(),
+                s.group.to_string(),
+                s.valence.to_string(),
+                num(s.bias, digits),
+                num(s.adequacy, digits),
+                num(s.unannotated_mass, digits),
+                proposals.join("; "),
+            ]);
+        }
+    }
+    table
+}
+
+/// Proposed tokens without an annotation, most probability first, per model.
+pub fn unannotated_table(results: &[ModelResult], digits: usize) -> Table {
+    let mut table = Table::new(["model", "token", "count", "total prob", "sentences"]);
+    for r in results {
+        for u in &r.unannotated {
+            table.push([
+                r.model.clone(),
+                u.token.clone(),
+                u.count.to_string(),
+                num(u.total_prob, digits),
+                u.sentences.join(" "),
+            ]);
+        }
+    }
+    table
+}
+
+/// The Markdown report: model comparison, per-group summaries and the sweep over k.
+pub fn markdown(results: &[ModelResult], digits: usize) -> String {
+    let dataset = results.first().map_or("", |r| r.dataset.as_str());
+    format!(
+        "# Temporal valence: {dataset}\n\n\
+         B = Σ x·p over the top-k proposals (−1 Early Modern … +1 Modern); \
+         A = 1 − |v − B| / 2. Unannotated proposals count as 0; their probability is the \
+         unannotated mass. Quantiles: numpy's linear method.\n\n\
+         ## Model comparison (group means)\n\n{}\n\
+         ## Per group\n\n{}\n\
+         ## Mean B as k grows\n\n{}",
+        comparison_table(results, digits).to_markdown(),
+        group_table(results, digits).to_markdown(),
+        sweep_table(results, digits).to_markdown(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_never_show_negative_zero() {
+        assert_eq!(num(-0.00001, 3), "0.000");
+        assert_eq!(num(-0.0, 2), "0.00");
+        assert_eq!(num(-0.25, 2), "-0.25");
+    }
+}

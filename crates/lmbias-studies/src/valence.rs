@@ -1,0 +1,404 @@
+//! Temporal valence (Cuscito, Ferrara, Ruskov, "How BERT Speaks Shakespearean
+//! English?"): how Early Modern or Modern a masked model's proposals are.
+//!
+//! For a sentence s with valence v(s) the model proposes its top-k tokens with
+//! probabilities p; each token has a valence x(t, s) judged in context. Then
+//!
+//! * bias B(m, s) = Σ x(t, s) · p(t) over the top k (p is the full-vocabulary
+//!   softmax probability, as the transformers fill-mask pipeline reports it; it
+//!   is not renormalised over the k tokens, so |B| ≤ Σ p ≤ 1), and
+//! * adequacy A(m, s) = 1 − |v(s) − B(m, s)| / 2, in [0, 1].
+//!
+//! A proposed token without an annotation (neither in the sentence nor in the
+//! dataset's lexicon) counts as x = 0; its probability is reported as the
+//! sentence's *unannotated mass* and the token is listed in
+//! [`ModelResult::unannotated`], so that a researcher can annotate what the
+//! models actually propose and rerun (the paper's own workflow).
+
+use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
+
+use lmbias_data::valence::{AnnotationSource, Group, ValenceDataset, ValenceSentence};
+use lmbias_encoder::{EncoderError, MaskedLm, Prediction};
+use serde::Serialize;
+
+/// The transformers fill-mask pipeline's default `top_k`.
+pub const DEFAULT_TOP_K: NonZeroUsize = NonZeroUsize::new(5).unwrap();
+
+/// The k at which [`ModelResult::k_sweep`] reports group means. The paper
+/// fixes k; how B moves with k shows how much the conclusion depends on it.
+pub const K_SWEEP: [usize; 3] = [5, 10, 20];
+
+/// One proposed token, scored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TokenScore {
+    pub token: String,
+    pub id: u32,
+    pub prob: f64,
+    /// x(t, s); 0 when unannotated.
+    pub valence: f64,
+    pub annotation: AnnotationSource,
+}
+
+/// B and A of one sentence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SentenceScore {
+    pub id: String,
+    pub group: Group,
+    /// v(s).
+    pub valence: f64,
+    pub bias: f64,
+    pub adequacy: f64,
+    /// Total probability of the proposed tokens that had no annotation.
+    pub unannotated_mass: f64,
+    pub tokens: Vec<TokenScore>,
+}
+
+/// Location and spread of one measure over a group's sentences.
+///
+/// Quantiles use numpy's default (`method="linear"`, Hyndman & Fan type 7):
+/// the p-quantile of sorted x₀…xₙ₋₁ interpolates linearly at rank (n − 1)·p.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Distribution {
+    pub n: usize,
+    pub mean: f64,
+    pub median: f64,
+    pub q1: f64,
+    pub q3: f64,
+    pub iqr: f64,
+}
+
+impl Distribution {
+    /// `None` for no values: an empty group has no mean to report.
+    pub fn of(values: &[f64]) -> Option<Distribution> {
+        if values.is_empty() {
+            return None;
+        }
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let (q1, q3) = (quantile(&sorted, 0.25), quantile(&sorted, 0.75));
+        Some(Distribution {
+            n: sorted.len(),
+            mean: total(sorted.iter().copied()) / sorted.len() as f64,
+            median: quantile(&sorted, 0.5),
+            q1,
+            q3,
+            iqr: q3 - q1,
+        })
+    }
+}
+
+/// A sum starting from +0.0: `Iterator::sum` of f64 starts from −0.0, and a
+/// "−0" in a report reads like a tiny negative bias.
+fn total(values: impl Iterator<Item = f64>) -> f64 {
+    values.fold(0.0, |a, b| a + b)
+}
+
+/// numpy's `quantile(x, p)` with the default linear method, on sorted, non-empty x.
+fn quantile(sorted: &[f64], p: f64) -> f64 {
+    let rank = (sorted.len() - 1) as f64 * p;
+    let lo = rank.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    sorted[lo] + (rank - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+/// The per-group summary the paper plots (its Figures 1 and 2 are box plots of these).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupSummary {
+    pub group: Group,
+    pub bias: Distribution,
+    pub adequacy: Distribution,
+    pub mean_unannotated_mass: f64,
+}
+
+/// Group means at one k of [`K_SWEEP`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepPoint {
+    pub k: usize,
+    pub group: Group,
+    pub mean_bias: f64,
+    pub mean_adequacy: f64,
+    pub mean_unannotated_mass: f64,
+}
+
+/// A proposed token no annotation covered, over all sentences of one run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnannotatedToken {
+    /// Lowercased, as annotations are matched.
+    pub token: String,
+    /// How many sentences proposed it in their top k.
+    pub count: usize,
+    /// Its probability summed over those sentences.
+    pub total_prob: f64,
+    pub sentences: Vec<String>,
+}
+
+/// Everything the study measures for one model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelResult {
+    pub model: String,
+    pub dataset: String,
+    pub top_k: usize,
+    pub sentences: Vec<SentenceScore>,
+    /// Groups in scale order (EME, neutral, ME); groups without sentences are absent.
+    pub groups: Vec<GroupSummary>,
+    pub k_sweep: Vec<SweepPoint>,
+    /// Most total probability first.
+    pub unannotated: Vec<UnannotatedToken>,
+}
+
+/// Why the study could not run on a model. One line, naming the model and
+/// the sentence id or lexicon token at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum ValenceStudyError {
+    #[error(
+        "{model}: sentence {id}: annotated token {token:?} is not one piece of the model's vocabulary \
+         (looked up lowercased and capitalised), so the model can never propose it"
+    )]
+    AnnotationNotOnePiece {
+        model: String,
+        id: String,
+        token: String,
+    },
+    #[error(
+        "{model}: lexicon token {token:?} is not one piece of the model's vocabulary \
+         (looked up lowercased and capitalised), so the model can never propose it"
+    )]
+    LexiconNotOnePiece { model: String, token: String },
+    #[error("{model}: sentence {id}: {source}")]
+    Sentence {
+        model: String,
+        id: String,
+        source: EncoderError,
+    },
+    #[error("{model}: {source}")]
+    Encoder { model: String, source: EncoderError },
+    #[error("{model}: fill-mask answered {got} texts for {expected} sentences")]
+    AnswerCount {
+        model: String,
+        got: usize,
+        expected: usize,
+    },
+}
+
+/// Checks that the model can propose every annotated token as one piece.
+///
+/// Keys are stored lowercased and matched case-insensitively, so a key is
+/// usable when the vocabulary holds it lowercased or capitalised ("thou" or
+/// "Thou"): `piece_id` of an uncased model normalises like its tokenizer
+/// does, and a cased model may hold either spelling.
+pub fn check_vocabulary(
+    lm: &dyn MaskedLm,
+    dataset: &ValenceDataset,
+) -> Result<(), ValenceStudyError> {
+    let model = || lm.model_name().to_owned();
+    if let Some(token) = dataset.lexicon().keys().find(|t| !is_one_piece(lm, t)) {
+        return Err(ValenceStudyError::LexiconNotOnePiece {
+            model: model(),
+            token: token.clone(),
+        });
+    }
+    for sentence in dataset.sentences() {
+        if let Some(token) = sentence.annotations().keys().find(|t| !is_one_piece(lm, t)) {
+            return Err(ValenceStudyError::AnnotationNotOnePiece {
+                model: model(),
+                id: sentence.id().to_owned(),
+                token: token.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn is_one_piece(lm: &dyn MaskedLm, lowercase: &str) -> bool {
+    let mut chars = lowercase.chars();
+    let capitalised: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    lm.piece_id(lowercase).is_some() || lm.piece_id(&capitalised).is_some()
+}
+
+/// Runs the study on one model at `top_k` (and at every k of [`K_SWEEP`]).
+///
+/// The dataset's mask string is replaced by the model's own mask token, and
+/// every annotation must be one piece of the model's vocabulary.
+pub fn run(
+    lm: &dyn MaskedLm,
+    dataset: &ValenceDataset,
+    top_k: NonZeroUsize,
+) -> Result<ModelResult, ValenceStudyError> {
+    check_vocabulary(lm, dataset)?;
+    let model = lm.model_name().to_owned();
+    let texts: Vec<String> = dataset
+        .sentences()
+        .iter()
+        .map(|s| s.text().replace(dataset.mask(), lm.mask_token()))
+        .collect();
+    let text_refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let fetch = K_SWEEP.into_iter().fold(top_k.get(), usize::max);
+    let answers = lm
+        .fill_mask(&text_refs, fetch)
+        .map_err(|source| match source {
+            EncoderError::MaskCount { index, .. } if index < dataset.sentences().len() => {
+                ValenceStudyError::Sentence {
+                    model: model.clone(),
+                    id: dataset.sentences()[index].id().to_owned(),
+                    source,
+                }
+            }
+            source => ValenceStudyError::Encoder {
+                model: model.clone(),
+                source,
+            },
+        })?;
+    if answers.len() != texts.len() {
+        return Err(ValenceStudyError::AnswerCount {
+            model,
+            got: answers.len(),
+            expected: texts.len(),
+        });
+    }
+
+    let score_at = |k: usize| -> Vec<SentenceScore> {
+        dataset
+            .sentences()
+            .iter()
+            .zip(&answers)
+            .map(|(s, preds)| score(dataset, s, &preds[..k.min(preds.len())]))
+            .collect()
+    };
+    let sentences = score_at(top_k.get());
+    let groups = Group::ALL
+        .into_iter()
+        .filter_map(|g| summarise(&sentences, g))
+        .collect();
+    let k_sweep = K_SWEEP
+        .into_iter()
+        .flat_map(|k| {
+            let scored = score_at(k);
+            Group::ALL
+                .into_iter()
+                .filter_map(|g| summarise(&scored, g))
+                .map(|s| SweepPoint {
+                    k,
+                    group: s.group,
+                    mean_bias: s.bias.mean,
+                    mean_adequacy: s.adequacy.mean,
+                    mean_unannotated_mass: s.mean_unannotated_mass,
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let unannotated = unannotated(&sentences);
+    Ok(ModelResult {
+        model,
+        dataset: dataset.name().to_owned(),
+        top_k: top_k.get(),
+        sentences,
+        groups,
+        k_sweep,
+        unannotated,
+    })
+}
+
+/// B, A and the unannotated mass of one sentence from its top-k proposals.
+pub fn score(
+    dataset: &ValenceDataset,
+    sentence: &ValenceSentence,
+    predictions: &[Prediction],
+) -> SentenceScore {
+    let tokens: Vec<TokenScore> = predictions
+        .iter()
+        .map(|p| {
+            let (valence, annotation) = dataset.token_valence(sentence, &p.token);
+            TokenScore {
+                token: p.token.clone(),
+                id: p.id,
+                prob: f64::from(p.prob),
+                valence: valence.map_or(0.0, |v| v.value()),
+                annotation,
+            }
+        })
+        .collect();
+    let bias = total(tokens.iter().map(|t| t.valence * t.prob));
+    let unannotated_mass = total(
+        tokens
+            .iter()
+            .filter(|t| t.annotation == AnnotationSource::None)
+            .map(|t| t.prob),
+    );
+    let v = sentence.valence().value();
+    SentenceScore {
+        id: sentence.id().to_owned(),
+        group: sentence.group(),
+        valence: v,
+        bias,
+        adequacy: 1.0 - (v - bias).abs() / 2.0,
+        unannotated_mass,
+        tokens,
+    }
+}
+
+fn summarise(sentences: &[SentenceScore], group: Group) -> Option<GroupSummary> {
+    let members: Vec<&SentenceScore> = sentences.iter().filter(|s| s.group == group).collect();
+    let column = |f: fn(&SentenceScore) -> f64| members.iter().map(|s| f(s)).collect::<Vec<_>>();
+    let unannotated = column(|s| s.unannotated_mass);
+    Some(GroupSummary {
+        group,
+        bias: Distribution::of(&column(|s| s.bias))?,
+        adequacy: Distribution::of(&column(|s| s.adequacy))?,
+        mean_unannotated_mass: total(unannotated.iter().copied()) / unannotated.len() as f64,
+    })
+}
+
+fn unannotated(sentences: &[SentenceScore]) -> Vec<UnannotatedToken> {
+    let mut by_token: BTreeMap<String, UnannotatedToken> = BTreeMap::new();
+    for s in sentences {
+        for t in s
+            .tokens
+            .iter()
+            .filter(|t| t.annotation == AnnotationSource::None)
+        {
+            let key = t.token.to_lowercase();
+            let entry = by_token.entry(key.clone()).or_insert(UnannotatedToken {
+                token: key,
+                count: 0,
+                total_prob: 0.0,
+                sentences: Vec::new(),
+            });
+            entry.total_prob += t.prob;
+            // A cased model may propose "Thou" and "thou" in one sentence: count the sentence once.
+            if entry.sentences.last() != Some(&s.id) {
+                entry.count += 1;
+                entry.sentences.push(s.id.clone());
+            }
+        }
+    }
+    let mut list: Vec<UnannotatedToken> = by_token.into_values().collect();
+    list.sort_by(|a, b| {
+        b.total_prob
+            .total_cmp(&a.total_prob)
+            .then_with(|| a.token.cmp(&b.token))
+    });
+    list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_match_numpy_linear() {
+        // numpy 2.4.6: np.quantile([0.3, -1, 0.5, 2], [0.25, 0.5, 0.75]) = [-0.025, 0.4, 0.875]
+        let d = Distribution::of(&[0.3, -1.0, 0.5, 2.0]).unwrap();
+        assert!((d.q1 - -0.025).abs() < 1e-12, "{d:?}");
+        assert!((d.median - 0.4).abs() < 1e-12, "{d:?}");
+        assert!((d.q3 - 0.875).abs() < 1e-12, "{d:?}");
+        assert!((d.iqr - 0.9).abs() < 1e-12, "{d:?}");
+        assert!((d.mean - 0.45).abs() < 1e-12, "{d:?}");
+        let one = Distribution::of(&[0.7]).unwrap();
+        assert_eq!((one.q1, one.median, one.q3, one.iqr), (0.7, 0.7, 0.7, 0.0));
+        assert_eq!(Distribution::of(&[]), None);
+    }
+}

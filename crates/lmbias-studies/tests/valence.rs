@@ -1,0 +1,327 @@
+//! The valence study against a fake masked LM whose proposals are fixed, so
+//! every B and A below can be computed by hand.
+
+use std::collections::HashMap;
+use std::num::NonZeroUsize;
+use std::path::Path;
+
+use lmbias_data::valence::{AnnotationSource, Group, ValenceDataset};
+use lmbias_encoder::{EncoderError, MaskedLm, Prediction};
+use lmbias_studies::valence::{self, DEFAULT_TOP_K, ModelResult, ValenceStudyError};
+
+/// A masked LM with a fixed vocabulary and fixed proposals per text. Its mask
+/// token differs from the dataset's, as RoBERTa's `<mask>` would.
+struct FakeLm {
+    vocab: Vec<&'static str>,
+    answers: HashMap<String, Vec<(&'static str, f32)>>,
+}
+
+impl FakeLm {
+    fn new(answers: &[(&str, &[(&'static str, f32)])]) -> FakeLm {
+        let mut vocab = vec![
+            "thou", "not", "you", "he", "Thou", "she", "ye", "night", "morning", "wind", "eve",
+            "weather", "we", "they", "u", "did", "love", "get", "hate", "saw", "the",
+        ];
+        let answers = answers
+            .iter()
+            .map(|(text, preds)| {
+                for (t, _) in preds.iter() {
+                    assert!(vocab.contains(t), "fake vocab lacks {t}");
+                }
+                (text.replace("[MASK]", "<mask>"), preds.to_vec())
+            })
+            .collect();
+        vocab.sort_unstable();
+        FakeLm { vocab, answers }
+    }
+}
+
+impl MaskedLm for FakeLm {
+    fn model_name(&self) -> &str {
+        "fake-lm"
+    }
+
+    fn mask_token(&self) -> &str {
+        "<mask>"
+    }
+
+    fn fill_mask(
+        &self,
+        texts: &[&str],
+        top_k: usize,
+    ) -> Result<Vec<Vec<Prediction>>, EncoderError> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(index, text)| {
+                let found = text.matches("<mask>").count();
+                if found != 1 {
+                    return Err(EncoderError::MaskCount {
+                        index,
+                        mask: "<mask>".into(),
+                        found,
+                        text: text.to_string(),
+                    });
+                }
+                let preds = self
+                    .answers
+                    .get(*text)
+                    .unwrap_or_else(|| panic!("no fake answer for {text:?}"));
+                Ok(preds
+                    .iter()
+                    .take(top_k)
+                    .map(|&(token, prob)| Prediction {
+                        token: token.into(),
+                        id: self.piece_id(token).unwrap(),
+                        prob,
+                    })
+                    .collect())
+            })
+            .collect()
+    }
+
+    fn piece_id(&self, token: &str) -> Option<u32> {
+        self.vocab.binary_search(&token).ok().map(|i| i as u32)
+    }
+
+    fn token_probs(&self, _text: &str, _ids: &[u32]) -> Result<Vec<f32>, EncoderError> {
+        Err(EncoderError::Backend(
+            "the valence study never asks for token_probs".into(),
+        ))
+    }
+}
+
+const DATASET: &str = r#"{
+  "name": "hand", "description": "four sentences scored by hand",
+  "lexicon": { "you": 1, "thou": -1, "ye": -1, "the": 0 },
+  "sentences": [
+    { "id": "eme-01", "group": "EME", "valence": -1, "source": "Shakespeare (paper's example)",
+      "text": "Why wilt [MASK] be offended by that?",
+      "annotations": { "thou": -1, "not": 0, "you": 1, "he": 0 } },
+    { "id": "neu-01", "group": "neutral", "valence": 0, "source": "constructed",
+      "text": "The [MASK] was cold.",
+      "annotations": { "night": 0, "morning": 0, "eve": -0.5, "weather": 0 } },
+    { "id": "me-01", "group": "ME", "valence": 1, "source": "constructed",
+      "text": "Are [MASK] coming tonight?" },
+    { "id": "me-02", "group": "ME", "valence": 0.5, "source": "constructed",
+      "text": "I [MASK] it.",
+      "annotations": { "love": 0.5, "did": 0.5, "hate": 0.5, "get": 1 } }
+  ] }"#;
+
+fn fake() -> FakeLm {
+    FakeLm::new(&[
+        (
+            "Why wilt [MASK] be offended by that?",
+            &[
+                ("thou", 0.40),
+                ("not", 0.20),
+                ("you", 0.15),
+                ("he", 0.10),
+                ("Thou", 0.05),
+                ("she", 0.03),
+                ("ye", 0.02),
+            ],
+        ),
+        (
+            "The [MASK] was cold.",
+            &[
+                ("night", 0.5),
+                ("morning", 0.2),
+                ("wind", 0.1),
+                ("eve", 0.05),
+                ("weather", 0.04),
+            ],
+        ),
+        (
+            "Are [MASK] coming tonight?",
+            &[
+                ("you", 0.7),
+                ("we", 0.1),
+                ("they", 0.05),
+                ("ye", 0.03),
+                ("u", 0.02),
+            ],
+        ),
+        (
+            "I [MASK] it.",
+            &[
+                ("did", 0.3),
+                ("love", 0.2),
+                ("get", 0.1),
+                ("hate", 0.05),
+                ("saw", 0.05),
+            ],
+        ),
+    ])
+}
+
+fn dataset(text: &str) -> ValenceDataset {
+    ValenceDataset::from_json(text, Path::new("hand.json")).unwrap()
+}
+
+fn run(k: usize) -> ModelResult {
+    valence::run(&fake(), &dataset(DATASET), NonZeroUsize::new(k).unwrap()).unwrap()
+}
+
+/// The fake's probabilities are f32; the study sums them in f64.
+fn p(x: f32) -> f64 {
+    f64::from(x)
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-12
+}
+
+#[test]
+fn bias_and_adequacy_by_hand_at_the_default_k() {
+    assert_eq!(DEFAULT_TOP_K.get(), 5);
+    let r = run(5);
+    let by_id = |id: &str| r.sentences.iter().find(|s| s.id == id).unwrap();
+
+    // eme-01: thou −1·.40, not 0, you +1·.15, he 0, "Thou" −1·.05 (matched case-insensitively).
+    let s = by_id("eme-01");
+    let b = -p(0.40) + p(0.15) - p(0.05);
+    assert!(close(s.bias, b), "{}", s.bias);
+    assert!(close(s.adequacy, 1.0 - (-1.0 - b).abs() / 2.0));
+    assert!((s.bias - -0.30).abs() < 1e-7 && (s.adequacy - 0.65).abs() < 1e-7);
+    assert_eq!(s.unannotated_mass, 0.0);
+    assert_eq!(s.tokens.len(), 5);
+    assert_eq!(s.tokens[4].token, "Thou");
+    assert_eq!(s.tokens[4].valence, -1.0);
+    assert_eq!(s.tokens[4].annotation, AnnotationSource::Sentence);
+
+    // neu-01: eve −0.5·.05; "wind" unannotated (0, mass .1).
+    let s = by_id("neu-01");
+    assert!(close(s.bias, -0.5 * p(0.05)));
+    assert!(close(s.adequacy, 1.0 - 0.5 * p(0.05) / 2.0));
+    assert!(close(s.unannotated_mass, p(0.1)));
+
+    // me-01: only the lexicon applies: you +.7, ye −.03; we, they, u unannotated.
+    let s = by_id("me-01");
+    let b = p(0.7) - p(0.03);
+    assert!(close(s.bias, b));
+    assert!(close(s.adequacy, 1.0 - (1.0 - b) / 2.0));
+    assert!((s.adequacy - 0.835).abs() < 1e-7);
+    assert!(close(s.unannotated_mass, p(0.1) + p(0.05) + p(0.02)));
+    let sources: Vec<AnnotationSource> = s.tokens.iter().map(|t| t.annotation).collect();
+    use AnnotationSource::{Lexicon, None};
+    assert_eq!(sources, [Lexicon, None, None, Lexicon, None]);
+
+    // me-02: did, love, hate +0.5; get +1; saw unannotated.
+    let s = by_id("me-02");
+    let b = 0.5 * (p(0.3) + p(0.2) + p(0.05)) + p(0.1);
+    assert!(close(s.bias, b));
+    assert!(close(s.adequacy, 1.0 - (0.5 - b).abs() / 2.0));
+}
+
+#[test]
+fn group_summaries_follow_the_sentences() {
+    let r = run(5);
+    let groups: Vec<Group> = r.groups.iter().map(|g| g.group).collect();
+    assert_eq!(groups, [Group::EarlyModern, Group::Neutral, Group::Modern]);
+    let me = &r.groups[2];
+    let (b1, b2) = (p(0.7) - p(0.03), 0.5 * (p(0.3) + p(0.2) + p(0.05)) + p(0.1));
+    assert_eq!(me.bias.n, 2);
+    assert!(close(me.bias.mean, (b1 + b2) / 2.0));
+    assert!(close(me.bias.median, (b1 + b2) / 2.0));
+    // numpy linear quantiles of two values: q1 at a quarter of the way, q3 at three quarters.
+    let (lo, hi) = (b1.min(b2), b1.max(b2));
+    assert!(close(me.bias.q1, lo + 0.25 * (hi - lo)));
+    assert!(close(me.bias.q3, lo + 0.75 * (hi - lo)));
+    assert!(close(me.bias.iqr, 0.5 * (hi - lo)));
+    insta::assert_json_snapshot!("hand_groups_k5", r.groups);
+}
+
+#[test]
+fn sweep_over_k_takes_more_proposals() {
+    let r = run(5);
+    let eme: Vec<(usize, f64, f64)> = r
+        .k_sweep
+        .iter()
+        .filter(|s| s.group == Group::EarlyModern)
+        .map(|s| (s.k, s.mean_bias, s.mean_unannotated_mass))
+        .collect();
+    assert_eq!(eme.len(), 3);
+    assert_eq!((eme[0].0, eme[1].0, eme[2].0), (5, 10, 20));
+    assert!(close(eme[0].1, -p(0.40) + p(0.15) - p(0.05)));
+    // The fake proposes only 7 tokens: k = 10 and 20 add "she" (unannotated) and "ye" (lexicon −1).
+    let b7 = -p(0.40) + p(0.15) - p(0.05) - p(0.02);
+    assert!(close(eme[1].1, b7) && close(eme[2].1, b7));
+    assert!(close(eme[1].2, p(0.03)));
+    insta::assert_json_snapshot!("hand_k_sweep", r.k_sweep);
+}
+
+#[test]
+fn a_larger_k_than_the_sweep_is_honoured() {
+    let r = run(7);
+    assert_eq!(r.top_k, 7);
+    assert_eq!(r.sentences[0].tokens.len(), 7);
+}
+
+#[test]
+fn unannotated_tokens_are_listed_by_probability() {
+    let r = run(5);
+    let listed: Vec<(&str, usize, f64, Vec<&str>)> = r
+        .unannotated
+        .iter()
+        .map(|u| {
+            let ids = u.sentences.iter().map(String::as_str).collect();
+            (u.token.as_str(), u.count, u.total_prob, ids)
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("we", 1, p(0.1), vec!["me-01"]),
+            ("wind", 1, p(0.1), vec!["neu-01"]),
+            ("saw", 1, p(0.05), vec!["me-02"]),
+            ("they", 1, p(0.05), vec!["me-01"]),
+            ("u", 1, p(0.02), vec!["me-01"]),
+        ]
+    );
+}
+
+#[test]
+fn annotations_the_model_cannot_propose_are_errors() {
+    let text = DATASET.replace(r#""he": 0 }"#, r#""he": 0, "hither": -1 }"#);
+    let err = valence::run(&fake(), &dataset(&text), DEFAULT_TOP_K).unwrap_err();
+    assert!(matches!(
+        err,
+        ValenceStudyError::AnnotationNotOnePiece { .. }
+    ));
+    assert_eq!(
+        err.to_string(),
+        "fake-lm: sentence eme-01: annotated token \"hither\" is not one piece of the model's \
+         vocabulary (looked up lowercased and capitalised), so the model can never propose it"
+    );
+    let text = DATASET.replace(r#""the": 0 }"#, r#""the": 0, "doth": -1 }"#);
+    let err = valence::run(&fake(), &dataset(&text), DEFAULT_TOP_K).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "fake-lm: lexicon token \"doth\" is not one piece of the model's \
+         vocabulary (looked up lowercased and capitalised), so the model can never propose it"
+    );
+}
+
+#[test]
+fn a_capitalised_vocabulary_entry_satisfies_a_lowercase_annotation() {
+    // Without "thou" the capitalised "Thou" still lets the model propose the
+    // annotated token; without both, the annotation is unreachable.
+    let mut lm = fake();
+    lm.vocab.retain(|t| *t != "thou");
+    assert!(valence::check_vocabulary(&lm, &dataset(DATASET)).is_ok());
+    lm.vocab.retain(|t| *t != "Thou");
+    assert!(valence::check_vocabulary(&lm, &dataset(DATASET)).is_err());
+}
+
+#[test]
+fn a_text_the_model_sees_two_masks_in_names_the_sentence() {
+    // The dataset counts only its own "[MASK]"; the model's "<mask>" written
+    // literally in a text is a second mask for the model.
+    let text = DATASET.replace("I [MASK] it.", "I [MASK] it <mask>.");
+    let err = valence::run(&fake(), &dataset(&text), DEFAULT_TOP_K).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "fake-lm: sentence me-02: text 3 must contain exactly one <mask>, found 2: \"I <mask> it <mask>.\""
+    );
+}
