@@ -1,0 +1,227 @@
+//! Precomputed embeddings: text → vector, for `lmbias weat` on vectors from elsewhere.
+//!
+//! Two formats, told apart by the first non-blank character:
+//! - JSON: one object mapping each word or sentence to an array of numbers,
+//!   `{"This is an aster.": [0.1, -0.2, …], …}`;
+//! - word2vec/GloVe text: an optional `count dim` header line, then `word v1 v2 …` per line
+//!   (single words only: the text is the first whitespace-separated token).
+//!
+//! Every vector must have the same non-zero dimension and only finite values; a text may appear
+//! once. Values are kept as f64 (JSON written from numpy float64 keeps its precision).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+
+use crate::error::DataError;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Embeddings {
+    path: PathBuf,
+    dim: usize,
+    vectors: HashMap<String, Vec<f64>>,
+}
+
+impl Embeddings {
+    pub fn from_path(path: &Path) -> Result<Self, DataError> {
+        let bytes = std::fs::read(path).map_err(|source| DataError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_slice(path, &bytes)
+    }
+
+    /// Parses a file's contents; `path` names it in errors.
+    pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<Self, DataError> {
+        let text = std::str::from_utf8(bytes).map_err(|_| DataError::NotUtf8 {
+            path: path.to_path_buf(),
+        })?;
+        let (dim, vectors) = match text.trim_start().chars().next() {
+            None => {
+                return Err(DataError::EmptyFile {
+                    path: path.to_path_buf(),
+                });
+            }
+            Some('{') => parse_json(text).map_err(|e| DataError::Json {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?,
+            Some(_) => parse_text(path, text)?,
+        };
+        Ok(Embeddings {
+            path: path.to_path_buf(),
+            dim,
+            vectors,
+        })
+    }
+
+    /// The file the vectors came from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    pub fn len(&self) -> usize {
+        self.vectors.len()
+    }
+
+    /// Always false: a file without vectors is rejected.
+    pub fn is_empty(&self) -> bool {
+        self.vectors.is_empty()
+    }
+
+    pub fn get(&self, text: &str) -> Option<&[f64]> {
+        self.vectors.get(text).map(Vec::as_slice)
+    }
+
+    /// The vectors of `texts`, in order; an error lists every text that has none.
+    pub fn lookup<'a, S: AsRef<str> + 'a>(
+        &self,
+        texts: impl IntoIterator<Item = &'a S>,
+    ) -> Result<Vec<&[f64]>, DataError> {
+        let mut found = Vec::new();
+        let mut missing: Vec<String> = Vec::new();
+        for text in texts {
+            match self.get(text.as_ref()) {
+                Some(v) => found.push(v),
+                None if !missing.iter().any(|m| m == text.as_ref()) => {
+                    missing.push(text.as_ref().to_owned())
+                }
+                None => {}
+            }
+        }
+        if missing.is_empty() {
+            Ok(found)
+        } else {
+            Err(DataError::MissingTexts {
+                path: self.path.clone(),
+                texts: missing,
+            })
+        }
+    }
+}
+
+type Parsed = (usize, HashMap<String, Vec<f64>>);
+
+fn parse_json(text: &str) -> Result<Parsed, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let parsed = de.deserialize_map(VectorsVisitor)?;
+    de.end()?;
+    Ok(parsed)
+}
+
+/// Reads the object entry by entry so that repeated keys and bad vectors are caught where they
+/// are (a plain `HashMap` would keep the last of two equal keys silently).
+struct VectorsVisitor;
+
+impl<'de> Visitor<'de> for VectorsVisitor {
+    type Value = Parsed;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object mapping each text to an array of numbers")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Parsed, M::Error> {
+        let mut vectors = HashMap::new();
+        let mut dim = None;
+        while let Some(text) = map.next_key::<String>()? {
+            let vector: Vec<f64> = map.next_value()?;
+            if let Some(problem) = check_vector(&vector, &mut dim) {
+                return Err(de::Error::custom(format!("{text:?}: {problem}")));
+            }
+            if vectors.contains_key(&text) {
+                return Err(de::Error::custom(format!("{text:?} appears twice")));
+            }
+            vectors.insert(text, vector);
+        }
+        match dim {
+            Some(dim) => Ok((dim, vectors)),
+            None => Err(de::Error::custom("no vectors")),
+        }
+    }
+}
+
+/// What is wrong with a vector, given the dimension of the ones before it.
+fn check_vector(vector: &[f64], dim: &mut Option<usize>) -> Option<String> {
+    if vector.is_empty() {
+        return Some("empty vector".into());
+    }
+    if let Some(i) = vector.iter().position(|v| !v.is_finite()) {
+        return Some(format!("value {i} is {}, not a finite number", vector[i]));
+    }
+    match *dim {
+        Some(d) if d != vector.len() => Some(format!(
+            "{} values, but earlier vectors have {d}",
+            vector.len()
+        )),
+        _ => {
+            *dim = Some(vector.len());
+            None
+        }
+    }
+}
+
+fn parse_text(path: &Path, text: &str) -> Result<Parsed, DataError> {
+    let line_error = |line: usize, problem: String| DataError::EmbeddingLine {
+        path: path.to_path_buf(),
+        line,
+        problem,
+    };
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l)).peekable();
+    // word2vec's optional header: exactly two integers, "count dim".
+    let mut header = None;
+    if let Some((_, first)) = lines.peek() {
+        let tokens: Vec<&str> = first.split_whitespace().collect();
+        if let [count, dim] = tokens[..]
+            && let (Ok(count), Ok(dim)) = (count.parse::<usize>(), dim.parse::<usize>())
+        {
+            header = Some((count, dim));
+            lines.next();
+        }
+    }
+    let mut dim = header.map(|(_, d)| d);
+    let mut vectors = HashMap::new();
+    for (number, line) in lines {
+        let mut tokens = line.split_whitespace();
+        let Some(word) = tokens.next() else { continue };
+        let vector = tokens
+            .enumerate()
+            .map(|(i, t)| {
+                t.parse::<f64>().map_err(|_| {
+                    line_error(
+                        number,
+                        format!("{word:?}: value {i} ({t:?}) is not a number"),
+                    )
+                })
+            })
+            .collect::<Result<Vec<f64>, _>>()?;
+        if let Some(problem) = check_vector(&vector, &mut dim) {
+            return Err(line_error(number, format!("{word:?}: {problem}")));
+        }
+        if vectors.insert(word.to_owned(), vector).is_some() {
+            return Err(line_error(number, format!("{word:?} appears twice")));
+        }
+    }
+    if let Some((announced, _)) = header
+        && announced != vectors.len()
+    {
+        return Err(DataError::EmbeddingCount {
+            path: path.to_path_buf(),
+            announced,
+            found: vectors.len(),
+        });
+    }
+    match dim {
+        Some(dim) if !vectors.is_empty() => Ok((dim, vectors)),
+        _ => Err(DataError::EmbeddingLine {
+            path: path.to_path_buf(),
+            line: 1,
+            problem: "no vectors".into(),
+        }),
+    }
+}

@@ -1,0 +1,175 @@
+//! Association tests: sent-bias's files load unmodified; every bad input is a one-line error
+//! naming the file and the set or field.
+
+use std::path::{Path, PathBuf};
+
+use lmbias_data::{
+    AssociationTest, DataError, Duplicates, LoadOptions, Role, TargetSizes, load_dir,
+};
+
+fn seat_en() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/seat/en")
+}
+
+fn parse(json: &str, options: &LoadOptions) -> Result<AssociationTest, DataError> {
+    AssociationTest::from_slice(Path::new("dir/mytest.jsonl"), json.as_bytes(), options)
+}
+
+fn spec(targ1: &str, targ2: &str) -> String {
+    format!(
+        r#"{{"targ1": {{"category": "Flowers", "examples": {targ1}}},
+            "targ2": {{"category": "Insects", "examples": {targ2}}},
+            "attr1": {{"category": "Pleasant", "examples": ["love", "peace"]}},
+            "attr2": {{"category": "Unpleasant", "examples": ["hatred"]}}}}"#
+    )
+}
+
+fn one_line_error(json: &str, options: &LoadOptions) -> String {
+    let message = parse(json, options)
+        .expect_err("must be rejected")
+        .to_string();
+    assert!(!message.contains('\n'), "not one line: {message}");
+    assert!(
+        message.starts_with("dir/mytest.jsonl: "),
+        "does not name the file: {message}"
+    );
+    message
+}
+
+#[test]
+fn sent_bias_weat1_loads_unmodified() {
+    let test = AssociationTest::from_path(&seat_en().join("weat1.jsonl"), &LoadOptions::default())
+        .unwrap();
+    assert_eq!(test.name(), "weat1");
+    assert_eq!(test.targ1().category(), "Flowers");
+    assert_eq!(test.targ2().category(), "Insects");
+    assert_eq!(test.attr1().category(), "Pleasant");
+    assert_eq!(test.attr2().category(), "Unpleasant");
+    assert_eq!(
+        [
+            test.targ1().len(),
+            test.targ2().len(),
+            test.attr1().len(),
+            test.attr2().len()
+        ],
+        [25, 25, 25, 25]
+    );
+    assert_eq!(test.targ1().examples()[0], "aster");
+    assert_eq!(test.set(Role::Attr2).examples()[24], "prison");
+}
+
+#[test]
+fn the_whole_english_battery_loads_sorted() {
+    let tests = load_dir(&seat_en(), &LoadOptions::default()).unwrap();
+    let names: Vec<&str> = tests.iter().map(|t| t.name()).collect();
+    assert_eq!(names.len(), 46);
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    assert_eq!(names[0], "angry_black_woman_stereotype");
+    assert!(names.contains(&"heilman_double_bind_competent_1+3-"));
+    assert!(names.contains(&"sent-weat8b"));
+    // sentence-level weat1: 350 flower/insect sentences per side, 215 pleasant, 250 unpleasant
+    let sent_weat1 = tests.iter().find(|t| t.name() == "sent-weat1").unwrap();
+    assert_eq!(
+        [
+            sent_weat1.targ1().len(),
+            sent_weat1.attr1().len(),
+            sent_weat1.attr2().len()
+        ],
+        [350, 215, 250]
+    );
+    assert_eq!(sent_weat1.targ1().examples()[0], "This is an aster.");
+}
+
+#[test]
+fn a_directory_without_tests_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("lmbias-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("README.md"), "not a test").unwrap();
+    let err = load_dir(&dir, &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        format!(
+            "{}: no association tests (*.jsonl or *.json files) in this directory",
+            dir.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn duplicates_are_an_error_unless_merged() {
+    let json = spec(r#"["rose", "tulip", "rose"]"#, r#"["ant", "flea", "moth"]"#);
+    assert_eq!(
+        one_line_error(&json, &LoadOptions::default()),
+        "dir/mytest.jsonl: targ1 (\"Flowers\"): example \"rose\" appears more than once (sent-bias silently merges duplicates; lmbias merges only when asked)"
+    );
+    let merged = LoadOptions {
+        duplicates: Duplicates::Merge,
+        target_sizes: TargetSizes::AllowUnequal,
+    };
+    let test = parse(&json, &merged).unwrap();
+    assert_eq!(test.targ1().examples(), ["rose", "tulip"]);
+}
+
+#[test]
+fn unequal_targets_are_an_error_unless_allowed() {
+    let json = spec(r#"["rose", "tulip"]"#, r#"["ant", "flea", "moth"]"#);
+    assert_eq!(
+        one_line_error(&json, &LoadOptions::default()),
+        "dir/mytest.jsonl: targ1 (\"Flowers\") has 2 examples but targ2 (\"Insects\") has 3: sent-bias requires equal target sizes (allow unequal sizes to run it anyway)"
+    );
+    let allow = LoadOptions {
+        target_sizes: TargetSizes::AllowUnequal,
+        ..LoadOptions::default()
+    };
+    assert_eq!(parse(&json, &allow).unwrap().targ2().len(), 3);
+}
+
+#[test]
+fn empty_sets_and_blank_examples_are_named() {
+    assert_eq!(
+        one_line_error(&spec("[]", "[]"), &LoadOptions::default()),
+        "dir/mytest.jsonl: targ1 (\"Flowers\"): has no examples"
+    );
+    assert_eq!(
+        one_line_error(&spec(r#"["rose"]"#, r#"["  "]"#), &LoadOptions::default()),
+        "dir/mytest.jsonl: targ2 (\"Insects\"): example 0 is blank"
+    );
+}
+
+#[test]
+fn schema_errors_name_the_field() {
+    let missing = r#"{"targ1": {"category": "a", "examples": ["x"]}, "targ2": {"category": "b", "examples": ["y"]},
+                     "attr1": {"category": "c", "examples": ["z"]}}"#;
+    let err = one_line_error(missing, &LoadOptions::default());
+    assert!(err.contains("missing field `attr2`"), "{err}");
+    let typo = spec(r#"["rose"]"#, r#"["ant"]"#).replace("\"attr2\"", "\"atr2\"");
+    let err = one_line_error(&typo, &LoadOptions::default());
+    assert!(err.contains("unknown field `atr2`"), "{err}");
+    let wrong_type = spec(r#""rose""#, r#"["ant"]"#);
+    let err = one_line_error(&wrong_type, &LoadOptions::default());
+    assert!(
+        err.contains("invalid type: string \"rose\", expected a sequence"),
+        "{err}"
+    );
+    let err = one_line_error("{\"targ1\": ", &LoadOptions::default());
+    assert!(err.contains("EOF while parsing"), "{err}");
+    assert_eq!(
+        one_line_error(" \n", &LoadOptions::default()),
+        "dir/mytest.jsonl: empty file"
+    );
+}
+
+#[test]
+fn in_memory_tests_are_named_by_their_name() {
+    let spec: lmbias_data::TestSpec = serde_json::from_str(&spec("[]", r#"["ant"]"#)).unwrap();
+    let err = AssociationTest::new("my-seat", spec, &LoadOptions::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "my-seat: targ1 (\"Flowers\"): has no examples"
+    );
+}

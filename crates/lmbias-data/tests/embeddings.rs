@@ -1,0 +1,142 @@
+//! Embedding files: JSON objects and word2vec/GloVe text; every bad file is a one-line error
+//! naming it and the text or line at fault.
+
+use std::path::Path;
+
+use lmbias_data::Embeddings;
+
+fn parse(content: &str) -> Result<Embeddings, String> {
+    Embeddings::from_slice(Path::new("emb.txt"), content.as_bytes()).map_err(|e| {
+        let message = e.to_string();
+        assert!(!message.contains('\n'), "not one line: {message}");
+        assert!(
+            message.starts_with("emb.txt: "),
+            "does not name the file: {message}"
+        );
+        message
+    })
+}
+
+#[test]
+fn json_with_sentences_as_keys() {
+    let e =
+        parse(r#"{"This is an aster.": [1, 2.5, -3e-2], "\"Quoted\", café!": [0, 0, 1]}"#).unwrap();
+    assert_eq!(e.dim(), 3);
+    assert_eq!(e.len(), 2);
+    assert_eq!(e.get("This is an aster."), Some(&[1.0, 2.5, -0.03][..]));
+    assert_eq!(e.get("\"Quoted\", café!"), Some(&[0.0, 0.0, 1.0][..]));
+}
+
+#[test]
+fn word2vec_text_with_and_without_header() {
+    let with = parse("2 3\nrose 0.1 0.2 0.3 \nant -1 0 1\n").unwrap();
+    let without = parse("rose 0.1 0.2 0.3\nant -1 0 1").unwrap();
+    assert_eq!(
+        with,
+        Embeddings::from_slice(Path::new("emb.txt"), b"rose 0.1 0.2 0.3\nant -1 0 1").unwrap()
+    );
+    assert_eq!(without.get("ant"), Some(&[-1.0, 0.0, 1.0][..]));
+    assert_eq!(without.dim(), 3);
+}
+
+#[test]
+fn missing_texts_are_all_listed() {
+    let e = parse(r#"{"rose": [1, 0], "ant": [0, 1]}"#).unwrap();
+    let texts = ["rose", "tulip", "ant", "A \"moth\".", "tulip"];
+    let err = e.lookup(&texts).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        r#"emb.txt: 2 text(s) have no vector: "tulip", "A \"moth\".""#
+    );
+    let found = e.lookup(&["ant", "rose"]).unwrap();
+    assert_eq!(found, vec![&[0.0, 1.0][..], &[1.0, 0.0][..]]);
+}
+
+#[test]
+fn bad_json_files_are_one_line_errors() {
+    for (content, expected) in [
+        ("", "emb.txt: empty file"),
+        ("{}", "emb.txt: no vectors at line 1 column 2"),
+        (
+            r#"{"a": [1, 2], "b": [1]}"#,
+            "emb.txt: \"b\": 1 values, but earlier vectors have 2 at line 1 column 23",
+        ),
+        (
+            r#"{"a": [1, 2], "a": [3, 4]}"#,
+            "emb.txt: \"a\" appears twice at line 1 column 26",
+        ),
+        (
+            r#"{"a": []}"#,
+            "emb.txt: \"a\": empty vector at line 1 column 9",
+        ),
+        (
+            r#"{"a": [1, NaN]}"#,
+            "emb.txt: expected value at line 1 column 11",
+        ),
+        (
+            r#"{"a": [1, 1e999]}"#,
+            "emb.txt: number out of range at line 1 column 15",
+        ),
+        (
+            r#"{"a": [1, "x"]}"#,
+            "emb.txt: invalid type: string \"x\", expected f64 at line 1 column 13",
+        ),
+        (
+            r#"{"a": [1, 2]} trailing"#,
+            "emb.txt: trailing characters at line 1 column 15",
+        ),
+        (
+            "{\"a\": [1, 2]",
+            "emb.txt: EOF while parsing an object at line 1 column 12",
+        ),
+    ] {
+        assert_eq!(parse(content).unwrap_err(), expected, "for {content:?}");
+    }
+}
+
+#[test]
+fn bad_text_files_are_one_line_errors() {
+    for (content, expected) in [
+        (
+            "rose 1 2\nant 1",
+            "emb.txt: line 2: \"ant\": 1 values, but earlier vectors have 2",
+        ),
+        (
+            "3 2\nrose 1 2\nant 1 2",
+            "emb.txt: header announces 3 vectors but the file has 2",
+        ),
+        (
+            "2 3\nrose 1 2\nant 1 2",
+            "emb.txt: line 2: \"rose\": 2 values, but earlier vectors have 3",
+        ),
+        (
+            "rose 1 x",
+            "emb.txt: line 1: \"rose\": value 1 (\"x\") is not a number",
+        ),
+        (
+            "rose 1 nan",
+            "emb.txt: line 1: \"rose\": value 1 is NaN, not a finite number",
+        ),
+        (
+            "rose 1 inf",
+            "emb.txt: line 1: \"rose\": value 1 is inf, not a finite number",
+        ),
+        ("rose\n", "emb.txt: line 1: \"rose\": empty vector"),
+        (
+            "rose 1 2\nrose 3 4",
+            "emb.txt: line 2: \"rose\" appears twice",
+        ),
+        ("0 300\n", "emb.txt: line 1: no vectors"),
+    ] {
+        assert_eq!(parse(content).unwrap_err(), expected, "for {content:?}");
+    }
+    let err = Embeddings::from_slice(Path::new("emb.txt"), &[b'a', b' ', 0xff, 0xfe]).unwrap_err();
+    assert_eq!(err.to_string(), "emb.txt: not valid UTF-8 text");
+    let err = Embeddings::from_path(Path::new("/nonexistent/emb.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("/nonexistent/emb.json: No such file"),
+        "{err}"
+    );
+}

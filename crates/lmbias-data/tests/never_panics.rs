@@ -1,0 +1,73 @@
+//! Arbitrary bytes and arbitrary JSON fed to the association-test and embeddings loaders:
+//! they may reject the input, never panic.
+
+use std::path::Path;
+
+use lmbias_data::{AssociationTest, Embeddings, LoadOptions};
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        any::<i64>().prop_map(|i| Value::Number(i.into())),
+        ".{0,12}".prop_map(Value::String),
+        prop_oneof![
+            Just("targ1"),
+            Just("attr2"),
+            Just("category"),
+            Just("examples")
+        ]
+        .prop_map(|s| Value::String(s.into())),
+    ];
+    leaf.prop_recursive(4, 64, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec(
+                (
+                    prop_oneof![
+                        Just("targ1".to_string()),
+                        Just("targ2".to_string()),
+                        Just("attr1".to_string()),
+                        Just("attr2".to_string()),
+                        Just("category".to_string()),
+                        Just("examples".to_string()),
+                        ".{0,8}"
+                    ],
+                    inner
+                ),
+                0..6
+            )
+            .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+        ]
+    })
+}
+
+fn load_both(bytes: &[u8]) {
+    let path = Path::new("arbitrary.jsonl");
+    let _ = AssociationTest::from_slice(path, bytes, &LoadOptions::default());
+    let _ = Embeddings::from_slice(path, bytes);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+        load_both(&bytes);
+    }
+
+    #[test]
+    fn arbitrary_json(value in json()) {
+        load_both(value.to_string().as_bytes());
+        load_both(serde_json::to_string_pretty(&value).unwrap().as_bytes());
+    }
+
+    #[test]
+    fn arbitrary_text_lines(lines in prop::collection::vec("[a-z0-9 .eE+-]{0,24}", 0..8)) {
+        load_both(lines.join("\n").as_bytes());
+    }
+}
