@@ -1,3 +1,4 @@
 //! The three studies (SEAT battery, temporal valence, categorical-association probe) run against lmbias-encoder's traits.
 pub mod probe;
+pub mod seat;
 pub mod valence;

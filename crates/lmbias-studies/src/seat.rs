@@ -1,0 +1,438 @@
+//! The SEAT battery (May et al. 2019; Caglidil et al. 2024): many association
+//! tests on one or more models, with multiple-test correction across the battery
+//! and a vocabulary-coverage diagnostic per test.
+//!
+//! Every distinct text is encoded once per model, however many tests share it
+//! (the Turkish battery reuses names and attribute words across its 37 tests).
+//!
+//! ## Coverage
+//! A model that does not know a word splits it into many pieces or maps it to
+//! the unknown token, and its vector then says little about the word: Caglidil
+//! et al. (2024) warn about exactly this for rare Kurdish names. For every
+//! example we take its *hardest word* — the whitespace/punctuation-delimited
+//! word (a maximal run of alphanumeric characters) that the model splits into
+//! the most pieces — so a one-word example is judged by itself and a sentence
+//! by its rarest word (normally the target word in a template). Per set we
+//! count examples whose hardest word is one piece, split (≥ 2 pieces),
+//! fragmented (≥ [`FRAGMENTED_PIECES`] pieces), or contains an unknown piece.
+//! A test is flagged ([`CoverageFlag`]) when more than
+//! [`FRAGMENTED_SHARE`] of a **target** set is fragmented, or when any example
+//! of **any** set contains an unknown piece.
+
+use std::collections::HashMap;
+
+use lmbias_data::association::{AssociationTest, Role};
+use lmbias_encoder::{Embedder, EncoderError, Layer, Pooling};
+use lmbias_metrics::correction;
+use lmbias_metrics::weat::{self, Associations, Options, WeatError};
+use serde::Serialize;
+
+/// A hardest word with at least this many pieces counts as fragmented.
+pub const FRAGMENTED_PIECES: usize = 3;
+/// A target set with more than this share of fragmented examples is flagged.
+pub const FRAGMENTED_SHARE: f64 = 0.5;
+/// Texts sent to the model per `embed` call.
+pub const BATCH_SIZE: usize = 32;
+
+/// How every test of the battery is run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SeatOptions {
+    pub pooling: Pooling,
+    pub layer: Layer,
+    /// Permutation-test and effect-size settings, shared by all tests.
+    pub weat: Options,
+}
+
+impl SeatError {
+    /// The test at fault, if the error concerns one.
+    pub fn test(&self) -> Option<&str> {
+        match self {
+            SeatError::Encode { test, .. }
+            | SeatError::Tokenize { test, .. }
+            | SeatError::Weat { test, .. } => Some(test),
+            SeatError::NoTests | SeatError::VectorCount { .. } => None,
+        }
+    }
+}
+
+fn is_target(role: Role) -> bool {
+    matches!(role, Role::Targ1 | Role::Targ2)
+}
+
+/// The examples of `role` in `test`, with the set's category name.
+fn set_of(test: &AssociationTest, role: Role) -> (&str, &[String]) {
+    let set = test.set(role);
+    (set.category(), set.examples())
+}
+
+/// Set sizes as used: |X|, |Y|, |A|, |B|.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SetSizes {
+    pub targ1: usize,
+    pub targ2: usize,
+    pub attr1: usize,
+    pub attr2: usize,
+}
+
+/// How well one model's vocabulary covers one set (see the module docs).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SetCoverage {
+    pub set: Role,
+    pub category: String,
+    pub examples: usize,
+    /// Examples whose hardest word is a single piece.
+    pub single_piece: usize,
+    /// Examples whose hardest word is split into ≥ 2 pieces.
+    pub split: usize,
+    /// Examples whose hardest word is split into ≥ [`FRAGMENTED_PIECES`] pieces.
+    pub fragmented: usize,
+    /// Examples with at least one unknown piece anywhere.
+    pub with_unknown: usize,
+    /// Mean over examples of the hardest word's piece count.
+    pub mean_pieces: f64,
+}
+
+/// Why a test's results deserve suspicion on this model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CoverageFlag {
+    /// More than [`FRAGMENTED_SHARE`] of a target set is fragmented.
+    Fragmented { set: Role, share: f64 },
+    /// Some examples contain the unknown token.
+    Unknown { set: Role, examples: usize },
+}
+
+impl std::fmt::Display for CoverageFlag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CoverageFlag::Fragmented { set, share } => write!(
+                f,
+                "{set}: {:.0}% split into ≥{FRAGMENTED_PIECES} pieces",
+                share * 100.0
+            ),
+            CoverageFlag::Unknown { set, examples } => {
+                write!(f, "{set}: {examples} with unknown pieces")
+            }
+        }
+    }
+}
+
+/// Coverage of all four sets of a test, and the flags they raise.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TestCoverage {
+    pub sets: Vec<SetCoverage>,
+    pub flags: Vec<CoverageFlag>,
+}
+
+/// One test on one model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeatRow {
+    pub model: String,
+    pub test: String,
+    pub pooling: Pooling,
+    pub layer: Layer,
+    /// Cohen's d; `None` when every association score is equal (0/0).
+    pub effect_size: Option<f64>,
+    pub test_statistic: f64,
+    pub p_value: f64,
+    pub exact: bool,
+    /// Number of equal splits of X ∪ Y; `None` when it overflows u128.
+    pub n_partitions: Option<u128>,
+    /// Splits evaluated: all of them when exact, else `n_samples`.
+    pub n_evaluated: u64,
+    /// Holm-adjusted p across this model's battery.
+    pub p_holm: f64,
+    /// Benjamini–Hochberg-adjusted p across this model's battery.
+    pub p_bh: f64,
+    pub sizes: SetSizes,
+    pub coverage: TestCoverage,
+}
+
+/// Why a battery could not be run. One line; names the model, test and set
+/// (a caller that read the tests from files adds the file: see [`SeatError::test`]).
+#[derive(Debug, thiserror::Error)]
+pub enum SeatError {
+    #[error("the battery has no tests")]
+    NoTests,
+    #[error("model {model}: test {test}, set {set}: cannot encode {text:?}: {source}")]
+    Encode {
+        model: String,
+        test: String,
+        set: Role,
+        text: String,
+        source: EncoderError,
+    },
+    #[error("model {model}: test {test}, set {set}: cannot tokenize {text:?}: {source}")]
+    Tokenize {
+        model: String,
+        test: String,
+        set: Role,
+        text: String,
+        source: EncoderError,
+    },
+    #[error("model {model}: returned {found} vectors for {expected} texts")]
+    VectorCount {
+        model: String,
+        found: usize,
+        expected: usize,
+    },
+    #[error("model {model}: test {test}: {source}")]
+    Weat {
+        model: String,
+        test: String,
+        source: WeatError,
+    },
+}
+
+/// The first (test, set) that holds `text`, for error messages.
+fn locate<'t>(tests: &'t [AssociationTest], text: &str) -> (&'t AssociationTest, Role) {
+    tests
+        .iter()
+        .flat_map(|t| Role::ALL.map(|r| (t, r)))
+        .find(|&(t, r)| set_of(t, r).1.iter().any(|e| e == text))
+        .expect("every embedded text comes from some test")
+}
+
+/// Runs every test on every model: one row per (model, test), models in the
+/// order given, tests in battery order. Holm and BH are applied per model, over
+/// that model's whole battery.
+pub fn run(
+    models: &[&dyn Embedder],
+    tests: &[AssociationTest],
+    options: &SeatOptions,
+) -> Result<Vec<SeatRow>, SeatError> {
+    let mut rows = Vec::with_capacity(models.len() * tests.len());
+    for model in models {
+        rows.extend(run_model(*model, tests, options)?);
+    }
+    Ok(rows)
+}
+
+/// Runs the battery on one model.
+pub fn run_model(
+    model: &dyn Embedder,
+    tests: &[AssociationTest],
+    options: &SeatOptions,
+) -> Result<Vec<SeatRow>, SeatError> {
+    if tests.is_empty() {
+        return Err(SeatError::NoTests);
+    }
+    let vectors = embed_distinct(model, tests, options)?;
+    let mut pieces = PieceCounter::new(model);
+    let mut rows = Vec::with_capacity(tests.len());
+    for test in tests {
+        let lookup = |role| -> Vec<&[f32]> {
+            set_of(test, role)
+                .1
+                .iter()
+                .map(|e| vectors[e.as_str()].as_slice())
+                .collect()
+        };
+        let [x, y, a, b] = Role::ALL.map(lookup);
+        let weat_error = |source| SeatError::Weat {
+            model: model.model_name().to_owned(),
+            test: test.name().to_owned(),
+            source,
+        };
+        let assoc = Associations::from_vectors(&x, &y, &a, &b).map_err(weat_error)?;
+        let result = weat::weat(&assoc, &options.weat).map_err(weat_error)?;
+        rows.push(SeatRow {
+            model: model.model_name().to_owned(),
+            test: test.name().to_owned(),
+            pooling: options.pooling,
+            layer: options.layer,
+            effect_size: result.effect_size,
+            test_statistic: result.test_statistic,
+            p_value: result.permutation.p_value,
+            exact: result.permutation.exact,
+            n_partitions: result.permutation.n_partitions,
+            n_evaluated: result.permutation.n_evaluated,
+            p_holm: f64::NAN,
+            p_bh: f64::NAN,
+            sizes: SetSizes {
+                targ1: x.len(),
+                targ2: y.len(),
+                attr1: a.len(),
+                attr2: b.len(),
+            },
+            coverage: pieces.coverage(test)?,
+        });
+    }
+    let p: Vec<f64> = rows.iter().map(|r| r.p_value).collect();
+    let holm = correction::holm(&p).expect("permutation p-values lie in [0, 1]");
+    let bh = correction::benjamini_hochberg(&p).expect("permutation p-values lie in [0, 1]");
+    for ((row, h), b) in rows.iter_mut().zip(holm).zip(bh) {
+        row.p_holm = h;
+        row.p_bh = b;
+    }
+    Ok(rows)
+}
+
+/// Encodes each distinct text of the battery once, in batches.
+fn embed_distinct<'t>(
+    model: &dyn Embedder,
+    tests: &'t [AssociationTest],
+    options: &SeatOptions,
+) -> Result<HashMap<&'t str, Vec<f32>>, SeatError> {
+    let mut texts: Vec<&str> = Vec::new();
+    let mut seen: HashMap<&str, ()> = HashMap::new();
+    for test in tests {
+        for role in Role::ALL {
+            for e in set_of(test, role).1 {
+                if seen.insert(e.as_str(), ()).is_none() {
+                    texts.push(e.as_str());
+                }
+            }
+        }
+    }
+    let mut vectors = HashMap::with_capacity(texts.len());
+    for batch in texts.chunks(BATCH_SIZE) {
+        let out = match model.embed(batch, options.pooling, options.layer) {
+            Ok(out) => out,
+            // Find the text that fails, so the error can name its test and set.
+            Err(batch_error) => {
+                let culprit = batch
+                    .iter()
+                    .find_map(|t| {
+                        model
+                            .embed(&[t], options.pooling, options.layer)
+                            .err()
+                            .map(|e| (*t, e))
+                    })
+                    .unwrap_or((batch[0], batch_error));
+                return Err(encode_error(model, tests, culprit.0, culprit.1));
+            }
+        };
+        if out.len() != batch.len() {
+            return Err(SeatError::VectorCount {
+                model: model.model_name().to_owned(),
+                found: out.len(),
+                expected: batch.len(),
+            });
+        }
+        vectors.extend(batch.iter().copied().zip(out));
+    }
+    Ok(vectors)
+}
+
+fn encode_error(
+    model: &dyn Embedder,
+    tests: &[AssociationTest],
+    text: &str,
+    source: EncoderError,
+) -> SeatError {
+    let (test, set) = locate(tests, text);
+    SeatError::Encode {
+        model: model.model_name().to_owned(),
+        test: test.name().to_owned(),
+        set,
+        text: text.to_owned(),
+        source,
+    }
+}
+
+/// The words of a text for coverage: maximal runs of alphanumeric characters,
+/// i.e. what BERT's pre-tokenizer keeps together (it splits at whitespace and
+/// punctuation, so "Ayşe'nin" is "Ayşe" and "nin").
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+}
+
+/// Pieces per word, each word tokenized once per model.
+struct PieceCounter<'m> {
+    model: &'m dyn Embedder,
+    /// word → (pieces, has an unknown piece)
+    cache: HashMap<String, (usize, bool)>,
+}
+
+impl<'m> PieceCounter<'m> {
+    fn new(model: &'m dyn Embedder) -> Self {
+        PieceCounter {
+            model,
+            cache: HashMap::new(),
+        }
+    }
+
+    fn word(&mut self, word: &str) -> Result<(usize, bool), EncoderError> {
+        if let Some(&hit) = self.cache.get(word) {
+            return Ok(hit);
+        }
+        let pieces = self.model.tokenize(word)?;
+        let entry = (pieces.len(), pieces.iter().any(|p| p.unknown));
+        self.cache.insert(word.to_owned(), entry);
+        Ok(entry)
+    }
+
+    fn coverage(&mut self, test: &AssociationTest) -> Result<TestCoverage, SeatError> {
+        let mut sets = Vec::with_capacity(4);
+        let mut flags = Vec::new();
+        for role in Role::ALL {
+            let (category, examples) = set_of(test, role);
+            let mut cov = SetCoverage {
+                set: role,
+                category: category.to_owned(),
+                examples: examples.len(),
+                single_piece: 0,
+                split: 0,
+                fragmented: 0,
+                with_unknown: 0,
+                mean_pieces: 0.0,
+            };
+            let mut total_pieces = 0usize;
+            for example in examples {
+                let mut hardest = 0usize;
+                let mut unknown = false;
+                for w in words(example) {
+                    let (n, unk) = self.word(w).map_err(|source| SeatError::Tokenize {
+                        model: self.model.model_name().to_owned(),
+                        test: test.name().to_owned(),
+                        set: role,
+                        text: example.clone(),
+                        source,
+                    })?;
+                    hardest = hardest.max(n);
+                    unknown |= unk;
+                }
+                total_pieces += hardest;
+                match hardest {
+                    // A text of punctuation only has no word; it counts as neither.
+                    0 => {}
+                    1 => cov.single_piece += 1,
+                    _ => cov.split += 1,
+                }
+                if hardest >= FRAGMENTED_PIECES {
+                    cov.fragmented += 1;
+                }
+                if unknown {
+                    cov.with_unknown += 1;
+                }
+            }
+            cov.mean_pieces = total_pieces as f64 / examples.len().max(1) as f64;
+            let share = cov.fragmented as f64 / examples.len().max(1) as f64;
+            if is_target(role) && share > FRAGMENTED_SHARE {
+                flags.push(CoverageFlag::Fragmented { set: role, share });
+            }
+            if cov.with_unknown > 0 {
+                flags.push(CoverageFlag::Unknown {
+                    set: role,
+                    examples: cov.with_unknown,
+                });
+            }
+            sets.push(cov);
+        }
+        Ok(TestCoverage { sets, flags })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_at_whitespace_and_punctuation() {
+        let w: Vec<_> = words("Ayşe'nin kitabı, burada.").collect();
+        assert_eq!(w, ["Ayşe", "nin", "kitabı", "burada"]);
+        assert_eq!(words("...").count(), 0);
+    }
+}

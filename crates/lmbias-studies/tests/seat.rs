@@ -1,0 +1,386 @@
+//! The SEAT battery against a fake embedder with a planted bias: every number
+//! must equal lmbias-metrics run directly on the same vectors.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use lmbias_data::association::{AssociationTest, LoadOptions, Role};
+use lmbias_encoder::{Embedder, EncoderError, Layer, Piece, Pooling, WordInContext};
+use lmbias_metrics::correction;
+use lmbias_metrics::weat::{self, Associations, Options};
+use lmbias_studies::seat::{self, CoverageFlag, SeatError, SeatOptions};
+
+const DIM: usize = 6;
+
+/// Vectors: deterministic noise from the text's hash, plus `bias` times the
+/// first axis. Pieces: one per 4 characters of a word; a word with a `q` is unknown.
+struct FakeEmbedder {
+    name: &'static str,
+    bias: HashMap<&'static str, f32>,
+    embedded: RefCell<Vec<String>>,
+}
+
+impl FakeEmbedder {
+    fn new(name: &'static str, bias: &[(&'static str, f32)]) -> Self {
+        FakeEmbedder {
+            name,
+            bias: bias.iter().copied().collect(),
+            embedded: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn vector(&self, text: &str) -> Vec<f32> {
+        // FNV-1a, then an LCG: the same text always gets the same noise.
+        let mut h: u64 = 0xcbf29ce484222325;
+        for b in text.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
+        }
+        let mut v: Vec<f32> = (0..DIM)
+            .map(|_| {
+                h = h
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((h >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+            })
+            .collect();
+        v[0] += self.bias.get(text).copied().unwrap_or(0.0);
+        v
+    }
+}
+
+impl Embedder for FakeEmbedder {
+    fn model_name(&self) -> &str {
+        self.name
+    }
+    fn hidden_size(&self) -> usize {
+        DIM
+    }
+    fn num_layers(&self) -> usize {
+        1
+    }
+    fn embed(&self, texts: &[&str], _: Pooling, _: Layer) -> Result<Vec<Vec<f32>>, EncoderError> {
+        if let Some(bad) = texts.iter().find(|t| t.contains("FAIL")) {
+            return Err(EncoderError::Backend(format!("cannot encode {bad:?}")));
+        }
+        self.embedded
+            .borrow_mut()
+            .extend(texts.iter().map(|t| t.to_string()));
+        Ok(texts.iter().map(|t| self.vector(t)).collect())
+    }
+    fn embed_words(
+        &self,
+        _: &[WordInContext<'_>],
+        _: Layer,
+    ) -> Result<Vec<Vec<f32>>, EncoderError> {
+        unreachable!("SEAT embeds whole texts")
+    }
+    fn tokenize(&self, text: &str) -> Result<Vec<Piece>, EncoderError> {
+        Ok(text
+            .split_whitespace()
+            .flat_map(|w| {
+                let n = w.chars().count().div_ceil(4);
+                let unknown = w.contains('q');
+                (0..n).map(move |i| Piece {
+                    id: i as u32,
+                    token: w.to_owned(),
+                    unknown,
+                })
+            })
+            .collect())
+    }
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("lmbias-seat-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn write(&self, name: &str, sets: [(&str, &[&str]); 4]) -> PathBuf {
+        let keys = ["targ1", "targ2", "attr1", "attr2"];
+        let json: serde_json::Map<String, serde_json::Value> = keys
+            .iter()
+            .zip(sets)
+            .map(|(k, (category, examples))| {
+                (
+                    k.to_string(),
+                    serde_json::json!({ "category": category, "examples": examples }),
+                )
+            })
+            .collect();
+        let path = self.0.join(name);
+        std::fs::write(&path, serde_json::to_string_pretty(&json).unwrap()).unwrap();
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const FLOWERS: &[&str] = &["rose", "tulip", "lily", "daisy", "iris"];
+const INSECTS: &[&str] = &["ant", "wasp", "flea", "moth", "gnat"];
+const PLEASANT: &[&str] = &["love", "peace", "joy", "kind"];
+const UNPLEASANT: &[&str] = &["hate", "war", "pain", "evil"];
+
+/// Flowers lean to pleasant, insects to unpleasant: a bias planted on axis 0.
+fn planted() -> Vec<(&'static str, f32)> {
+    let mut bias = Vec::new();
+    for (set, sign) in [
+        (FLOWERS, 1.0),
+        (INSECTS, -1.0),
+        (PLEASANT, 1.0),
+        (UNPLEASANT, -1.0),
+    ] {
+        bias.extend(set.iter().map(|w| (*w, sign * 1.5)));
+    }
+    bias
+}
+
+/// Two tests sharing their attribute words, plus a long-name test for coverage.
+fn battery(dir: &TempDir) -> Vec<AssociationTest> {
+    let paths = [
+        dir.write(
+            "a_flowers.jsonl",
+            [
+                ("Flowers", FLOWERS),
+                ("Insects", INSECTS),
+                ("Pleasant", PLEASANT),
+                ("Unpleasant", UNPLEASANT),
+            ],
+        ),
+        dir.write(
+            "b_reversed.jsonl",
+            [
+                ("Insects", INSECTS),
+                ("Flowers", FLOWERS),
+                ("Pleasant", PLEASANT),
+                ("Unpleasant", UNPLEASANT),
+            ],
+        ),
+        dir.write(
+            "c_rare.jsonl",
+            [
+                // 3 of 4 fragmented (≥ 9 characters = ≥ 3 pieces), one unknown.
+                ("Rare", &["Berxwedanxx", "Rojhatxxxx", "Şervanxxxxx", "Ali"]),
+                ("Common", &["Ahmet", "Ayşe's book.", "Elif", "qat"]),
+                ("Pleasant", PLEASANT),
+                ("Unpleasant", UNPLEASANT),
+            ],
+        ),
+    ];
+    paths
+        .iter()
+        .map(|p| AssociationTest::from_path(p, &LoadOptions::default()).unwrap())
+        .collect()
+}
+
+fn options() -> SeatOptions {
+    SeatOptions {
+        pooling: Pooling::Cls,
+        layer: Layer::Last,
+        weat: Options::default(),
+    }
+}
+
+#[test]
+fn battery_matches_metrics_on_the_same_vectors() {
+    let dir = TempDir::new("match");
+    let tests = battery(&dir);
+    let model = FakeEmbedder::new("fake", &planted());
+    let rows = seat::run(&[&model], &tests, &options()).unwrap();
+    assert_eq!(rows.len(), 3);
+
+    for (row, test) in rows.iter().zip(&tests) {
+        let vecs = |set: &[String]| set.iter().map(|t| model.vector(t)).collect::<Vec<_>>();
+        let assoc = Associations::from_vectors(
+            &vecs(test.targ1().examples()),
+            &vecs(test.targ2().examples()),
+            &vecs(test.attr1().examples()),
+            &vecs(test.attr2().examples()),
+        )
+        .unwrap();
+        let direct = weat::weat(&assoc, &Options::default()).unwrap();
+        assert_eq!(row.test, test.name());
+        assert_eq!(row.model, "fake");
+        assert_eq!(row.effect_size, direct.effect_size);
+        assert_eq!(row.p_value, direct.permutation.p_value);
+        assert_eq!(row.exact, direct.permutation.exact);
+        assert_eq!(row.n_partitions, direct.permutation.n_partitions);
+    }
+
+    // The planted bias shows: flowers-pleasant is strong and significant; reversed is its mirror.
+    let d = rows[0].effect_size.unwrap();
+    assert!(d > 1.5, "planted bias gives d = {d}");
+    assert!(rows[0].p_value < 0.01, "p = {}", rows[0].p_value);
+    assert!((rows[1].effect_size.unwrap() + d).abs() < 1e-12);
+    assert!(rows[1].p_value > 0.99);
+    // C(10, 5) = 252 splits: exact at the default 100000 samples.
+    assert!(rows[0].exact);
+    assert_eq!(rows[0].n_partitions, Some(252));
+    assert_eq!(
+        (
+            rows[0].sizes.targ1,
+            rows[0].sizes.targ2,
+            rows[0].sizes.attr1,
+            rows[0].sizes.attr2
+        ),
+        (5, 5, 4, 4)
+    );
+
+    let p: Vec<f64> = rows.iter().map(|r| r.p_value).collect();
+    let holm = correction::holm(&p).unwrap();
+    let bh = correction::benjamini_hochberg(&p).unwrap();
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r.p_holm, holm[i]);
+        assert_eq!(r.p_bh, bh[i]);
+        assert!(r.p_holm >= r.p_value && r.p_bh >= r.p_value);
+    }
+}
+
+#[test]
+fn each_distinct_text_is_embedded_once_per_model() {
+    let dir = TempDir::new("once");
+    let tests = battery(&dir);
+    let model = FakeEmbedder::new("fake", &planted());
+    seat::run(&[&model], &tests, &options()).unwrap();
+    let embedded = model.embedded.borrow();
+    let mut distinct = embedded.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(embedded.len(), distinct.len(), "a text was embedded twice");
+    // 5 + 5 + 4 + 4 shared by the first two tests, + 8 new targets in the third.
+    assert_eq!(distinct.len(), 26);
+}
+
+#[test]
+fn several_models_make_one_table_corrected_per_model() {
+    let dir = TempDir::new("models");
+    let tests = battery(&dir);
+    let biased = FakeEmbedder::new("biased", &planted());
+    let neutral = FakeEmbedder::new("neutral", &[]);
+    let rows = seat::run(&[&biased, &neutral], &tests, &options()).unwrap();
+    let names: Vec<_> = rows
+        .iter()
+        .map(|r| (r.model.as_str(), r.test.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("biased", "a_flowers"),
+            ("biased", "b_reversed"),
+            ("biased", "c_rare"),
+            ("neutral", "a_flowers"),
+            ("neutral", "b_reversed"),
+            ("neutral", "c_rare"),
+        ]
+    );
+    let neutral_p: Vec<f64> = rows[3..].iter().map(|r| r.p_value).collect();
+    let holm = correction::holm(&neutral_p).unwrap();
+    assert_eq!(rows[3..].iter().map(|r| r.p_holm).collect::<Vec<_>>(), holm);
+    // Without the planted axis the effect is far weaker.
+    assert!(rows[3].effect_size.unwrap().abs() < rows[0].effect_size.unwrap().abs());
+}
+
+#[test]
+fn coverage_counts_pieces_and_flags_rare_targets() {
+    let dir = TempDir::new("coverage");
+    let tests = battery(&dir);
+    let model = FakeEmbedder::new("fake", &planted());
+    let rows = seat::run(&[&model], &tests, &options()).unwrap();
+
+    // Flowers: all ≤ 5 chars; "tulip", "daisy" have 5 chars → 2 pieces.
+    let flowers = &rows[0].coverage.sets[0];
+    assert_eq!(
+        (
+            flowers.examples,
+            flowers.single_piece,
+            flowers.split,
+            flowers.fragmented
+        ),
+        (5, 3, 2, 0)
+    );
+    assert!((flowers.mean_pieces - 7.0 / 5.0).abs() < 1e-12);
+    assert!(rows[0].coverage.flags.is_empty());
+
+    let rare = &rows[2].coverage;
+    let targ1 = &rare.sets[0];
+    // Berxwedanxx 11 chars → 3, Rojhatxxxx 10 → 3, Şervanxxxxx 11 → 3, Ali → 1.
+    assert_eq!(
+        (
+            targ1.single_piece,
+            targ1.split,
+            targ1.fragmented,
+            targ1.with_unknown
+        ),
+        (1, 3, 3, 0)
+    );
+    assert!((targ1.mean_pieces - 10.0 / 4.0).abs() < 1e-12);
+    // "Ayşe's book." → words Ayşe, s, book: hardest is one piece; "qat" is unknown.
+    let targ2 = &rare.sets[1];
+    assert_eq!(
+        (targ2.single_piece, targ2.split, targ2.with_unknown),
+        (3, 1, 1)
+    );
+    assert_eq!(
+        rare.flags,
+        [
+            CoverageFlag::Fragmented {
+                set: Role::Targ1,
+                share: 0.75
+            },
+            CoverageFlag::Unknown {
+                set: Role::Targ2,
+                examples: 1
+            },
+        ]
+    );
+}
+
+#[test]
+fn a_text_the_model_cannot_encode_names_test_and_set() {
+    let dir = TempDir::new("fail");
+    let path = dir.write(
+        "broken.jsonl",
+        [
+            ("X", &["a", "b"]),
+            ("Y", &["c", "d"]),
+            ("A", &["e", "f"]),
+            ("B", &["g", "FAIL here"]),
+        ],
+    );
+    let tests = vec![AssociationTest::from_path(&path, &LoadOptions::default()).unwrap()];
+    let model = FakeEmbedder::new("fake", &[]);
+    let err = seat::run(&[&model], &tests, &options()).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        matches!(
+            err,
+            SeatError::Encode {
+                set: Role::Attr2,
+                ..
+            }
+        ),
+        "{msg}"
+    );
+    assert_eq!(err.test(), Some("broken"));
+    assert!(
+        msg.contains("test broken,") && msg.contains("attr2") && msg.contains("FAIL here"),
+        "{msg}"
+    );
+    assert!(!msg.contains('\n'));
+}
+
+#[test]
+fn an_empty_battery_is_an_error() {
+    let model = FakeEmbedder::new("fake", &[]);
+    let err = seat::run(&[&model], &[], &options()).unwrap_err();
+    assert_eq!(err.to_string(), "the battery has no tests");
+}
