@@ -1,7 +1,8 @@
 //! lmbias-text against transformers 5.24: ids, tokens, byte offsets, special-token
 //! masks and word ids for a battery of texts (EME, modern, Turkish, Kurdish,
 //! punctuation, CJK, accents, emojis, control characters) on all-MiniLM-L6-v2 and the
-//! tiny BERT fixtures, through tokenizer.json and through vocab.txt alone.
+//! tiny BERT fixtures, through tokenizer.json and through vocab.txt alone, and on the
+//! tiny mT5 through tokenizer.json and through spiece.model alone.
 //! References: tests/fixtures/reference/tokenizer-*.json, written by
 //! tests/fixtures/generate/tokenizer_reference.py.
 
@@ -27,8 +28,13 @@ fn scratch(name: &str) -> PathBuf {
 
 /// `vocab.txt` and (when present) `tokenizer_config.json` of `model`, alone in a folder.
 fn vocab_only(model: &Path, name: &str) -> PathBuf {
+    only(model, name, "vocab.txt")
+}
+
+/// `vocab` and (when present) `tokenizer_config.json` of `model`, alone in a folder.
+fn only(model: &Path, name: &str, vocab: &str) -> PathBuf {
     let dir = scratch(name);
-    for file in ["vocab.txt", "tokenizer_config.json"] {
+    for file in [vocab, "tokenizer_config.json"] {
         if model.join(file).exists() {
             std::fs::copy(model.join(file), dir.join(file)).unwrap();
         }
@@ -56,17 +62,22 @@ fn check_variant(tok: &Tokenizer, variant: &Value, label: &str) -> usize {
         variant["pad_id"].as_u64().unwrap(),
         "{label}: pad id"
     );
-    let mask = tok.mask().expect("BERT has a mask token");
-    assert_eq!(
-        mask.token,
-        variant["mask"][0].as_str().unwrap(),
-        "{label}: mask token"
-    );
-    assert_eq!(
-        mask.id as u64,
-        variant["mask"][1].as_u64().unwrap(),
-        "{label}: mask id"
-    );
+    match (tok.mask(), variant["mask"].as_array()) {
+        (Some(mask), Some(expected)) => {
+            assert_eq!(
+                mask.token,
+                expected[0].as_str().unwrap(),
+                "{label}: mask token"
+            );
+            assert_eq!(
+                mask.id as u64,
+                expected[1].as_u64().unwrap(),
+                "{label}: mask id"
+            );
+        }
+        (None, None) => {}
+        (mask, expected) => panic!("{label}: mask {mask:?}, transformers {expected:?}"),
+    }
     for (word, expected) in variant["normalized"].as_object().unwrap() {
         assert_eq!(
             tok.normalize(word).unwrap(),
@@ -261,6 +272,91 @@ fn tiny_model_references_agree_on_ids_and_word_pieces() {
         }
     }
     assert!(compared >= 80, "compared {compared} sentences");
+}
+
+#[test]
+fn tiny_mt5_matches_transformers_from_tokenizer_json_and_spiece_model() {
+    let doc = reference("tokenizer-t5.json");
+    let model = fixtures().join("models/tiny-mt5");
+    let tok = Tokenizer::from_dir(&model).unwrap();
+    check_variant(&tok, &doc["variants"]["tiny-mt5"], "tiny-mt5");
+    assert!(tok.mask().is_none());
+    assert_eq!((tok.pad_id(), tok.unk().unwrap().id), (0, 2));
+
+    let dir = only(&model, "mt5-spiece", "spiece.model");
+    assert!(!dir.join("tokenizer.json").exists());
+    let tok = Tokenizer::from_dir(&dir).unwrap();
+    check_variant(
+        &tok,
+        &doc["variants"]["tiny-mt5/spiece.model"],
+        "tiny-mt5 spiece.model",
+    );
+
+    // spiece.model alone: T5Tokenizer's 100 sentinels, <extra_id_0> last (id 499).
+    let tok = Tokenizer::from_dir(fixtures().join("models/tiny-mt5-bin")).unwrap();
+    check_variant(&tok, &doc["variants"]["tiny-mt5-bin"], "tiny-mt5-bin");
+    assert_eq!(
+        tok.encode("a <extra_id_0>", false).unwrap().ids().last(),
+        Some(&499)
+    );
+}
+
+/// The model engineer's tiny-mt5 reference: tokenizer.json ids and SentencePiece's own
+/// ids (+ `</s>`) for 31 texts, against both of our loading paths.
+#[test]
+fn tiny_mt5_reference_ids_agree_with_sentencepiece() {
+    let doc = reference("tiny-mt5.json");
+    let json_path = Tokenizer::from_dir(fixtures().join("models/tiny-mt5")).unwrap();
+    let spiece_path = Tokenizer::from_dir(fixtures().join("models/tiny-mt5-bin")).unwrap();
+    let sentences = doc["sentences"].as_array().unwrap();
+    assert!(sentences.len() >= 30);
+    for s in sentences {
+        let text = s["text"].as_str().unwrap();
+        assert_eq!(
+            json_path.encode(text, true).unwrap().ids(),
+            u32s(&s["ids"]),
+            "{}",
+            s["id"]
+        );
+        assert_eq!(
+            spiece_path.encode(text, true).unwrap().ids(),
+            u32s(&s["slow_ids"]),
+            "{}",
+            s["id"]
+        );
+    }
+}
+
+#[test]
+fn broken_spiece_models_are_one_line_errors() {
+    let dir = scratch("bpe-spiece");
+    // One piece "a" (score -1, NORMAL) and trainer_spec.model_type = 2 (BPE).
+    let bpe = [
+        0x0a, 0x0a, 0x0a, 0x01, b'a', 0x15, 0x00, 0x00, 0x80, 0xbf, 0x18, 0x01, 0x12, 0x02, 0x18,
+        0x02,
+    ];
+    std::fs::write(dir.join("spiece.model"), bpe).unwrap();
+    let err = Tokenizer::from_dir(&dir).unwrap_err().to_string();
+    assert!(
+        err.contains("spiece.model: field trainer_spec.model_type: 2 is not a Unigram model"),
+        "{err}"
+    );
+
+    // The same without an UNKNOWN piece is Unigram but unusable.
+    std::fs::write(dir.join("spiece.model"), &bpe[..12]).unwrap();
+    let err = Tokenizer::from_dir(&dir).unwrap_err().to_string();
+    assert!(
+        err.contains("spiece.model: field pieces.type: no piece of type UNKNOWN"),
+        "{err}"
+    );
+
+    let real = std::fs::read(fixtures().join("models/tiny-mt5-bin/spiece.model")).unwrap();
+    std::fs::write(dir.join("spiece.model"), &real[..real.len() / 2]).unwrap();
+    let err = Tokenizer::from_dir(&dir).unwrap_err().to_string();
+    assert!(
+        err.contains("spiece.model: field") && !err.contains('\n'),
+        "{err}"
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::TextError;
 
-/// The special-token roles lmbias uses, in the order transformers registers them.
+/// The special-token roles lmbias uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Role {
     Unk,
@@ -15,13 +15,13 @@ pub(crate) enum Role {
     Pad,
     Cls,
     Mask,
+    Eos,
 }
 
 impl Role {
-    pub(crate) const ALL: [Role; 5] = [Role::Unk, Role::Sep, Role::Pad, Role::Cls, Role::Mask];
-
     pub(crate) fn key(self) -> &'static str {
         match self {
+            Role::Eos => "eos_token",
             Role::Unk => "unk_token",
             Role::Sep => "sep_token",
             Role::Pad => "pad_token",
@@ -105,6 +105,27 @@ impl TokenizerConfig {
         match &self.config {
             Some(config) => config.bool(field),
             None => Ok(None),
+        }
+    }
+
+    /// A non-negative integer setting of `tokenizer_config.json`, `None` when absent or null.
+    pub(crate) fn count(&self, field: &str) -> Result<Option<usize>, TextError> {
+        let Some(config) = &self.config else {
+            return Ok(None);
+        };
+        match config.root.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| {
+                    TextError::field(
+                        &config.path,
+                        field,
+                        format!("expected a non-negative integer, found {v}"),
+                    )
+                }),
         }
     }
 

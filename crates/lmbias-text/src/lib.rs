@@ -1,5 +1,6 @@
 //! Tokenization exactly like transformers, from a Hugging Face model directory:
-//! `tokenizer.json` when present, else BERT WordPiece from `vocab.txt`.
+//! `tokenizer.json` when present, else BERT WordPiece from `vocab.txt`, else T5
+//! Unigram from SentencePiece's `spiece.model`.
 //!
 //! On top of the `tokenizers` crate this adds what the studies need and
 //! transformers leaves to the caller: no padding or truncation, mask lookup with
@@ -18,6 +19,7 @@
 mod config;
 mod encoding;
 mod error;
+mod sentencepiece;
 mod tokenizer;
 mod wordpiece;
 

@@ -2,9 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
+use tokenizers::normalizers::Precompiled;
 use tokenizers::{NormalizedString, Normalizer};
 
 use crate::config::{Role, TokenizerConfig};
+use crate::sentencepiece::{self, SentencePieceModel};
 use crate::{Encoding, TextError, wordpiece};
 
 /// A special token and its vocabulary id.
@@ -28,13 +30,15 @@ pub struct Tokenizer {
 
 impl Tokenizer {
     /// Loads `tokenizer.json` if present; otherwise builds BERT's WordPiece
-    /// tokenizer from `vocab.txt` and `tokenizer_config.json` as transformers does.
+    /// tokenizer from `vocab.txt`, or T5's Unigram tokenizer from `spiece.model`,
+    /// with the settings of `tokenizer_config.json`, as transformers does.
     /// Special tokens come from `tokenizer_config.json` / `special_tokens_map.json`.
     pub fn from_dir(dir: impl AsRef<Path>) -> Result<Self, TextError> {
         let dir = dir.as_ref();
         let config = TokenizerConfig::load(dir)?;
         let json_path = dir.join("tokenizer.json");
         let vocab_path = dir.join("vocab.txt");
+        let spiece_path = dir.join("spiece.model");
         let mut inner = if json_path.is_file() {
             tokenizers::Tokenizer::from_file(&json_path)
                 .map_err(|e| TextError::file(&json_path, one_line(&*e)))?
@@ -46,6 +50,23 @@ impl Tokenizer {
                     format!("cannot build a WordPiece tokenizer: {e}"),
                 )
             })?
+        } else if spiece_path.is_file() {
+            let model = SentencePieceModel::read(&spiece_path)?;
+            let document = sentencepiece::t5_tokenizer_json(&model, &spiece_path, &config)?;
+            let mut inner =
+                serde_json::from_value::<tokenizers::Tokenizer>(document).map_err(|e| {
+                    TextError::file(
+                        &spiece_path,
+                        format!("cannot build a Unigram tokenizer: {e}"),
+                    )
+                })?;
+            if !model.charsmap.is_empty() {
+                let precompiled = Precompiled::from(&model.charsmap).map_err(|e| {
+                    TextError::field(&spiece_path, "normalizer_spec.precompiled_charsmap", e)
+                })?;
+                inner.with_normalizer(Some(precompiled));
+            }
+            inner
         } else {
             return Err(TextError::NoTokenizer {
                 dir: dir.to_path_buf(),
@@ -203,15 +224,16 @@ impl Tokenizer {
         Ok(normalized.get().to_owned())
     }
 
-    /// The id of `token` if it is one vocabulary piece once normalized like input
-    /// text ("Thou" is found as "thou" in an uncased model); special tokens match as
-    /// written. `None` means the tokenizer cannot produce the token as one piece.
+    /// The id of `token` if the tokenizer turns it, alone, into exactly one known
+    /// piece: "Thou" is found as "thou" in an uncased BERT, as "▁Thou" in T5, and
+    /// special tokens match as written. `None` means the tokenizer cannot produce
+    /// the token as one piece (it splits it, or it is unknown).
     pub fn piece_id(&self, token: &str) -> Option<u32> {
-        if let Some(&id) = self.inner.get_added_vocabulary().get_vocab().get(token) {
-            return Some(id);
+        let encoding = self.encode(token.trim(), false).ok()?;
+        match encoding.ids() {
+            &[id] if Some(id) != self.unk.as_ref().map(|u| u.id) => Some(id),
+            _ => None,
         }
-        let normalized = self.normalize(token).ok()?;
-        self.inner.token_to_id(normalized.trim())
     }
 
     /// The vocabulary string of `id`.

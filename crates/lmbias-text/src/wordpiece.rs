@@ -20,11 +20,10 @@ pub(crate) fn bert_tokenizer_json(
     let mut next_id = vocab.values().max().map_or(0, |&id| id + 1);
     let mut ids: BTreeMap<String, u32> = vocab.iter().map(|(t, &id)| (t.clone(), id)).collect();
 
-    // Defaults are BertTokenizer.__init__'s.
-    let mut special = |role: Role| -> Result<(String, u32), TextError> {
+    let mut special = |role: Role, default: &str| -> Result<(String, u32), TextError> {
         let token = config
             .special(role)?
-            .map_or_else(|| default_token(role).to_owned(), |(t, _)| t);
+            .map_or_else(|| default.to_owned(), |(t, _)| t);
         let id = *ids.entry(token.clone()).or_insert_with(|| {
             // transformers appends a special token missing from vocab.txt after the vocabulary.
             next_id += 1;
@@ -34,8 +33,16 @@ pub(crate) fn bert_tokenizer_json(
     };
     let mut added = Vec::new();
     let mut resolved = BTreeMap::new();
-    for role in Role::ALL {
-        let (token, id) = special(role)?;
+    // The roles BertTokenizer registers, in transformers' order, with its defaults.
+    let roles = [
+        (Role::Unk, "[UNK]"),
+        (Role::Sep, "[SEP]"),
+        (Role::Pad, "[PAD]"),
+        (Role::Cls, "[CLS]"),
+        (Role::Mask, "[MASK]"),
+    ];
+    for (role, default) in roles {
+        let (token, id) = special(role, default)?;
         resolved.insert(role.key(), (token.clone(), id));
         if !added.iter().any(|(t, _): &(String, u32)| *t == token) {
             added.push((token, id));
@@ -98,16 +105,6 @@ pub(crate) fn bert_tokenizer_json(
             "vocab": model_vocab,
         },
     }))
-}
-
-fn default_token(role: Role) -> &'static str {
-    match role {
-        Role::Unk => "[UNK]",
-        Role::Sep => "[SEP]",
-        Role::Pad => "[PAD]",
-        Role::Cls => "[CLS]",
-        Role::Mask => "[MASK]",
-    }
 }
 
 /// One token per line, id = line number, like transformers' `load_vocab`: Python's

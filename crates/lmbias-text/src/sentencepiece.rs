@@ -1,0 +1,270 @@
+//! A T5 Unigram tokenizer built from `spiece.model`, the way transformers builds
+//! `T5Tokenizer` when a checkpoint has no `tokenizer.json`.
+//!
+//! `spiece.model` is a SentencePiece `ModelProto` (protobuf). The few fields needed
+//! are read by hand (field numbers from sentencepiece's `sentencepiece_model.proto`):
+//!
+//! - `ModelProto.pieces = 1` (repeated `SentencePiece`: `piece = 1` string,
+//!   `score = 2` float, `type = 3` enum; NORMAL = 1, UNKNOWN = 2, CONTROL = 3, …)
+//! - `ModelProto.trainer_spec = 2`: `model_type = 3` (UNIGRAM = 1, the default)
+//! - `ModelProto.normalizer_spec = 3`: `precompiled_charsmap = 2` bytes
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::TextError;
+use crate::config::{Role, TokenizerConfig};
+
+const UNKNOWN_TYPE: u64 = 2;
+const UNIGRAM: u64 = 1;
+
+/// What lmbias needs from a SentencePiece model file.
+pub(crate) struct SentencePieceModel {
+    /// (piece, score) in id order.
+    pub(crate) pieces: Vec<(String, f32)>,
+    pub(crate) unk_id: u32,
+    /// The normalizer table (NFKC and friends); empty when the model has none.
+    pub(crate) charsmap: Vec<u8>,
+}
+
+impl SentencePieceModel {
+    pub(crate) fn read(path: &Path) -> Result<Self, TextError> {
+        let bytes = std::fs::read(path).map_err(|e| TextError::file(path, e))?;
+        let bad = |field: &str, message: String| TextError::field(path, field, message);
+        let mut pieces = Vec::new();
+        let mut unk_id = None;
+        let mut charsmap = Vec::new();
+        let mut model_type = UNIGRAM;
+        for field in Fields::new(&bytes) {
+            let field = field.map_err(|e| bad("ModelProto", e))?;
+            match field {
+                (1, Wire::Bytes(piece)) => {
+                    let (mut text, mut score, mut kind) = (None, 0.0f32, 1);
+                    for f in Fields::new(piece) {
+                        match f.map_err(|e| bad("pieces", e))? {
+                            (1, Wire::Bytes(s)) => {
+                                let s = std::str::from_utf8(s).map_err(|_| {
+                                    bad(
+                                        "pieces.piece",
+                                        format!("piece {} is not UTF-8", pieces.len()),
+                                    )
+                                })?;
+                                text = Some(s.to_owned());
+                            }
+                            (2, Wire::Fixed32(bits)) => score = f32::from_bits(bits),
+                            (3, Wire::Varint(v)) => kind = v,
+                            _ => {}
+                        }
+                    }
+                    let text = text.ok_or_else(|| {
+                        bad(
+                            "pieces.piece",
+                            format!("piece {} has no text", pieces.len()),
+                        )
+                    })?;
+                    if kind == UNKNOWN_TYPE && unk_id.is_none() {
+                        unk_id = Some(pieces.len() as u32);
+                    }
+                    pieces.push((text, score));
+                }
+                (2, Wire::Bytes(trainer)) => {
+                    for f in Fields::new(trainer) {
+                        if let (3, Wire::Varint(v)) = f.map_err(|e| bad("trainer_spec", e))? {
+                            model_type = v;
+                        }
+                    }
+                }
+                (3, Wire::Bytes(normalizer)) => {
+                    for f in Fields::new(normalizer) {
+                        if let (2, Wire::Bytes(map)) = f.map_err(|e| bad("normalizer_spec", e))? {
+                            charsmap = map.to_vec();
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if model_type != UNIGRAM {
+            return Err(bad(
+                "trainer_spec.model_type",
+                format!(
+                    "{model_type} is not a Unigram model (1); only T5-style Unigram models are supported"
+                ),
+            ));
+        }
+        if pieces.is_empty() {
+            return Err(bad(
+                "pieces",
+                "no pieces: is this a SentencePiece model?".into(),
+            ));
+        }
+        let unk_id = unk_id.ok_or_else(|| bad("pieces.type", "no piece of type UNKNOWN".into()))?;
+        Ok(SentencePieceModel {
+            pieces,
+            unk_id,
+            charsmap,
+        })
+    }
+}
+
+/// The `tokenizer.json` document transformers 5 builds for a T5 `spiece.model`
+/// (`models/t5/tokenization_t5.py` with `convert_slow_tokenizer.T5Converter.convert_from_spm`):
+/// Unigram over the pieces plus `extra_ids` sentinels `<extra_id_{n-1}>` … `<extra_id_0>`,
+/// WhitespaceSplit then Metaspace (prepend "always"), `$A </s>`. The Precompiled
+/// normalizer is attached by the caller (its table is not JSON).
+pub(crate) fn t5_tokenizer_json(
+    model: &SentencePieceModel,
+    path: &Path,
+    config: &TokenizerConfig,
+) -> Result<Value, TextError> {
+    let extra_ids = config.count("extra_ids")?.unwrap_or(100);
+    let mut vocab: Vec<Value> = model.pieces.iter().map(|(p, s)| json!([p, s])).collect();
+    let sentinels = (0..extra_ids).rev().map(|i| format!("<extra_id_{i}>"));
+    vocab.extend(sentinels.clone().map(|s| json!([s, 0.0])));
+    let id_of = |token: &str| -> Option<u32> {
+        let in_pieces = model.pieces.iter().position(|(p, _)| p == token);
+        let in_sentinels = || {
+            (0..extra_ids)
+                .rev()
+                .position(|i| format!("<extra_id_{i}>") == token)
+                .map(|k| model.pieces.len() + k)
+        };
+        in_pieces.or_else(in_sentinels).map(|i| i as u32)
+    };
+
+    // Defaults are T5Tokenizer.__init__'s; all must be pieces of the model.
+    let mut specials = Vec::new();
+    for (role, default) in [
+        (Role::Pad, "<pad>"),
+        (Role::Eos, "</s>"),
+        (Role::Unk, "<unk>"),
+    ] {
+        let (token, file) = config
+            .special(role)?
+            .unwrap_or_else(|| (default.to_owned(), path.to_path_buf()));
+        let id = id_of(&token).ok_or_else(|| {
+            TextError::field(
+                &file,
+                role.key(),
+                format!("{token:?} is not a piece of {}", path.display()),
+            )
+        })?;
+        specials.push((token, id));
+    }
+    let eos = specials[1].clone();
+    for (k, sentinel) in sentinels.enumerate() {
+        specials.push((sentinel, (model.pieces.len() + k) as u32));
+    }
+    specials.sort_by_key(|&(_, id)| id);
+    specials.dedup();
+    let added_tokens: Vec<Value> = specials
+        .iter()
+        .map(|(token, id)| {
+            json!({"id": id, "content": token, "single_word": false, "lstrip": false,
+                   "rstrip": false, "normalized": false, "special": true})
+        })
+        .collect();
+    let metaspace = json!({"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": "always", "split": true});
+    Ok(json!({
+        "version": "1.0",
+        "truncation": null,
+        "padding": null,
+        "added_tokens": added_tokens,
+        "normalizer": null,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, metaspace]},
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [{"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": eos.0, "type_id": 0}}],
+            "pair": [
+                {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": eos.0, "type_id": 0}},
+                {"Sequence": {"id": "B", "type_id": 0}}, {"SpecialToken": {"id": eos.0, "type_id": 0}},
+            ],
+            "special_tokens": {eos.0.clone(): {"id": eos.0, "ids": [eos.1], "tokens": [eos.0]}},
+        },
+        "decoder": metaspace,
+        "model": {"type": "Unigram", "unk_id": model.unk_id, "vocab": vocab, "byte_fallback": false},
+    }))
+}
+
+/// One protobuf field value; groups (wire types 3, 4) do not occur in SentencePiece models.
+enum Wire<'a> {
+    Varint(u64),
+    Fixed64,
+    Bytes(&'a [u8]),
+    Fixed32(u32),
+}
+
+/// The top-level fields of one protobuf message, as (field number, value).
+struct Fields<'a> {
+    rest: &'a [u8],
+    failed: bool,
+}
+
+impl<'a> Fields<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Fields {
+            rest: bytes,
+            failed: false,
+        }
+    }
+
+    fn varint(&mut self) -> Result<u64, String> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let (&byte, rest) = self.rest.split_first().ok_or("truncated varint")?;
+            self.rest = rest;
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err("varint longer than 10 bytes".into())
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        if self.rest.len() < n {
+            return Err(format!("field needs {n} bytes, {} left", self.rest.len()));
+        }
+        let (head, rest) = self.rest.split_at(n);
+        self.rest = rest;
+        Ok(head)
+    }
+
+    fn field(&mut self) -> Result<(u64, Wire<'a>), String> {
+        let key = self.varint()?;
+        let value = match key & 7 {
+            0 => Wire::Varint(self.varint()?),
+            1 => {
+                self.take(8)?;
+                Wire::Fixed64
+            }
+            2 => {
+                let len = usize::try_from(self.varint()?).map_err(|_| "length overflows")?;
+                Wire::Bytes(self.take(len)?)
+            }
+            5 => Wire::Fixed32(u32::from_le_bytes(
+                self.take(4)?.try_into().expect("took 4 bytes"),
+            )),
+            other => {
+                return Err(format!(
+                    "unsupported protobuf wire type {other}: not a SentencePiece model"
+                ));
+            }
+        };
+        Ok((key >> 3, value))
+    }
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = Result<(u64, Wire<'a>), String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.rest.is_empty() || self.failed {
+            return None;
+        }
+        let field = self.field();
+        self.failed = field.is_err();
+        Some(field)
+    }
+}
