@@ -140,10 +140,11 @@ impl TokenizerConfig {
             .config
             .as_ref()
             .is_none_or(|c| !c.root.contains_key("added_tokens_decoder"));
-        if map_is_read && let Some(map) = &self.special_map {
-            if let Some(token) = map.token(role.key())? {
-                return Ok(Some((token, map.path.clone())));
-            }
+        if map_is_read
+            && let Some(map) = &self.special_map
+            && let Some(token) = map.token(role.key())?
+        {
+            return Ok(Some((token, map.path.clone())));
         }
         match &self.config {
             Some(config) => Ok(config.token(role.key())?.map(|t| (t, config.path.clone()))),

@@ -268,3 +268,35 @@ impl<'a> Iterator for Fields<'a> {
         Some(field)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_read_varints_lengths_and_fixed32() {
+        // field 1 varint 300, field 2 bytes "hi", field 3 fixed32 -1.0f32, field 4 fixed64.
+        let bytes = [
+            0x08, 0xac, 0x02, 0x12, 0x02, b'h', b'i', 0x1d, 0x00, 0x00, 0x80, 0xbf, 0x21, 1, 2, 3,
+            4, 5, 6, 7, 8,
+        ];
+        let fields: Vec<_> = Fields::new(&bytes).collect::<Result<_, _>>().unwrap();
+        assert!(matches!(fields[0], (1, Wire::Varint(300))));
+        assert!(matches!(fields[1], (2, Wire::Bytes(b"hi"))));
+        assert!(matches!(fields[2], (3, Wire::Fixed32(bits)) if f32::from_bits(bits) == -1.0));
+        assert!(matches!(fields[3], (4, Wire::Fixed64)));
+        assert_eq!(fields.len(), 4);
+
+        let errors: Vec<String> = [&[0x12, 0x05, b'h'][..], &[0x08, 0xff], &[0x0b]]
+            .iter()
+            .map(|b| Fields::new(b).find_map(Result::err).unwrap())
+            .collect();
+        assert_eq!(errors[0], "field needs 5 bytes, 1 left");
+        assert_eq!(errors[1], "truncated varint");
+        assert!(
+            errors[2].starts_with("unsupported protobuf wire type 3"),
+            "{}",
+            errors[2]
+        );
+    }
+}

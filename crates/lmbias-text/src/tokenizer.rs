@@ -19,7 +19,7 @@ pub struct SpecialToken {
 /// Tokenizes exactly like transformers' fast tokenizer for the same directory,
 /// without padding or truncation (the model handles batching; a silently cut
 /// sentence would be a wrong number).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Tokenizer {
     inner: tokenizers::Tokenizer,
     dir: PathBuf,
@@ -244,6 +244,19 @@ impl Tokenizer {
     /// Number of ids, added tokens included (the model's `vocab_size` must cover it).
     pub fn vocab_size(&self) -> usize {
         self.inner.get_vocab_size(true)
+    }
+}
+
+/// Short: the wrapped tokenizer's own Debug prints the whole vocabulary.
+impl std::fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tokenizer")
+            .field("dir", &self.dir)
+            .field("vocab_size", &self.vocab_size())
+            .field("pad", &self.pad)
+            .field("mask", &self.mask)
+            .field("unk", &self.unk)
+            .finish()
     }
 }
 

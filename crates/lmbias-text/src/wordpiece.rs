@@ -129,3 +129,29 @@ fn read_vocab(path: &Path) -> Result<BTreeMap<String, u32>, TextError> {
     }
     Ok(vocab)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vocab_lines_follow_python_text_mode() {
+        let dir = std::env::temp_dir().join(format!("lmbias-text-vocab-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("vocab.txt");
+        // \r\n and \r end lines; trailing spaces are kept; an empty line is token "";
+        // a repeated token keeps its last line; no line after the final newline.
+        std::fs::write(&path, "[PAD]\r\nb \rc\n\nb\n").unwrap();
+        let vocab = read_vocab(&path).unwrap();
+        let expected: BTreeMap<String, u32> =
+            [("[PAD]", 0), ("b ", 1), ("c", 2), ("", 3), ("b", 4)]
+                .map(|(t, i)| (t.to_owned(), i))
+                .into();
+        assert_eq!(vocab, expected);
+
+        std::fs::write(&path, [b'a', b'\n', 0xff, b'\n']).unwrap();
+        let err = read_vocab(&path).unwrap_err().to_string();
+        assert!(err.ends_with("vocab.txt: not UTF-8 (byte 2)"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
