@@ -321,8 +321,10 @@ mod tests {
         // transformers 5.24 T5Attention._relative_position_bucket(torch.arange(-400, 401),
         // bidirectional=True, num_buckets, max_distance): the relative positions where the
         // bucket changes and the bucket from there on (at -400 it is num_buckets / 2 - 1).
+        /// (num_buckets, max_distance, [(relative position, bucket from there on)]).
+        type Case = (usize, usize, &'static [(i64, usize)]);
         #[rustfmt::skip]
-        let cases: [(usize, usize, &[(i64, usize)]); 3] = [
+        let cases: [Case; 3] = [
             (32, 128, &[
                 (-90, 14), (-63, 13), (-45, 12), (-31, 11), (-22, 10), (-15, 9), (-11, 8),
                 (-7, 7), (-6, 6), (-5, 5), (-4, 4), (-3, 3), (-2, 2), (-1, 1), (0, 0),
