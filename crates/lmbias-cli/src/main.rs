@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 mod embed;
 mod fill_mask;
 mod model_args;
+mod seat;
 
 #[derive(Parser)]
 #[command(
@@ -24,6 +25,8 @@ enum Command {
     Embed(embed::EmbedArgs),
     /// The most probable tokens at the one mask of each text.
     FillMask(fill_mask::FillMaskArgs),
+    /// A battery of association tests (SEAT) on one or more models: effect sizes, p (Holm, BH), coverage, heatmaps.
+    Seat(seat::SeatArgs),
 }
 
 fn main() {
@@ -31,6 +34,7 @@ fn main() {
     let result: anyhow::Result<()> = match cli.command {
         Command::Embed(args) => embed::run(args),
         Command::FillMask(args) => fill_mask::run(args),
+        Command::Seat(args) => seat::run(args),
     };
     if let Err(err) = result {
         // One line: the chain joined, so every error names its file and field.

@@ -2,6 +2,7 @@
 
 pub mod boxplot;
 pub mod heatmap;
+pub mod seat;
 pub mod svg;
 pub mod table;
 pub mod valence;
