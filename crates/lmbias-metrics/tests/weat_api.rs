@@ -1,0 +1,173 @@
+//! The WEAT API's contracts: validation errors, sizes, partition counts, hand-checked values.
+
+use lmbias_metrics::weat::{
+    Alternative, Associations, Options, SetName, StdKind, WeatError, binomial, cosine, effect_size,
+    permutation_test, test_statistic, weat,
+};
+
+#[test]
+fn hand_computed_scores_and_statistics() {
+    // X = {e1}, Y = {e2}, A = {e1}, B = {e2}: s(e1) = 1 − 0 = 1, s(e2) = 0 − 1 = −1.
+    let (e1, e2) = (vec![1.0f32, 0.0], vec![0.0f32, 1.0]);
+    let assoc =
+        Associations::from_vectors(&[e1.clone()], &[e2.clone()], &[e1.clone()], &[e2.clone()])
+            .unwrap();
+    assert_eq!((assoc.x(), assoc.y()), (&[1.0][..], &[-1.0][..]));
+    assert_eq!(test_statistic(&assoc), 2.0);
+    // mean difference 2, sample std of {1, −1} = √2, population std 1
+    assert_eq!(
+        effect_size(&assoc, StdKind::Sample),
+        Some(2.0 / 2f64.sqrt())
+    );
+    assert_eq!(effect_size(&assoc, StdKind::Population), Some(2.0));
+    // Two splits ({e1} or {e2} as X): only the observed one reaches 1, so p = 1/2.
+    let p = permutation_test(&assoc, &Options::default()).unwrap();
+    assert_eq!(
+        (p.p_value, p.exact, p.n_partitions, p.n_extreme),
+        (0.5, true, Some(2), 1)
+    );
+    assert_eq!(cosine(&[3.0f64, 4.0], &[4.0, 3.0]), 24.0 / 25.0);
+}
+
+#[test]
+fn sampled_p_cannot_fall_below_one_over_n_samples() {
+    // 2n = 40 items, C(40, 20) ≈ 1.4e11 > 1000 samples; X has all the largest scores.
+    let x: Vec<f64> = (0..20).map(|i| 10.0 + i as f64).collect();
+    let y: Vec<f64> = (0..20).map(|i| -(i as f64)).collect();
+    let assoc = Associations::from_scores(x, y).unwrap();
+    let p = permutation_test(
+        &assoc,
+        &Options {
+            n_samples: 1000,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert!(!p.exact);
+    assert_eq!((p.n_extreme, p.n_evaluated, p.p_value), (1, 1000, 0.001));
+    assert_eq!(p.n_partitions, Some(137_846_528_820));
+    assert_eq!(p.seed, Some(42));
+}
+
+#[test]
+fn exact_enumeration_reaches_n_16() {
+    // Scores without exact ties: with ties, float rounding (as in sent-bias) breaks the symmetry
+    // checked below.
+    let x: Vec<f64> = (0..16)
+        .map(|i| (i as f64 * 1.7).sin() * 0.3 + 0.05)
+        .collect();
+    let y: Vec<f64> = (0..16)
+        .map(|i| (i as f64 * 2.3 + 1.0).sin() * 0.3)
+        .collect();
+    let assoc = Associations::from_scores(x, y).unwrap();
+    let p = permutation_test(
+        &assoc,
+        &Options {
+            n_samples: 601_080_390,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert!(p.exact);
+    assert_eq!(p.n_evaluated, 601_080_390);
+    // The two-sided count is the one-sided count plus its mirror image (X and Y swap roles).
+    let two = permutation_test(
+        &assoc,
+        &Options {
+            n_samples: u64::MAX,
+            alternative: Alternative::TwoSided,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(two.n_extreme, 2 * p.n_extreme);
+}
+
+#[test]
+fn binomial_counts() {
+    assert_eq!(binomial(32, 16), Some(601_080_390));
+    assert_eq!(binomial(50, 25), Some(126_410_606_437_752));
+    assert_eq!(
+        binomial(128, 64),
+        Some(23951146041928082866135587776380551750)
+    );
+    assert_eq!(binomial(140, 70), None);
+}
+
+#[test]
+fn invalid_inputs_are_typed_errors() {
+    let v = |a: f64, b: f64| vec![a, b];
+    let ok = [v(1.0, 0.0)];
+    assert_eq!(
+        Associations::from_vectors(&[], &ok, &ok, &ok),
+        Err(WeatError::EmptySet(SetName::X))
+    );
+    assert_eq!(
+        Associations::from_vectors(&ok, &ok, &[], &ok),
+        Err(WeatError::EmptySet(SetName::A))
+    );
+    assert_eq!(
+        Associations::from_vectors(&ok, &[vec![1.0]], &ok, &ok),
+        Err(WeatError::Dimension {
+            set: SetName::Y,
+            index: 0,
+            found: 1,
+            expected: 2
+        })
+    );
+    assert_eq!(
+        Associations::from_vectors(&ok, &ok, &ok, &[v(1.0, 1.0), v(0.0, 0.0)]),
+        Err(WeatError::ZeroVector {
+            set: SetName::B,
+            index: 1
+        })
+    );
+    assert_eq!(
+        Associations::from_vectors(&[v(f64::NAN, 1.0)], &ok, &ok, &ok),
+        Err(WeatError::NonFinite {
+            set: SetName::X,
+            index: 0
+        })
+    );
+    assert_eq!(
+        Associations::from_scores(vec![0.1], vec![f64::INFINITY]),
+        Err(WeatError::NonFiniteScore {
+            set: SetName::Y,
+            index: 0
+        })
+    );
+    let unequal = Associations::from_scores(vec![0.3, 0.2], vec![0.1]).unwrap();
+    let err = weat(&unequal, &Options::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "X has 2 items and Y has 1: sent-bias requires equal sizes (allow unequal sizes to test anyway)"
+    );
+    let allowed = weat(
+        &unequal,
+        &Options {
+            allow_unequal_sizes: true,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    // Splits of {0.3, 0.2, 0.1} into 2 + 1: X-sums 0.5 (observed), 0.4, 0.30000000000000004.
+    assert_eq!(
+        (
+            allowed.permutation.n_partitions,
+            allowed.permutation.p_value
+        ),
+        (Some(3), 1.0 / 3.0)
+    );
+    assert_eq!(
+        weat(
+            &unequal,
+            &Options {
+                n_samples: 0,
+                allow_unequal_sizes: true,
+                ..Options::default()
+            }
+        )
+        .unwrap_err(),
+        WeatError::NoSamples
+    );
+}
