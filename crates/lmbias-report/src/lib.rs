@@ -2,6 +2,8 @@
 
 pub mod boxplot;
 pub mod heatmap;
+pub mod probe;
+pub mod pvalue_curve;
 pub mod seat;
 pub mod svg;
 pub mod table;
