@@ -171,3 +171,26 @@ fn invalid_inputs_are_typed_errors() {
         WeatError::NoSamples
     );
 }
+
+/// The benchmark's scores (benches/permutation.rs), LCG-generated identically in Python.
+fn bench_scores(per_side: usize) -> Associations {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 0.2
+    };
+    let x = (0..per_side).map(|_| next() + 0.02).collect();
+    let y = (0..per_side).map(|_| next()).collect();
+    Associations::from_scores(x, y).unwrap()
+}
+
+#[test]
+fn exact_counts_match_sent_bias_on_the_benchmark_scores() {
+    // sent-bias's p_val_permutation_test on the same scores (benches/sent_bias_timing.py):
+    // n = 8: p = 0.2518259518259518 = 3241/12870; n = 12: p = 0.4797596736282966 = 1297345/2704156.
+    let options = Options { n_samples: u64::MAX, ..Options::default() };
+    let p8 = permutation_test(&bench_scores(8), &options).unwrap();
+    assert_eq!((p8.n_extreme, p8.n_evaluated), (3241, 12870));
+    let p12 = permutation_test(&bench_scores(12), &options).unwrap();
+    assert_eq!((p12.n_extreme, p12.n_evaluated), (1_297_345, 2_704_156));
+}
