@@ -100,6 +100,16 @@ impl TokenizerConfig {
         })
     }
 
+    /// Whether the directory has a `tokenizer_config.json`.
+    pub(crate) fn exists(&self) -> bool {
+        self.config.is_some()
+    }
+
+    /// `tokenizer_class` of `tokenizer_config.json`, when it names one.
+    pub(crate) fn tokenizer_class(&self) -> Option<&str> {
+        self.config.as_ref()?.root.get("tokenizer_class")?.as_str()
+    }
+
     /// A boolean setting of `tokenizer_config.json`, `None` when absent or null.
     pub(crate) fn flag(&self, field: &str) -> Result<Option<bool>, TextError> {
         match &self.config {

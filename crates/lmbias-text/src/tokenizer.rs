@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tokenizers::normalizers::Precompiled;
+use tokenizers::normalizers::{NormalizerWrapper, Precompiled};
 use tokenizers::{NormalizedString, Normalizer};
 
 use crate::config::{Role, TokenizerConfig};
@@ -40,8 +40,24 @@ impl Tokenizer {
         let vocab_path = dir.join("vocab.txt");
         let spiece_path = dir.join("spiece.model");
         let mut inner = if json_path.is_file() {
-            tokenizers::Tokenizer::from_file(&json_path)
-                .map_err(|e| TextError::file(&json_path, one_line(&*e)))?
+            let mut inner = tokenizers::Tokenizer::from_file(&json_path)
+                .map_err(|e| TextError::file(&json_path, one_line(&*e)))?;
+            // transformers (4 and 5) load a BERT-family tokenizer.json into BertTokenizer,
+            // whose __init__ rebuilds the normalizer from tokenizer_config.json (lowercase
+            // unless `do_lower_case: false`), whatever tokenizer.json says. Only a bare
+            // tokenizer.json, or a generic tokenizer class, is used as written.
+            let generic = matches!(
+                config.tokenizer_class(),
+                Some("PreTrainedTokenizerFast" | "TokenizersBackend")
+            );
+            let is_bert = matches!(
+                inner.get_normalizer(),
+                Some(NormalizerWrapper::BertNormalizer(_))
+            );
+            if is_bert && !generic && (config.exists() || dir.join("config.json").is_file()) {
+                inner.with_normalizer(Some(wordpiece::bert_normalizer(&config)?));
+            }
+            inner
         } else if vocab_path.is_file() {
             let document = wordpiece::bert_tokenizer_json(&vocab_path, &config)?;
             serde_json::from_value::<tokenizers::Tokenizer>(document).map_err(|e| {

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{Value, json};
+use tokenizers::normalizers::BertNormalizer;
 
 use crate::TextError;
 use crate::config::{Role, TokenizerConfig};
@@ -57,7 +58,6 @@ pub(crate) fn bert_tokenizer_json(
         })
         .collect();
 
-    let lowercase = config.flag("do_lower_case")?.unwrap_or(true);
     let (cls, cls_id) = &resolved[Role::Cls.key()];
     let (sep, sep_id) = &resolved[Role::Sep.key()];
     let (unk, _) = &resolved[Role::Unk.key()];
@@ -68,14 +68,7 @@ pub(crate) fn bert_tokenizer_json(
         "truncation": null,
         "padding": null,
         "added_tokens": added_tokens,
-        "normalizer": {
-            "type": "BertNormalizer",
-            "clean_text": true,
-            "handle_chinese_chars": config.flag("tokenize_chinese_chars")?.unwrap_or(true),
-            // null: strip accents exactly when lowercasing, as the original BERT does.
-            "strip_accents": config.flag("strip_accents")?,
-            "lowercase": lowercase,
-        },
+        "normalizer": serde_json::to_value(bert_normalizer(config)?).expect("a normalizer serializes"),
         "pre_tokenizer": {"type": "BertPreTokenizer"},
         "post_processor": {
             "type": "TemplateProcessing",
@@ -105,6 +98,18 @@ pub(crate) fn bert_tokenizer_json(
             "vocab": model_vocab,
         },
     }))
+}
+
+/// BertTokenizer's normalizer for the settings of `tokenizer_config.json`, with
+/// its defaults: lowercase, CJK characters split, and `strip_accents` null, which
+/// strips accents exactly when lowercasing, as the original BERT does.
+pub(crate) fn bert_normalizer(config: &TokenizerConfig) -> Result<BertNormalizer, TextError> {
+    Ok(BertNormalizer::new(
+        true,
+        config.flag("tokenize_chinese_chars")?.unwrap_or(true),
+        config.flag("strip_accents")?,
+        config.flag("do_lower_case")?.unwrap_or(true),
+    ))
 }
 
 /// One token per line, id = line number, like transformers' `load_vocab`: Python's
