@@ -297,7 +297,9 @@ pub struct PermutationTest {
     /// True when every split was enumerated; false when splits were sampled.
     pub exact: bool,
     /// How many splits of X ∪ Y into |X| and |Y| items exist (`C(|X|+|Y|, |X|)`);
-    /// `None` beyond `u128::MAX`.
+    /// `None` beyond `u128::MAX`. Serialised as an integer up to `u64::MAX`, as a float above
+    /// (JSON readers seldom take wider integers; serde_json's `Value` cannot).
+    #[serde(serialize_with = "count_as_json_number")]
     pub n_partitions: Option<u128>,
     /// Splits evaluated: all of them when exact; `n_samples` (one imagined) when sampled.
     pub n_evaluated: u64,
@@ -306,6 +308,14 @@ pub struct PermutationTest {
     pub alternative: Alternative,
     /// The seed of the random splits; `None` for exact tests.
     pub seed: Option<u64>,
+}
+
+fn count_as_json_number<S: serde::Serializer>(count: &Option<u128>, s: S) -> Result<S::Ok, S::Error> {
+    match count.map(u64::try_from) {
+        None => s.serialize_none(),
+        Some(Ok(small)) => s.serialize_u64(small),
+        Some(Err(_)) => s.serialize_f64(count.unwrap_or_default() as f64),
+    }
 }
 
 /// The permutation p-value of the observed split, with sent-bias's semantics.

@@ -8,10 +8,8 @@ use lmbias_metrics::weat::{
 #[test]
 fn hand_computed_scores_and_statistics() {
     // X = {e1}, Y = {e2}, A = {e1}, B = {e2}: s(e1) = 1 − 0 = 1, s(e2) = 0 − 1 = −1.
-    let (e1, e2) = (vec![1.0f32, 0.0], vec![0.0f32, 1.0]);
-    let assoc =
-        Associations::from_vectors(&[e1.clone()], &[e2.clone()], &[e1.clone()], &[e2.clone()])
-            .unwrap();
+    let (e1, e2) = ([1.0f32, 0.0], [0.0f32, 1.0]);
+    let assoc = Associations::from_vectors(&[e1], &[e2], &[e1], &[e2]).unwrap();
     assert_eq!((assoc.x(), assoc.y()), (&[1.0][..], &[-1.0][..]));
     assert_eq!(test_statistic(&assoc), 2.0);
     // mean difference 2, sample std of {1, −1} = √2, population std 1
@@ -193,4 +191,20 @@ fn exact_counts_match_sent_bias_on_the_benchmark_scores() {
     assert_eq!((p8.n_extreme, p8.n_evaluated), (3241, 12870));
     let p12 = permutation_test(&bench_scores(12), &options).unwrap();
     assert_eq!((p12.n_extreme, p12.n_evaluated), (1_297_345, 2_704_156));
+}
+
+#[test]
+fn huge_partition_counts_serialise() {
+    // 64 per side (sent-bias's sentence-level Double Bind): C(128, 64) ≈ 2.4e37 > u64::MAX.
+    let x: Vec<f64> = (0..64).map(|i| (i as f64 * 0.37).sin()).collect();
+    let y: Vec<f64> = (0..64).map(|i| (i as f64 * 0.53).cos()).collect();
+    let assoc = Associations::from_scores(x, y).unwrap();
+    let result = weat(&assoc, &Options { n_samples: 1000, ..Options::default() }).unwrap();
+    let value = serde_json::to_value(result).unwrap();
+    let count = value["permutation"]["n_partitions"].as_f64().unwrap();
+    assert!((count / 2.3951146041928082866e37 - 1.0).abs() < 1e-15, "{count}");
+    let huge = Associations::from_scores(vec![0.5; 70], vec![0.1; 70]).unwrap();
+    let result = weat(&huge, &Options { n_samples: 1000, ..Options::default() }).unwrap();
+    assert_eq!(result.permutation.n_partitions, None);
+    assert!(serde_json::to_value(result).unwrap()["permutation"]["n_partitions"].is_null());
 }
