@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 mod embed;
 mod fill_mask;
 mod model_args;
+mod valence;
 mod seat;
 
 #[derive(Parser)]
@@ -25,6 +26,8 @@ enum Command {
     Embed(embed::EmbedArgs),
     /// The most probable tokens at the one mask of each text.
     FillMask(fill_mask::FillMaskArgs),
+    /// Temporal valence (Cuscito et al.): how Early Modern or Modern the proposals at a mask are.
+    Valence(valence::ValenceArgs),
     /// A battery of association tests (SEAT) on one or more models: effect sizes, p (Holm, BH), coverage, heatmaps.
     Seat(seat::SeatArgs),
 }
@@ -34,6 +37,7 @@ fn main() {
     let result: anyhow::Result<()> = match cli.command {
         Command::Embed(args) => embed::run(args),
         Command::FillMask(args) => fill_mask::run(args),
+        Command::Valence(args) => valence::run(args),
         Command::Seat(args) => seat::run(args),
     };
     if let Err(err) = result {

@@ -1,0 +1,101 @@
+//! `lmbias valence`: the temporal valence study (Cuscito, Ferrara, Ruskov) on
+//! one or more masked language models.
+
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use lmbias_data::valence::ValenceDataset;
+use lmbias_model::{Checkpoint, DeviceKind, load_masked_lm};
+use lmbias_report::valence::{self as report, Measure};
+use lmbias_studies::valence::{self, DEFAULT_TOP_K, ModelResult};
+
+#[derive(clap::Args, Debug)]
+pub struct ValenceArgs {
+    /// Model folders or Hugging Face ids (ORG/NAME, from the Hugging Face cache);
+    /// several models are compared side by side.
+    #[arg(long = "model", required = true, num_args = 1.., value_name = "MODEL")]
+    models: Vec<String>,
+    /// Where to run the models: cpu, or wgpu (needs a build with `--features wgpu`).
+    #[arg(long, default_value = "cpu")]
+    device: DeviceKind,
+    /// The valence dataset (JSON; see datasets/README.md), e.g. datasets/valence/eme-me-60.json.
+    #[arg(long)]
+    dataset: PathBuf,
+    /// Proposals scored per sentence (default 5, the transformers fill-mask pipeline's).
+    #[arg(long, default_value_t = DEFAULT_TOP_K)]
+    top_k: NonZeroUsize,
+    /// Print everything as JSON (per sentence, per group, the k sweep, unannotated tokens).
+    #[arg(long, group = "format")]
+    json: bool,
+    /// Print one CSV row per model and sentence.
+    #[arg(long, group = "format")]
+    csv: bool,
+    /// Print Markdown tables: model comparison, per-group summary, the k sweep (the default).
+    #[arg(long, group = "format")]
+    markdown: bool,
+    /// Print instead the proposed tokens that have no annotation (token, how often,
+    /// total probability, sentence ids), to annotate them and rerun.
+    #[arg(long)]
+    unannotated: bool,
+    /// Write box plots of B and A per group for each model as SVG into DIR.
+    #[arg(long, value_name = "DIR")]
+    figures: Option<PathBuf>,
+}
+
+enum Format {
+    Json,
+    Csv,
+    Markdown,
+}
+
+/// Digits of the numbers in Markdown tables; CSV keeps six.
+const MARKDOWN_DIGITS: usize = 3;
+const CSV_DIGITS: usize = 6;
+
+pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
+    let dataset = ValenceDataset::load(&args.dataset)?;
+    let mut results: Vec<ModelResult> = Vec::with_capacity(args.models.len());
+    for name in &args.models {
+        let checkpoint = Checkpoint::resolve(name).with_context(|| format!("--model {name}"))?;
+        let lm =
+            load_masked_lm(&checkpoint, args.device).with_context(|| format!("--model {name}"))?;
+        results.push(valence::run(lm.as_ref(), &dataset, args.top_k)?);
+    }
+    if let Some(dir) = &args.figures {
+        std::fs::create_dir_all(dir).with_context(|| format!("--figures {}", dir.display()))?;
+        for result in &results {
+            for measure in Measure::ALL {
+                let path = dir.join(report::figure_file_name(result, measure));
+                std::fs::write(&path, report::figure(result, measure))
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+        }
+    }
+    // --markdown is the default, so it only matters when neither other flag is given.
+    let format = match (args.json, args.csv, args.markdown) {
+        (true, _, _) => Format::Json,
+        (_, true, _) => Format::Csv,
+        (false, false, _) => Format::Markdown,
+    };
+    let out = match (format, args.unannotated) {
+        (Format::Json, false) => serde_json::to_string_pretty(&results)? + "\n",
+        (Format::Json, true) => {
+            let lists: Vec<_> = results
+                .iter()
+                .map(|r| {
+                    serde_json::json!({"model": r.model, "top_k": r.top_k, "unannotated": r.unannotated})
+                })
+                .collect();
+            serde_json::to_string_pretty(&lists)? + "\n"
+        }
+        (Format::Csv, false) => report::sentence_table(&results, CSV_DIGITS).to_csv(),
+        (Format::Csv, true) => report::unannotated_table(&results, CSV_DIGITS).to_csv(),
+        (Format::Markdown, false) => report::markdown(&results, MARKDOWN_DIGITS),
+        (Format::Markdown, true) => {
+            report::unannotated_table(&results, MARKDOWN_DIGITS).to_markdown()
+        }
+    };
+    print!("{out}");
+    Ok(())
+}

@@ -1,0 +1,212 @@
+//! `lmbias valence` end to end on the tiny BERT fixture: output formats,
+//! figures, and one-line errors naming the file and the sentence id.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+fn model() -> String {
+    fixtures()
+        .join("models/tiny-bert-mlm")
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn dataset() -> PathBuf {
+    fixtures().join("valence/tiny-bert-mlm.json")
+}
+
+fn lmbias(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_lmbias"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// A scratch folder for this test only, emptied first.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lmbias-valence-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The fixture dataset with one substring replaced, written to `dir`.
+fn broken_dataset(dir: &Path, from: &str, to: &str) -> PathBuf {
+    let text = std::fs::read_to_string(dataset()).unwrap();
+    assert!(text.contains(from), "{from}");
+    let path = dir.join("broken.json");
+    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    path
+}
+
+#[test]
+fn json_has_every_sentence_group_and_sweep_point() {
+    let (ok, out, err) = lmbias(&[
+        "valence",
+        "--model",
+        &model(),
+        "--dataset",
+        dataset().to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let results: Value = serde_json::from_str(&out).unwrap();
+    let r = &results[0];
+    assert_eq!(r["top_k"], 5);
+    assert_eq!(r["dataset"], "tiny-bert-valence");
+    assert_eq!(r["sentences"].as_array().unwrap().len(), 5);
+    assert_eq!(r["groups"].as_array().unwrap().len(), 2);
+    assert_eq!(r["k_sweep"].as_array().unwrap().len(), 6);
+    // me-4: only "han" (+1) is annotated in the top 5, so B is its probability,
+    // 0.3226 in transformers (tests/fixtures/reference/tiny-bert-mlm.json).
+    let me4 = r["sentences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "me-4")
+        .unwrap();
+    let b = me4["bias"].as_f64().unwrap();
+    let p_han = me4["tokens"][0]["prob"].as_f64().unwrap();
+    assert_eq!(me4["tokens"][0]["token"], "han");
+    assert_eq!(b, p_han);
+    assert!((b - 0.3226).abs() < 1e-4, "{b}");
+    assert_eq!(me4["tokens"][1]["annotation"], "none");
+}
+
+#[test]
+fn markdown_csv_unannotated_and_figures() {
+    let dir = scratch("figures");
+    let (ok, md, err) = lmbias(&[
+        "valence",
+        "--model",
+        &model(),
+        "--model",
+        &model(),
+        "--dataset",
+        dataset().to_str().unwrap(),
+        "--top-k",
+        "10",
+        "--figures",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(md.contains("## Model comparison (group means)"), "{md}");
+    // Two models given: two comparison rows.
+    let comparison = md
+        .split("## Model comparison (group means)")
+        .nth(1)
+        .and_then(|rest| rest.split("## Per group").next())
+        .unwrap();
+    let rows = comparison
+        .lines()
+        .filter(|l| l.starts_with(&format!("| {} | 10 |", model())));
+    assert_eq!(rows.count(), 2, "{md}");
+    let mut svgs: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    svgs.sort();
+    assert_eq!(svgs.len(), 2, "{svgs:?}");
+    assert!(
+        svgs[0].ends_with("tiny-bert-mlm-adequacy-k10.svg"),
+        "{svgs:?}"
+    );
+    assert!(svgs[1].ends_with("tiny-bert-mlm-bias-k10.svg"), "{svgs:?}");
+    let svg = std::fs::read_to_string(dir.join(&svgs[1])).unwrap();
+    assert_eq!(svg.matches("<circle").count(), 5);
+    assert!(svg.contains("bias B, top-10"));
+
+    let (ok, csv, err) = lmbias(&[
+        "valence",
+        "--model",
+        &model(),
+        "--dataset",
+        dataset().to_str().unwrap(),
+        "--csv",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(csv.lines().count(), 6, "{csv}");
+    assert!(csv.starts_with("model,k,id,group,v,B,A,unannotated mass,proposals\n"));
+
+    let (ok, list, err) = lmbias(&[
+        "valence",
+        "--model",
+        &model(),
+        "--dataset",
+        dataset().to_str().unwrap(),
+        "--unannotated",
+        "--csv",
+    ]);
+    assert!(ok, "{err}");
+    // ##ht is proposed unannotated in eme-3, me-1 and me-4 at k = 5.
+    let ht = list.lines().find(|l| l.contains(",##ht,")).expect(&list);
+    assert!(
+        ht.contains(",3,") && ht.ends_with("eme-3 me-1 me-4"),
+        "{ht}"
+    );
+}
+
+#[test]
+fn bad_datasets_get_one_line_errors_naming_file_and_sentence() {
+    let dir = scratch("errors");
+    let cases = [
+        (
+            "Wherefore art thou [MASK]?",
+            "Wherefore [MASK] thou [MASK]?",
+            "sentence eme-2: text must contain exactly one [MASK], found 2",
+        ),
+        (
+            r#""group": "ME", "valence": 1"#,
+            r#""group": "ME", "valence": 2"#,
+            "sentence me-1: valence 2 is not on the scale -1, -0.5, 0, 0.5, 1",
+        ),
+        (
+            r#""id": "me-1""#,
+            r#""id": "eme-5""#,
+            "sentence eme-5: duplicate id (sentences #3 and #4, counting from 1)",
+        ),
+    ];
+    for (from, to, expected) in cases {
+        let path = broken_dataset(&dir, from, to);
+        let (ok, out, err) = lmbias(&[
+            "valence",
+            "--model",
+            &model(),
+            "--dataset",
+            path.to_str().unwrap(),
+        ]);
+        assert!(!ok && out.is_empty(), "{out}");
+        assert_eq!(err, format!("error: {}: {expected}\n", path.display()));
+    }
+    // An annotation the tokenizer cannot produce as one piece, named with its sentence.
+    let path = broken_dataset(
+        &dir,
+        r#""you": 1, "han": 0"#,
+        r#""you": 1, "han": 0, "forsooth": -1"#,
+    );
+    let (ok, _, err) = lmbias(&[
+        "valence",
+        "--model",
+        &model(),
+        "--dataset",
+        path.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("sentence me-1: annotated token \"forsooth\" is not one piece"),
+        "{err}"
+    );
+}
