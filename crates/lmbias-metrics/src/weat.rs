@@ -310,7 +310,10 @@ pub struct PermutationTest {
     pub seed: Option<u64>,
 }
 
-fn count_as_json_number<S: serde::Serializer>(count: &Option<u128>, s: S) -> Result<S::Ok, S::Error> {
+fn count_as_json_number<S: serde::Serializer>(
+    count: &Option<u128>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
     match count.map(u64::try_from) {
         None => s.serialize_none(),
         Some(Ok(small)) => s.serialize_u64(small),
@@ -357,14 +360,27 @@ pub fn permutation_test(
     };
     let n_partitions = binomial(scores.len() as u128, nx as u128);
     let exact = n_partitions.is_some_and(|n| n <= u128::from(options.n_samples));
+    // Two-sided with the observed split at the centre (S = its mirror): every split is at least as
+    // far out. Counted directly, as the two tails would otherwise count each split twice.
+    let every_split = tails.at_most.is_some_and(|lo| lo >= tails.at_least);
     let (n_extreme, n_evaluated) = if exact {
-        let count = permutation::exact(&scores, nx, tails).ok_or(WeatError::ExactTooLarge {
-            items: scores.len(),
-        })?;
-        (count, n_partitions.map(|n| n as u64).unwrap_or_default())
+        let total = n_partitions.map(|n| n as u64).unwrap_or_default();
+        let count = if every_split {
+            total
+        } else {
+            permutation::exact(&scores, nx, tails).ok_or(WeatError::ExactTooLarge {
+                items: scores.len(),
+            })?
+        };
+        (count, total)
     } else {
         // sent-bias "hallucinates" one hit: with N samples the p-value cannot go below 1/N.
-        let count = permutation::sampled(&scores, nx, tails, options.n_samples - 1, options.seed);
+        let draws = options.n_samples - 1;
+        let count = if every_split {
+            draws
+        } else {
+            permutation::sampled(&scores, nx, tails, draws, options.seed)
+        };
         (count + 1, options.n_samples)
     };
     Ok(PermutationTest {

@@ -174,7 +174,9 @@ fn invalid_inputs_are_typed_errors() {
 fn bench_scores(per_side: usize) -> Associations {
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = move || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((state >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 0.2
     };
     let x = (0..per_side).map(|_| next() + 0.02).collect();
@@ -186,7 +188,10 @@ fn bench_scores(per_side: usize) -> Associations {
 fn exact_counts_match_sent_bias_on_the_benchmark_scores() {
     // sent-bias's p_val_permutation_test on the same scores (benches/sent_bias_timing.py):
     // n = 8: p = 0.2518259518259518 = 3241/12870; n = 12: p = 0.4797596736282966 = 1297345/2704156.
-    let options = Options { n_samples: u64::MAX, ..Options::default() };
+    let options = Options {
+        n_samples: u64::MAX,
+        ..Options::default()
+    };
     let p8 = permutation_test(&bench_scores(8), &options).unwrap();
     assert_eq!((p8.n_extreme, p8.n_evaluated), (3241, 12870));
     let p12 = permutation_test(&bench_scores(12), &options).unwrap();
@@ -199,12 +204,43 @@ fn huge_partition_counts_serialise() {
     let x: Vec<f64> = (0..64).map(|i| (i as f64 * 0.37).sin()).collect();
     let y: Vec<f64> = (0..64).map(|i| (i as f64 * 0.53).cos()).collect();
     let assoc = Associations::from_scores(x, y).unwrap();
-    let result = weat(&assoc, &Options { n_samples: 1000, ..Options::default() }).unwrap();
+    let result = weat(
+        &assoc,
+        &Options {
+            n_samples: 1000,
+            ..Options::default()
+        },
+    )
+    .unwrap();
     let value = serde_json::to_value(result).unwrap();
     let count = value["permutation"]["n_partitions"].as_f64().unwrap();
-    assert!((count / 2.3951146041928082866e37 - 1.0).abs() < 1e-15, "{count}");
+    assert!(
+        (count / 2.3951146041928082866e37 - 1.0).abs() < 1e-15,
+        "{count}"
+    );
     let huge = Associations::from_scores(vec![0.5; 70], vec![0.1; 70]).unwrap();
-    let result = weat(&huge, &Options { n_samples: 1000, ..Options::default() }).unwrap();
+    let result = weat(
+        &huge,
+        &Options {
+            n_samples: 1000,
+            ..Options::default()
+        },
+    )
+    .unwrap();
     assert_eq!(result.permutation.n_partitions, None);
     assert!(serde_json::to_value(result).unwrap()["permutation"]["n_partitions"].is_null());
+}
+
+#[test]
+fn two_sided_with_the_observed_split_at_the_centre_counts_every_split_once() {
+    let assoc = Associations::from_scores(vec![0.25; 4], vec![0.25; 4]).unwrap();
+    for n_samples in [100_000, 50] {
+        let options = Options {
+            n_samples,
+            alternative: Alternative::TwoSided,
+            ..Options::default()
+        };
+        let p = permutation_test(&assoc, &options).unwrap();
+        assert_eq!((p.p_value, p.n_extreme), (1.0, p.n_evaluated));
+    }
 }
