@@ -90,19 +90,49 @@ impl JsonFile {
 pub(crate) struct TokenizerConfig {
     config: Option<JsonFile>,
     special_map: Option<JsonFile>,
+    /// `model_type` of the model's `config.json`; `None` without one.
+    model_type: Option<Option<String>>,
 }
 
 impl TokenizerConfig {
     pub(crate) fn load(dir: &Path) -> Result<Self, TextError> {
+        let model = JsonFile::read_optional(dir.join("config.json"))?;
         Ok(TokenizerConfig {
             config: JsonFile::read_optional(dir.join("tokenizer_config.json"))?,
             special_map: JsonFile::read_optional(dir.join("special_tokens_map.json"))?,
+            model_type: model.map(|m| {
+                m.root
+                    .get("model_type")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            }),
         })
     }
 
-    /// Whether the directory has a `tokenizer_config.json`.
-    pub(crate) fn exists(&self) -> bool {
-        self.config.is_some()
+    /// True when transformers' AutoTokenizer would load the directory into its generic
+    /// `TokenizersBackend`, which uses tokenizer.json as written: no configuration
+    /// files at all, or a generic `tokenizer_class`. Model-specific classes (BertTokenizer,
+    /// T5Tokenizer) rebuild parts of the pipeline in their `__init__`.
+    pub(crate) fn loads_generic(&self) -> bool {
+        let generic_class = matches!(
+            self.tokenizer_class(),
+            Some("PreTrainedTokenizerFast" | "TokenizersBackend")
+        );
+        generic_class || (self.config.is_none() && self.model_type.is_none())
+    }
+
+    /// Whether AutoTokenizer resolves to T5Tokenizer: by `tokenizer_class`, or by the
+    /// model type when no class is named.
+    pub(crate) fn loads_t5(&self) -> bool {
+        match self.tokenizer_class() {
+            Some(class) => {
+                matches!(
+                    class.trim_end_matches("Fast"),
+                    "T5Tokenizer" | "MT5Tokenizer"
+                )
+            }
+            None => matches!(self.model_type.as_ref(), Some(Some(t)) if t == "t5" || t == "mt5"),
+        }
     }
 
     /// `tokenizer_class` of `tokenizer_config.json`, when it names one.

@@ -165,14 +165,13 @@ pub(crate) fn t5_tokenizer_json(
                    "rstrip": false, "normalized": false, "special": true})
         })
         .collect();
-    let metaspace = json!({"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": "always", "split": true});
     Ok(json!({
         "version": "1.0",
         "truncation": null,
         "padding": null,
         "added_tokens": added_tokens,
         "normalizer": null,
-        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, metaspace]},
+        "pre_tokenizer": t5_pre_tokenizer(),
         "post_processor": {
             "type": "TemplateProcessing",
             "single": [{"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": eos.0, "type_id": 0}}],
@@ -182,9 +181,35 @@ pub(crate) fn t5_tokenizer_json(
             ],
             "special_tokens": {eos.0.clone(): {"id": eos.0, "ids": [eos.1], "tokens": [eos.0]}},
         },
-        "decoder": metaspace,
+        "decoder": metaspace(),
         "model": {"type": "Unigram", "unk_id": model.unk_id, "vocab": vocab, "byte_fallback": false},
     }))
+}
+
+/// T5Tokenizer's own pipeline over a tokenizer.json's Unigram model: transformers 5
+/// keeps the file's vocabulary, post-processor and Precompiled table but replaces the
+/// normalizer and pre-tokenizer with those of `T5Tokenizer.__init__` (older T5 files
+/// add a `Replace(" {2,}", " ")` and a bare Metaspace, which tokenize a trailing space
+/// differently).
+pub(crate) fn rebuild_t5_pipeline(document: &mut Value) {
+    let normalizer = &document["normalizer"];
+    let precompiled = match normalizer["type"].as_str() {
+        Some("Precompiled") => Some(normalizer.clone()),
+        Some("Sequence") => normalizer["normalizers"]
+            .as_array()
+            .and_then(|all| all.iter().find(|n| n["type"] == "Precompiled").cloned()),
+        _ => None,
+    };
+    document["normalizer"] = precompiled.unwrap_or(Value::Null);
+    document["pre_tokenizer"] = t5_pre_tokenizer();
+}
+
+fn t5_pre_tokenizer() -> Value {
+    json!({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, metaspace()]})
+}
+
+fn metaspace() -> Value {
+    json!({"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": "always", "split": true})
 }
 
 /// One protobuf field value; groups (wire types 3, 4) do not occur in SentencePiece models.

@@ -40,21 +40,23 @@ impl Tokenizer {
         let vocab_path = dir.join("vocab.txt");
         let spiece_path = dir.join("spiece.model");
         let mut inner = if json_path.is_file() {
-            let mut inner = tokenizers::Tokenizer::from_file(&json_path)
-                .map_err(|e| TextError::file(&json_path, one_line(&*e)))?;
+            let bytes = std::fs::read(&json_path).map_err(|e| TextError::file(&json_path, e))?;
+            let mut document: serde_json::Value = serde_json::from_slice(&bytes)
+                .map_err(|e| TextError::file(&json_path, format!("invalid JSON: {e}")))?;
+            let unigram = document["model"]["type"] == "Unigram";
+            if unigram && !config.loads_generic() && config.loads_t5() {
+                sentencepiece::rebuild_t5_pipeline(&mut document);
+            }
+            let mut inner = serde_json::from_value::<tokenizers::Tokenizer>(document)
+                .map_err(|e| TextError::file(&json_path, one_line(&e)))?;
             // transformers (4 and 5) load a BERT-family tokenizer.json into BertTokenizer,
             // whose __init__ rebuilds the normalizer from tokenizer_config.json (lowercase
-            // unless `do_lower_case: false`), whatever tokenizer.json says. Only a bare
-            // tokenizer.json, or a generic tokenizer class, is used as written.
-            let generic = matches!(
-                config.tokenizer_class(),
-                Some("PreTrainedTokenizerFast" | "TokenizersBackend")
-            );
+            // unless `do_lower_case: false`), whatever tokenizer.json says.
             let is_bert = matches!(
                 inner.get_normalizer(),
                 Some(NormalizerWrapper::BertNormalizer(_))
             );
-            if is_bert && !generic && (config.exists() || dir.join("config.json").is_file()) {
+            if is_bert && !config.loads_generic() {
                 inner.with_normalizer(Some(wordpiece::bert_normalizer(&config)?));
             }
             inner
@@ -277,6 +279,6 @@ impl std::fmt::Debug for Tokenizer {
 }
 
 /// Error sources from the tokenizers crate, flattened to one line.
-fn one_line(error: &(dyn std::error::Error + Send + Sync)) -> String {
+fn one_line(error: &dyn std::error::Error) -> String {
     error.to_string().lines().collect::<Vec<_>>().join(" ")
 }
