@@ -7,6 +7,21 @@
 //! errors that name the text, word→piece alignment by byte range, and
 //! `piece_id` for "can this annotation be one token?".
 //!
+//! # What "like transformers" means here (checked against transformers 5.24)
+//!
+//! - A BERT-family `tokenizer.json` gets its normalizer rebuilt from
+//!   `tokenizer_config.json` (`do_lower_case` defaulting to true), as BertTokenizer's
+//!   `__init__` does; a T5 `tokenizer.json` gets T5Tokenizer's normalizer
+//!   (its Precompiled table only) and pre-tokenizer (WhitespaceSplit + Metaspace).
+//!   A bare `tokenizer.json` with no configuration files is used as written.
+//! - Special tokens come from `special_tokens_map.json` over `tokenizer_config.json`
+//!   (the map is skipped when the config has `added_tokens_decoder`). Where neither
+//!   names one, lmbias falls back to the conventional `[MASK]`/`<mask>`,
+//!   `[PAD]`/`<pad>`, `[UNK]`/`<unk>` if in the vocabulary (transformers would have none).
+//! - Not handled: `additional_special_tokens` other than T5's `<extra_id_*>`, and
+//!   special tokens configured outside a `tokenizer.json` vocabulary (an error here;
+//!   transformers would append them).
+//!
 //! # Turkish under uncased BERT
 //!
 //! BertNormalizer lowercases with Unicode's full (not Turkish) rules, then strips
