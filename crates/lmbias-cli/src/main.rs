@@ -8,6 +8,7 @@ mod fill_mask;
 mod model_args;
 mod valence;
 mod seat;
+mod weat;
 
 #[derive(Parser)]
 #[command(
@@ -30,6 +31,8 @@ enum Command {
     Valence(valence::ValenceArgs),
     /// A battery of association tests (SEAT) on one or more models: effect sizes, p (Holm, BH), coverage, heatmaps.
     Seat(seat::SeatArgs),
+    /// One association test (WEAT/SEAT) on precomputed vectors: effect size and permutation p (sent-bias semantics).
+    Weat(weat::WeatArgs),
 }
 
 fn main() {
@@ -39,6 +42,7 @@ fn main() {
         Command::FillMask(args) => fill_mask::run(args),
         Command::Valence(args) => valence::run(args),
         Command::Seat(args) => seat::run(args),
+        Command::Weat(args) => weat::run(args),
     };
     if let Err(err) = result {
         // One line: the chain joined, so every error names its file and field.

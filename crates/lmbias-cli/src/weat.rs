@@ -1,0 +1,199 @@
+//! `lmbias weat`: one association test (WEAT/SEAT) on precomputed vectors, with sent-bias's
+//! semantics (May et al. 2019): Cohen's d and a one-sided permutation p-value.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use lmbias_data::{AssociationTest, Duplicates, Embeddings, LoadOptions, Role, TargetSizes};
+use lmbias_metrics::weat::{
+    Alternative, Associations, DEFAULT_N_SAMPLES, DEFAULT_SEED, Options, SetName, StdKind,
+    WeatError, WeatResult, weat,
+};
+use serde_json::json;
+
+#[derive(clap::Args, Debug)]
+pub struct WeatArgs {
+    /// Vectors: a JSON object {text: [numbers]} or word2vec/GloVe text (optional "count dim" header).
+    #[arg(long)]
+    embeddings: PathBuf,
+    /// The association test: sent-bias's format {"targ1", "targ2", "attr1", "attr2"}.
+    #[arg(long)]
+    test: PathBuf,
+    /// Enumerate every split when there are at most this many; otherwise sample this many.
+    #[arg(long, default_value_t = DEFAULT_N_SAMPLES)]
+    n_samples: u64,
+    /// Seed of the sampled splits (ChaCha8).
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+    /// Standard deviation of the effect size: 1 = sample (sent-bias, Caliskan), 0 = population (WEFE).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
+    ddof: u8,
+    /// Two-sided p-value (|difference of means| at least as large) instead of sent-bias's one-sided one.
+    #[arg(long)]
+    two_sided: bool,
+    /// Run even when targ1 and targ2 differ in size (sent-bias refuses).
+    #[arg(long)]
+    allow_unequal_sizes: bool,
+    /// Keep the first of repeated examples in a set, as sent-bias silently does, instead of failing.
+    #[arg(long)]
+    merge_duplicates: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: WeatArgs) -> anyhow::Result<()> {
+    let load = LoadOptions {
+        duplicates: if args.merge_duplicates {
+            Duplicates::Merge
+        } else {
+            Duplicates::Error
+        },
+        target_sizes: if args.allow_unequal_sizes {
+            TargetSizes::AllowUnequal
+        } else {
+            TargetSizes::Equal
+        },
+    };
+    let test = AssociationTest::from_path(&args.test, &load)?;
+    let embeddings = Embeddings::from_path(&args.embeddings)?;
+    // One lookup over all four sets, so a missing-text error lists every missing text.
+    let all_texts: Vec<&String> = Role::ALL
+        .iter()
+        .flat_map(|&r| test.set(r).examples())
+        .collect();
+    embeddings
+        .lookup(all_texts)
+        .with_context(|| format!("test {}", test.name()))?;
+    let [x, y, a, b] = Role::ALL.map(|r| {
+        embeddings
+            .lookup(test.set(r).examples())
+            .expect("all texts found above")
+    });
+    let assoc =
+        Associations::from_vectors(&x, &y, &a, &b).map_err(|e| explain(e, &test, &embeddings))?;
+    let options = Options {
+        n_samples: args.n_samples,
+        seed: args.seed,
+        std: if args.ddof == 0 {
+            StdKind::Population
+        } else {
+            StdKind::Sample
+        },
+        alternative: if args.two_sided {
+            Alternative::TwoSided
+        } else {
+            Alternative::Greater
+        },
+        allow_unequal_sizes: args.allow_unequal_sizes,
+    };
+    let result = weat(&assoc, &options).with_context(|| format!("{}", args.test.display()))?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&as_json(&test, &args, &options, &result))?
+        );
+    } else {
+        print!("{}", as_text(&test, &options, &result));
+    }
+    Ok(())
+}
+
+/// Names the text behind a metrics error about a set item.
+fn explain(error: WeatError, test: &AssociationTest, embeddings: &Embeddings) -> anyhow::Error {
+    let text = |set: SetName, index: usize| {
+        let role = match set {
+            SetName::X => Role::Targ1,
+            SetName::Y => Role::Targ2,
+            SetName::A => Role::Attr1,
+            SetName::B => Role::Attr2,
+        };
+        format!("{role} text {:?}", test.set(role).examples()[index])
+    };
+    match error {
+        WeatError::ZeroVector { set, index } => anyhow::anyhow!(
+            "{}: the vector of {} is all zeros: its cosine similarity is undefined",
+            embeddings.path().display(),
+            text(set, index)
+        ),
+        other => anyhow::anyhow!(
+            "{}: test {}: {other}",
+            embeddings.path().display(),
+            test.name()
+        ),
+    }
+}
+
+fn as_json(
+    test: &AssociationTest,
+    args: &WeatArgs,
+    options: &Options,
+    result: &WeatResult,
+) -> serde_json::Value {
+    let p = &result.permutation;
+    json!({
+        "test": test.name(),
+        "test_file": args.test.display().to_string(),
+        "embeddings": args.embeddings.display().to_string(),
+        "categories": per_set(|r| json!(test.set(r).category())),
+        "sizes": per_set(|r| json!(test.set(r).len())),
+        "effect_size": result.effect_size,
+        "std": result.std,
+        "test_statistic": result.test_statistic,
+        "p_value": p.p_value,
+        "alternative": p.alternative,
+        "exact": p.exact,
+        "n_partitions": serde_json::to_value(p).expect("serialisable")["n_partitions"],
+        "n_evaluated": p.n_evaluated,
+        "n_extreme": p.n_extreme,
+        "n_samples": options.n_samples,
+        "seed": options.seed,
+    })
+}
+
+/// `{"targ1": f(targ1), …, "attr2": f(attr2)}`.
+fn per_set(f: impl Fn(Role) -> serde_json::Value) -> serde_json::Value {
+    Role::ALL
+        .iter()
+        .map(|&r| (r.key().to_string(), f(r)))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+fn as_text(test: &AssociationTest, options: &Options, result: &WeatResult) -> String {
+    let (x, y, a, b) = (test.targ1(), test.targ2(), test.attr1(), test.attr2());
+    let p = &result.permutation;
+    let effect = result.effect_size.map_or_else(
+        || "undefined (every s(w, A, B) is equal)".to_string(),
+        |d| format!("{d:.4}"),
+    );
+    let std = match result.std {
+        StdKind::Sample => "sample std, ddof=1",
+        StdKind::Population => "population std, ddof=0",
+    };
+    let side = match p.alternative {
+        Alternative::Greater => "one-sided",
+        Alternative::TwoSided => "two-sided",
+    };
+    let how = if p.exact {
+        format!("exact, all {} splits", p.n_evaluated)
+    } else {
+        format!(
+            "{} sampled splits incl. one imagined hit, seed {}",
+            options.n_samples, options.seed
+        )
+    };
+    format!(
+        "{}: {} vs {} × {} vs {} (sizes {}, {} × {}, {})\neffect size (Cohen's d, {std}): {effect}\np-value ({side}, {how}): {:.6}\n",
+        test.name(),
+        x.category(),
+        y.category(),
+        a.category(),
+        b.category(),
+        x.len(),
+        y.len(),
+        a.len(),
+        b.len(),
+        p.p_value
+    )
+}

@@ -1,0 +1,261 @@
+//! `lmbias weat` end to end: the real binary on sent-bias reference fixtures
+//! (tests/fixtures/sent-bias-ref, from sent-bias's weat.py), and its one-line errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/sent-bias-ref")
+}
+
+fn lmbias(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lmbias"))
+        .arg("weat")
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn reference(name: &str) -> Value {
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("cases.json")).unwrap())
+            .unwrap();
+    cases.into_iter().find(|c| c["name"] == name).unwrap()
+}
+
+fn run_json(case: &Value, extra: &[&str]) -> Value {
+    let dir = fixtures();
+    let test = dir.join(case["test"].as_str().unwrap());
+    let emb = dir.join(case["embeddings"].as_str().unwrap());
+    let mut args = vec![
+        "--test",
+        test.to_str().unwrap(),
+        "--embeddings",
+        emb.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let out = lmbias(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn exact_sentence_test_matches_sent_bias() {
+    let case = reference("sentences_n6");
+    let out = run_json(&case, &[]);
+    let (d, expected) = (
+        out["effect_size"].as_f64().unwrap(),
+        case["effect_size"].as_f64().unwrap(),
+    );
+    assert!(
+        ((d - expected) / expected).abs() < 1e-9,
+        "{d} vs {expected}"
+    );
+    // Counts, not floats: JSON readers may round a 17-digit p by one ulp.
+    assert_eq!(out["n_extreme"], case["n_extreme"]);
+    assert_eq!(out["exact"], true);
+    assert_eq!(out["n_partitions"], 924);
+    assert_eq!(
+        out["sizes"],
+        serde_json::json!({"targ1": 6, "targ2": 6, "attr1": 5, "attr2": 5})
+    );
+    assert_eq!(out["categories"]["attr2"], "Unpleasant");
+    assert_eq!(out["std"], "sample");
+    assert_eq!(out["alternative"], "greater");
+    assert_eq!(
+        (out["n_samples"].as_u64(), out["seed"].as_u64()),
+        (Some(100_000), Some(42))
+    );
+
+    let population = run_json(&case, &["--ddof", "0", "--two-sided"]);
+    let (d, expected) = (
+        population["effect_size"].as_f64().unwrap(),
+        case["effect_size_population"].as_f64().unwrap(),
+    );
+    assert!(
+        ((d - expected) / expected).abs() < 1e-9,
+        "{d} vs {expected}"
+    );
+    assert_eq!(population["std"], "population");
+    assert_eq!(population["n_extreme"], case["n_extreme_two_sided"]);
+}
+
+#[test]
+fn sampled_weat1_is_within_sampling_error_and_seeded() {
+    let case = reference("seat_weat1");
+    let out = run_json(&case, &[]);
+    assert_eq!(out["exact"], false);
+    assert_eq!(out["n_partitions"], 126_410_606_437_752u64);
+    assert_eq!(out["n_evaluated"], 100_000);
+    let p = out["p_value"].as_f64().unwrap();
+    assert!(
+        (p - case["p_value"].as_f64().unwrap()).abs() <= 0.005,
+        "{p} vs {}",
+        case["p_value"]
+    );
+    let again = run_json(&case, &[]);
+    assert_eq!(again["p_value"], out["p_value"]);
+    let other_seed = run_json(&case, &["--seed", "7"]);
+    assert_ne!(other_seed["p_value"], out["p_value"]);
+}
+
+#[test]
+fn text_output_names_the_test_and_method() {
+    let dir = fixtures();
+    let out = lmbias(&[
+        "--test",
+        dir.join("exact_n4.jsonl").to_str().unwrap(),
+        "--embeddings",
+        dir.join("exact_n4.emb.json").to_str().unwrap(),
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    // sent-bias: d = 1.4760, p = 1/70
+    assert_eq!(
+        text,
+        "exact_n4: X vs Y × A vs B (sizes 4, 4 × 5, 6)\neffect size (Cohen's d, sample std, ddof=1): 1.4760\np-value (one-sided, exact, all 70 splits): 0.014286\n"
+    );
+}
+
+/// Runs `weat` on files written to a scratch folder; returns the one-line error.
+fn error_for(test: &str, embeddings: &str, extra: &[&str]) -> (String, PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!(
+        "lmbias-weat-cli-{}-{:x}",
+        std::process::id(),
+        fxhash(test, embeddings)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (t, e) = (dir.join("t.jsonl"), dir.join("e.txt"));
+    std::fs::write(&t, test).unwrap();
+    std::fs::write(&e, embeddings).unwrap();
+    let mut args = vec![
+        "--test",
+        t.to_str().unwrap(),
+        "--embeddings",
+        e.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = lmbias(&args);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "not one line: {stderr}");
+    (stderr.trim_end().to_string(), t, e)
+}
+
+fn fxhash(a: &str, b: &str) -> u64 {
+    a.bytes().chain(b.bytes()).fold(0xcbf29ce484222325, |h, c| {
+        (h ^ u64::from(c)).wrapping_mul(0x100000001b3)
+    })
+}
+
+const TEST: &str = r#"{"targ1": {"category": "F", "examples": ["rose", "tulip"]},
+  "targ2": {"category": "I", "examples": ["ant", "flea"]},
+  "attr1": {"category": "P", "examples": ["love"]},
+  "attr2": {"category": "U", "examples": ["hate"]}}"#;
+
+#[test]
+fn bad_inputs_are_one_line_errors_naming_the_file() {
+    let (err, _, e) = error_for(TEST, "rose 1 0\nant 0 1\nlove 1 1\n", &[]);
+    assert_eq!(
+        err,
+        format!(
+            "error: test t: {}: 3 text(s) have no vector: \"tulip\", \"flea\", \"hate\"",
+            e.display()
+        )
+    );
+
+    let (err, _, e) = error_for(TEST, "{\"rose\": [1, 0], \"ant\": [1]}", &[]);
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: \"ant\": 1 values, but earlier vectors have 2 at line 1 column 28",
+            e.display()
+        )
+    );
+
+    let (err, _, e) = error_for(TEST, "rose 1 0\ntulip nan 1\n", &[]);
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: line 2: \"tulip\": value 0 is NaN, not a finite number",
+            e.display()
+        )
+    );
+
+    let (err, _, e) = error_for(TEST, "", &[]);
+    assert_eq!(err, format!("error: {}: empty file", e.display()));
+
+    let (err, _, e) = error_for(TEST, "{\"rose\": [1, 0]", &[]);
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: EOF while parsing an object at line 1 column 15",
+            e.display()
+        )
+    );
+
+    let vectors = "rose 1 0\ntulip 0 0\nant 0 1\nflea 1 1\nlove 1 2\nhate 2 1\n";
+    let (err, _, e) = error_for(TEST, vectors, &[]);
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: the vector of targ1 text \"tulip\" is all zeros: its cosine similarity is undefined",
+            e.display()
+        )
+    );
+
+    let unequal = TEST.replace(r#"["ant", "flea"]"#, r#"["ant"]"#);
+    let (err, t, _) = error_for(&unequal, vectors, &[]);
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: targ1 (\"F\") has 2 examples but targ2 (\"I\") has 1: sent-bias requires equal target sizes (allow unequal sizes to run it anyway)",
+            t.display()
+        )
+    );
+
+    let (err, t, _) = error_for(&TEST.replace("\"attr2\"", "\"attr3\""), vectors, &[]);
+    assert!(
+        err.starts_with(&format!("error: {}: not an association test", t.display()))
+            && err.contains("attr3"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unequal_sizes_run_when_allowed() {
+    let unequal = TEST.replace(r#"["ant", "flea"]"#, r#"["ant", "flea", "moth"]"#);
+    let dir = std::env::temp_dir().join(format!("lmbias-weat-unequal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (t, e) = (dir.join("t.jsonl"), dir.join("e.txt"));
+    std::fs::write(&t, unequal).unwrap();
+    std::fs::write(
+        &e,
+        "rose 1 0.1\ntulip 0.9 0.2\nant 0.1 1\nflea 0.3 1\nmoth 0.2 0.8\nlove 1 0\nhate 0 1\n",
+    )
+    .unwrap();
+    let out = lmbias(&[
+        "--test",
+        t.to_str().unwrap(),
+        "--embeddings",
+        e.to_str().unwrap(),
+        "--json",
+        "--allow-unequal-sizes",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // C(5, 2) = 10 splits; the flowers are the two most "love"-like items, so only the observed
+    // split reaches the observed statistic: p = 1/10.
+    assert_eq!(v["n_partitions"], 10);
+    assert_eq!(v["p_value"], 0.1);
+}
