@@ -116,6 +116,13 @@ fn explain(error: WeatError, test: &AssociationTest, embeddings: &Embeddings) ->
             embeddings.path().display(),
             text(set, index)
         ),
+        WeatError::Overflow { set, index } | WeatError::NonFiniteScore { set, index } => {
+            anyhow::anyhow!(
+                "{}: the vector of {} is too large: its squared norm or cosines overflow f64",
+                embeddings.path().display(),
+                text(set, index)
+            )
+        }
         other => anyhow::anyhow!(
             "{}: test {}: {other}",
             embeddings.path().display(),

@@ -210,6 +210,18 @@ fn bad_inputs_are_one_line_errors_naming_the_file() {
         )
     );
 
+    let huge = vectors
+        .replace("tulip 0 0", "tulip 0 1")
+        .replace("flea 1 1", "flea 1e200 1");
+    let (err, _, e) = error_for(TEST, &huge, &[]);
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: the vector of targ2 text \"flea\" is too large: its squared norm or cosines overflow f64",
+            e.display()
+        )
+    );
+
     let unequal = TEST.replace(r#"["ant", "flea"]"#, r#"["ant"]"#);
     let (err, t, _) = error_for(&unequal, vectors, &[]);
     assert_eq!(

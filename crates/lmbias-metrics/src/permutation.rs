@@ -67,7 +67,7 @@ impl<'a> Quantized<'a> {
             scores,
             q,
             scale,
-            band: bound.ceil() as i64 + 1,
+            band: (bound.ceil() as i64).saturating_add(1),
             subset_len,
         }
     }
@@ -114,12 +114,12 @@ impl Rule {
 
     /// Q at or above this is certainly above the threshold.
     fn sure_above(&self) -> i64 {
-        self.h.saturating_add(1 + self.band)
+        self.h.saturating_add(self.band).saturating_add(1)
     }
 
     /// Q at or below this is certainly below the threshold.
     fn sure_below(&self) -> i64 {
-        self.h.saturating_sub(1 + self.band)
+        self.h.saturating_sub(self.band).saturating_sub(1)
     }
 
     fn decide(&self, q: i64) -> Decision {

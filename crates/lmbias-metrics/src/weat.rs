@@ -118,6 +118,10 @@ pub enum WeatError {
     NonFinite { set: SetName, index: usize },
     #[error("set {set}, item {index}: zero vector, its cosine similarity is undefined")]
     ZeroVector { set: SetName, index: usize },
+    #[error(
+        "set {set}, item {index}: its squared norm overflows f64, so its cosines would be wrong"
+    )]
+    Overflow { set: SetName, index: usize },
     #[error("set {set}, item {index}: association score is not finite")]
     NonFiniteScore { set: SetName, index: usize },
     #[error("n_samples must be at least 1")]
@@ -154,10 +158,8 @@ impl Associations {
         let y = Prepared::new(y, SetName::Y, dim)?;
         let a = Prepared::new(a, SetName::A, dim)?;
         let b = Prepared::new(b, SetName::B, dim)?;
-        Ok(Associations {
-            x: x.scores(&a, &b),
-            y: y.scores(&a, &b),
-        })
+        // Finite vectors can still overflow a dot product (|v| ~ 1e155 and up): check the scores.
+        Self::from_scores(x.scores(&a, &b), y.scores(&a, &b))
     }
 
     /// Scores computed elsewhere (e.g. from another similarity), X's then Y's.
@@ -224,6 +226,9 @@ impl Prepared {
             let nn = dot(&v, &v);
             if nn == 0.0 {
                 return Err(WeatError::ZeroVector { set: name, index });
+            }
+            if !nn.is_finite() {
+                return Err(WeatError::Overflow { set: name, index });
             }
             vectors.push(v);
             squared_norms.push(nn);

@@ -244,3 +244,20 @@ fn two_sided_with_the_observed_split_at_the_centre_counts_every_split_once() {
         assert_eq!((p.p_value, p.n_extreme), (1.0, p.n_evaluated));
     }
 }
+
+#[test]
+fn overflowing_vectors_and_scores_are_errors_not_panics() {
+    let big = [1e200, 1e200];
+    let unit = [1.0, 0.0];
+    assert_eq!(
+        Associations::from_vectors(&[big], &[unit], &[unit], &[unit]),
+        Err(WeatError::Overflow {
+            set: SetName::X,
+            index: 0
+        })
+    );
+    // Huge but finite scores: sums overflow to infinity; the test still returns a p-value.
+    let assoc = Associations::from_scores(vec![1e308, 1e308], vec![-1e308, 1e308]).unwrap();
+    let p = permutation_test(&assoc, &Options::default()).unwrap();
+    assert_eq!(p.n_evaluated, 6);
+}
