@@ -376,6 +376,30 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any scores — drawn from a few values so that sums tie or nearly tie in floats —
+        /// any split sizes, both tails: the engine counts exactly what brute force counts.
+        #[test]
+        fn exact_engine_equals_brute_force(
+            picks in proptest::collection::vec(0usize..5, 2..13),
+            values in proptest::array::uniform5(-1.0f64..1.0),
+            nx_fraction in 0.0f64..1.0,
+            shift in -0.5f64..0.5,
+        ) {
+            let scores: Vec<f64> = picks.iter().map(|&i| values[i] / [1.0, 3.0, 7.0, 10.0, 1.0][i]).collect();
+            let m = scores.len();
+            let nx = 1 + ((m - 1) as f64 * nx_fraction) as usize;
+            let nx = nx.min(m - 1);
+            let obs = numpy_sum(&scores[..nx]);
+            for tails in [
+                Tails { at_least: obs, at_most: None },
+                Tails { at_least: obs + shift.abs(), at_most: Some(obs - shift.abs()) },
+            ] {
+                proptest::prop_assert_eq!(exact(&scores, nx, tails), Some(brute_force(&scores, nx, tails)));
+            }
+        }
+    }
+
     #[test]
     fn ties_from_repeated_scores_count_like_numpy() {
         // 0.1, 0.2, 0.3 repeat: sums of the same multiset in different orders differ in the last
