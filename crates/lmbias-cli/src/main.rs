@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 mod embed;
 mod fill_mask;
 mod model_args;
+mod probe;
 mod valence;
 mod seat;
 mod weat;
@@ -27,6 +28,8 @@ enum Command {
     Embed(embed::EmbedArgs),
     /// The most probable tokens at the one mask of each text.
     FillMask(fill_mask::FillMaskArgs),
+    /// Dusi 2024's categorical-association probe: χ² p against the n most relevant dimensions.
+    Probe(probe::ProbeArgs),
     /// Temporal valence (Cuscito et al.): how Early Modern or Modern the proposals at a mask are.
     Valence(valence::ValenceArgs),
     /// A battery of association tests (SEAT) on one or more models: effect sizes, p (Holm, BH), coverage, heatmaps.
@@ -40,6 +43,7 @@ fn main() {
     let result: anyhow::Result<()> = match cli.command {
         Command::Embed(args) => embed::run(args),
         Command::FillMask(args) => fill_mask::run(args),
+        Command::Probe(args) => probe::run(args),
         Command::Valence(args) => valence::run(args),
         Command::Seat(args) => seat::run(args),
         Command::Weat(args) => weat::run(args),

@@ -1,0 +1,178 @@
+//! `lmbias probe`: Dusi 2024's categorical-association probe, on precomputed
+//! vectors (`--embeddings`) or on a model (`--model` with `--templates`).
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use lmbias_data::embeddings::Embeddings;
+use lmbias_data::probe::{WordList, load_templates, load_word_list};
+use lmbias_encoder::Layer;
+use lmbias_model::DeviceKind;
+use lmbias_report::probe::{p_text, step_markdown, sweep_markdown};
+use lmbias_report::pvalue_curve::{PValueSeries, pvalue_curve};
+use lmbias_studies::probe::{Probe, ProbeStep, ProbeWord, embed_words};
+use serde_json::json;
+
+use crate::model_args::{ModelArgs, layer_json, parse_layer};
+
+#[derive(clap::Args, Debug)]
+pub struct ProbeArgs {
+    /// Precomputed vectors: JSON {word: [..]} or word2vec/GloVe text.
+    #[arg(long, required_unless_present = "model", conflicts_with_all = ["model", "templates"])]
+    embeddings: Option<PathBuf>,
+    /// Model folder or Hugging Face id (ORG/NAME) to embed the words with.
+    #[arg(long, requires = "templates")]
+    model: Option<String>,
+    /// Where to run the model: cpu, or wgpu (needs a build with `--features wgpu`).
+    #[arg(long, default_value = "cpu")]
+    device: DeviceKind,
+    /// Templates, one per line, each with one [WORD:<descriptor>] placeholder.
+    #[arg(long)]
+    templates: Option<PathBuf>,
+    /// Hidden-state layer for --model: `last` or 0 (embeddings) … number of layers.
+    #[arg(long, default_value = "last", value_parser = parse_layer)]
+    layer: Layer,
+    /// Protected words CSV (word,value[,descriptor]), e.g. religion terms.
+    #[arg(long)]
+    protected: PathBuf,
+    /// Stereotyped words CSV (word,value[,descriptor]), e.g. positive/negative adjectives.
+    #[arg(long)]
+    stereotyped: PathBuf,
+    /// Keep only the N most relevant dimensions (default: sweep 2 … hidden size).
+    #[arg(long, conflicts_with = "sweep")]
+    n: Option<usize>,
+    /// Test every size from 2 to the hidden size (the default).
+    #[arg(long)]
+    sweep: bool,
+    /// Write the p-against-n figure (SVG) here.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Print JSON instead of Markdown.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
+    let protected = load_word_list(&args.protected)?;
+    let stereotyped = load_word_list(&args.stereotyped)?;
+    let (source, protected_words, stereotyped_words) = match (&args.embeddings, &args.model) {
+        (Some(path), _) => {
+            let embeddings = Embeddings::from_path(path)?;
+            (
+                json!({ "embeddings": path }),
+                lookup(&embeddings, &protected)?,
+                lookup(&embeddings, &stereotyped)?,
+            )
+        }
+        (None, Some(model)) => {
+            let templates_path = args
+                .templates
+                .as_ref()
+                .context("--model needs --templates")?;
+            let templates = load_templates(templates_path)?;
+            let model_args = ModelArgs {
+                model: model.clone(),
+                device: args.device,
+            };
+            let embedder = lmbias_model::load_embedder(&model_args.checkpoint()?, args.device)?;
+            let embed = |list: &WordList, path: &PathBuf| {
+                embed_words(embedder.as_ref(), list, &templates, args.layer)
+                    .with_context(|| path.display().to_string())
+            };
+            (
+                json!({ "model": embedder.model_name(), "layer": layer_json(args.layer), "templates": templates_path }),
+                embed(&protected, &args.protected)?,
+                embed(&stereotyped, &args.stereotyped)?,
+            )
+        }
+        (None, None) => bail!("give --embeddings FILE, or --model M with --templates FILE"),
+    };
+    let probe = Probe::fit(protected_words, stereotyped_words)?;
+    // clap makes --n and --sweep exclusive; without either, sweep.
+    let steps: Vec<ProbeStep> = match (args.n, args.sweep) {
+        (Some(n), false) if n < 1 || n > probe.hidden_size() => {
+            bail!(
+                "--n {n}: must be between 1 and the hidden size {}",
+                probe.hidden_size()
+            )
+        }
+        (Some(n), false) => vec![probe.step(n)?],
+        _ => probe.sweep()?,
+    };
+    let label = format!("{} × {}", stem(&args.protected), stem(&args.stereotyped));
+    if let Some(svg) = &args.svg {
+        let series = PValueSeries {
+            label: label.clone(),
+            points: steps.iter().map(|s| (s.n, s.p_value())).collect(),
+        };
+        let title = format!("Categorical association: {label}");
+        std::fs::write(svg, pvalue_curve(&title, &[series]))
+            .with_context(|| format!("--svg {}", svg.display()))?;
+    }
+    if args.json {
+        let out = json!({
+            "source": source,
+            "protected": args.protected,
+            "stereotyped": args.stereotyped,
+            "hidden_size": probe.hidden_size(),
+            "relevance_order": probe.relevance_order(),
+            "sweep": steps,
+        });
+        println!("{}", serde_json::to_string(&out)?);
+        return Ok(());
+    }
+    let top: Vec<String> = probe
+        .relevance_order()
+        .iter()
+        .take(10)
+        .map(usize::to_string)
+        .collect();
+    println!(
+        "{label} · {} dimensions · most relevant first: {} …",
+        probe.hidden_size(),
+        top.join(", ")
+    );
+    println!();
+    if let [step] = &steps[..] {
+        print!("{}", step_markdown(step));
+        return Ok(());
+    }
+    print!("{}", sweep_markdown(&steps));
+    let tested: Vec<(usize, f64)> = steps
+        .iter()
+        .filter_map(|s| s.p_value().map(|p| (s.n, p)))
+        .collect();
+    let significant = tested.iter().filter(|(_, p)| *p < 0.05).count();
+    println!();
+    println!(
+        "{significant} of {} sizes have p < 0.05; {} sizes not testable.",
+        steps.len(),
+        steps.len() - tested.len()
+    );
+    if let Some((n, p)) = tested.iter().min_by(|a, b| a.1.total_cmp(&b.1)) {
+        println!("Smallest p = {} at n = {n}.", p_text(*p));
+    }
+    Ok(())
+}
+
+/// The vectors of a word list's words, in file order; every missing word is named.
+fn lookup(embeddings: &Embeddings, list: &WordList) -> anyhow::Result<Vec<ProbeWord>> {
+    let vectors = embeddings.lookup(list.entries().iter().map(|e| &e.word))?;
+    Ok(list
+        .entries()
+        .iter()
+        .zip(vectors)
+        .map(|(entry, vector)| ProbeWord {
+            word: entry.word.clone(),
+            class: entry.class.clone(),
+            vector: vector.to_vec(),
+        })
+        .collect())
+}
+
+fn stem(path: &std::path::Path) -> String {
+    path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
