@@ -55,13 +55,9 @@ impl WordList {
                 Some("empty word".to_string())
             } else if entry.class.trim().is_empty() {
                 Some(format!("word {:?} has an empty value", entry.word))
-            } else if let Some(first) = seen.insert(entry.word.as_str(), line) {
-                Some(format!(
-                    "duplicate word {:?} (first on line {first})",
-                    entry.word
-                ))
             } else {
-                None
+                seen.insert(entry.word.as_str(), line)
+                    .map(|first| format!("duplicate word {:?} (first on line {first})", entry.word))
             };
             if let Some(problem) = problem {
                 return Err(ProbeDataError::Line {
