@@ -151,6 +151,7 @@ const ROW_H: f64 = 22.0;
 const COL_W: f64 = 86.0;
 const CHAR_W: f64 = 6.6;
 const GAP: f64 = 36.0;
+const P_LEGEND_W: f64 = 200.0;
 
 /// Renders the grid as one SVG: p-value heatmap (left), effect-size table (right),
 /// colour bars and the star key underneath.
@@ -178,7 +179,8 @@ pub fn render_seat_heatmap(grid: &SeatGrid, labels: &HeatmapLabels) -> String {
     let top = 34.0 + 18.0 + header_h;
     let panel_w = n_models as f64 * COL_W;
     let left_p = label_w;
-    let left_d = left_p + panel_w + GAP;
+    // The p legend needs about 200 px for its tick labels, even under one column.
+    let left_d = left_p + panel_w.max(P_LEGEND_W) + GAP;
     let grid_bottom = top + n_tests as f64 * ROW_H;
     let width = left_d + panel_w + 16.0 + (header_len * 0.766 - COL_W / 2.0).max(0.0);
     let height = grid_bottom + 96.0;

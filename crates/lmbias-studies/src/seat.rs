@@ -130,6 +130,8 @@ pub struct SeatRow {
     pub model: String,
     pub test: String,
     pub pooling: Pooling,
+    /// `"last"` or the hidden-state index, as `lmbias embed` prints it.
+    #[serde(serialize_with = "layer_json")]
     pub layer: Layer,
     /// Cohen's d; `None` when every association score is equal (0/0).
     pub effect_size: Option<f64>,
@@ -146,6 +148,13 @@ pub struct SeatRow {
     pub p_bh: f64,
     pub sizes: SetSizes,
     pub coverage: TestCoverage,
+}
+
+fn layer_json<S: serde::Serializer>(layer: &Layer, s: S) -> Result<S::Ok, S::Error> {
+    match layer {
+        Layer::Last => s.serialize_str("last"),
+        Layer::Index(i) => s.serialize_u64(*i as u64),
+    }
 }
 
 /// Why a battery could not be run. One line; names the model, test and set

@@ -225,6 +225,11 @@ fn battery_matches_metrics_on_the_same_vectors() {
     // C(10, 5) = 252 splits: exact at the default 100000 samples.
     assert!(rows[0].exact);
     assert_eq!(rows[0].n_partitions, Some(252));
+    let json = serde_json::to_value(&rows[0]).unwrap();
+    assert_eq!(
+        (&json["layer"], &json["pooling"]),
+        (&serde_json::json!("last"), &serde_json::json!("cls"))
+    );
     assert_eq!(
         (
             rows[0].sizes.targ1,
