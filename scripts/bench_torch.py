@@ -55,13 +55,14 @@ def run(model_dir: Path, batch: int, seconds: float, threads: int) -> None:
         mask = enc["attention_mask"].unsqueeze(-1).float()
         return (hidden * mask).sum(1) / mask.sum(1)
 
+    seq_len = tok(texts, padding=True, return_tensors="pt")["input_ids"].shape[1]
     step()
     start, batches = time.perf_counter(), 0
     while time.perf_counter() - start < seconds or batches < 3:
         assert step().shape[0] == batch
         batches += 1
     elapsed = time.perf_counter() - start
-    print(json.dumps({"impl": f"torch-{torch.__version__}-{threads}threads", "model": str(model_dir), "batch": batch,
+    print(json.dumps({"impl": f"torch-{torch.__version__}-{threads}threads", "model": str(model_dir), "batch": batch, "seq_len": seq_len,
                       "batches": batches, "seconds": round(elapsed, 3), "sentences_per_s": round(batches * batch / elapsed, 1)}))
 
 

@@ -21,6 +21,15 @@ const SENTENCES: [&str; 8] = [
     "Researchers measure bias in language models.",
 ];
 
+/// The CPU backend compiled in (the lib's features are the example's).
+const BACKEND: &str = if cfg!(feature = "flex") {
+    "flex"
+} else if cfg!(feature = "ndarray") {
+    "ndarray"
+} else {
+    "none"
+};
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let [_, dir, batch, seconds, rest @ ..] = args.as_slice() else {
@@ -31,6 +40,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let device: DeviceKind = rest.first().map_or("cpu", String::as_str).parse()?;
     let model = BertEmbedder::load(&Checkpoint::resolve(dir)?, device)?;
     let texts: Vec<&str> = SENTENCES.iter().cycle().take(batch).copied().collect();
+    let seq_len = texts
+        .iter()
+        .map(|t| model.tokenizer().encode(t, true).map(|e| e.len()))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .max()
+        .unwrap_or(0);
     // Warm-up: first-call allocation (and kernel compilation on wgpu).
     model.embed(&texts, Pooling::Mean, Layer::Last)?;
     let start = Instant::now();
@@ -42,7 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let elapsed = start.elapsed().as_secs_f64();
     println!(
-        "{{\"impl\": \"lmbias-{}\", \"model\": {:?}, \"batch\": {batch}, \"batches\": {batches}, \"seconds\": {elapsed:.3}, \"sentences_per_s\": {:.1}}}",
+        "{{\"impl\": \"lmbias-{}-{BACKEND}\", \"model\": {:?}, \"batch\": {batch}, \"seq_len\": {seq_len}, \"batches\": {batches}, \"seconds\": {elapsed:.3}, \"sentences_per_s\": {:.1}}}",
         device.as_str(),
         dir,
         (batches * batch) as f64 / elapsed

@@ -167,8 +167,7 @@ impl Bert {
                 ),
             });
         }
-        if config.num_attention_heads == 0 || config.hidden_size % config.num_attention_heads != 0
-        {
+        if config.num_attention_heads == 0 || config.hidden_size % config.num_attention_heads != 0 {
             return Err(ModelError::Config {
                 path: config_path,
                 message: format!(
@@ -204,7 +203,11 @@ impl Bert {
                     key: w.linear(&format!("{p}.attention.self.key"), h, h)?,
                     value: w.linear(&format!("{p}.attention.self.value"), h, h)?,
                     attention_out: w.linear(&format!("{p}.attention.output.dense"), h, h)?,
-                    attention_norm: w.layer_norm(&format!("{p}.attention.output.LayerNorm"), h, eps)?,
+                    attention_norm: w.layer_norm(
+                        &format!("{p}.attention.output.LayerNorm"),
+                        h,
+                        eps,
+                    )?,
                     intermediate: w.linear(&format!("{p}.intermediate.dense"), h, m)?,
                     output: w.linear(&format!("{p}.output.dense"), m, h)?,
                     output_norm: w.layer_norm(&format!("{p}.output.LayerNorm"), h, eps)?,

@@ -47,7 +47,9 @@ fn cpu_device() -> Result<Device, ModelError> {
     Ok(Device::flex())
 }
 
+// burn deprecates ndarray in favour of flex; kept only to measure the two (docs/benchmarks.md).
 #[cfg(all(feature = "ndarray", not(feature = "flex")))]
+#[allow(deprecated)]
 fn cpu_device() -> Result<Device, ModelError> {
     Ok(Device::ndarray())
 }

@@ -17,7 +17,9 @@ pub enum ModelError {
     Config { path: PathBuf, message: String },
     #[error("{path}: unsupported architecture: {message}")]
     Architecture { path: PathBuf, message: String },
-    #[error("{path}: unsupported activation {name:?} (field hidden_act): expected gelu, gelu_new or relu")]
+    #[error(
+        "{path}: unsupported activation {name:?} (field hidden_act): expected gelu, gelu_new or relu"
+    )]
     Activation { path: PathBuf, name: String },
     #[error("{dir}: no model.safetensors or pytorch_model.bin")]
     NoWeights { dir: PathBuf },

@@ -10,8 +10,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use burn::nn::{Embedding, LayerNorm, LayerNormConfig, Linear};
 use burn::module::Param;
+use burn::nn::{Embedding, LayerNorm, LayerNormConfig, Linear};
 use burn::tensor::{DType, Device, Tensor, TensorData};
 use burn_store::burn_pack::Tensor as PackTensor;
 use burn_store::{ModuleStore, PytorchStore, SafetensorsStore, bridge};
@@ -106,7 +106,8 @@ impl Weights {
                 });
             }
         };
-        data.try_into_vec::<f32>().map_err(|e| bad(format!("{e:?}")))
+        data.try_into_vec::<f32>()
+            .map_err(|e| bad(format!("{e:?}")))
     }
 
     pub fn tensor<const D: usize>(
@@ -123,7 +124,12 @@ impl Weights {
 
     /// A torch `nn.Linear` (`weight` is `[out, in]`), transposed to Burn's `[in, out]`.
     pub fn linear(&self, prefix: &str, d_in: usize, d_out: usize) -> Result<Linear, ModelError> {
-        self.linear_from(&format!("{prefix}.weight"), &format!("{prefix}.bias"), d_in, d_out)
+        self.linear_from(
+            &format!("{prefix}.weight"),
+            &format!("{prefix}.bias"),
+            d_in,
+            d_out,
+        )
     }
 
     /// A linear layer from a `[out, in]` weight and a bias stored under any names
@@ -142,7 +148,12 @@ impl Weights {
     }
 
     /// A torch `nn.Linear(bias=False)` (T5's projections), transposed to Burn's `[in, out]`.
-    pub fn linear_no_bias(&self, weight: &str, d_in: usize, d_out: usize) -> Result<Linear, ModelError> {
+    pub fn linear_no_bias(
+        &self,
+        weight: &str,
+        d_in: usize,
+        d_out: usize,
+    ) -> Result<Linear, ModelError> {
         Ok(Linear {
             weight: Param::from_tensor(self.transposed(weight, d_in, d_out)?),
             bias: None,
@@ -158,13 +169,14 @@ impl Weights {
                 transposed[i * d_out + o] = *w;
             }
         }
-        Ok(Tensor::from_data(TensorData::new(transposed, [d_in, d_out]), &self.device))
+        Ok(Tensor::from_data(
+            TensorData::new(transposed, [d_in, d_out]),
+            &self.device,
+        ))
     }
 
     pub fn layer_norm(&self, prefix: &str, d: usize, eps: f64) -> Result<LayerNorm, ModelError> {
-        let mut norm = LayerNormConfig::new(d)
-            .with_epsilon(eps)
-            .init(&self.device);
+        let mut norm = LayerNormConfig::new(d).with_epsilon(eps).init(&self.device);
         norm.gamma = Param::from_tensor(self.tensor(&format!("{prefix}.weight"), [d])?);
         norm.beta = Some(Param::from_tensor(
             self.tensor(&format!("{prefix}.bias"), [d])?,
