@@ -301,23 +301,51 @@ fn unsupported_feed_forward_is_named() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn missing_relative_attention_bias_is_named() {
-    let dir = copy_fixture("tiny-mt5", "bias", &[]);
+/// Rewrite `model.safetensors` in `dir`, keeping each tensor under the name `rename`
+/// gives it, dropping those it maps to `None`.
+fn rewrite_safetensors(dir: &Path, rename: impl Fn(&str) -> Option<String>) -> PathBuf {
     let path = dir.join("model.safetensors");
     let bytes = std::fs::read(&path).unwrap();
     let file = SafeTensors::deserialize(&bytes).unwrap();
-    let name = "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight";
     let kept: Vec<(String, TensorView<'_>)> = file
         .tensors()
         .into_iter()
-        .filter(|(n, _)| n != name)
-        .map(|(n, v)| (n.to_string(), v))
+        .filter_map(|(n, v)| rename(&n).map(|n| (n, v)))
         .collect();
     std::fs::write(&path, safetensors::serialize(kept, None).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn missing_relative_attention_bias_is_named() {
+    let dir = copy_fixture("tiny-mt5", "bias", &[]);
+    let name = "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight";
+    let path = rewrite_safetensors(&dir, |n| (n != name).then(|| n.to_string()));
     assert_eq!(
         load_error(&dir),
         format!("{}: missing tensor {name}", path.display())
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An encoder-only export may store the embeddings as `encoder.embed_tokens.weight`
+/// instead of `shared.weight`: same numbers.
+#[test]
+fn embeddings_stored_as_encoder_embed_tokens() {
+    let dir = copy_fixture("tiny-mt5", "embed", &[]);
+    rewrite_safetensors(&dir, |n| {
+        Some(match n {
+            "shared.weight" => "encoder.embed_tokens.weight".to_string(),
+            other => other.to_string(),
+        })
+    });
+    let model = load_embedder(&checkpoint(&dir), DeviceKind::Cpu).unwrap();
+    let reference = reference("tiny-mt5");
+    let s = &reference["sentences"][10];
+    let got = model
+        .embed(&[s["text"].as_str().unwrap()], Pooling::Mean, Layer::Last)
+        .unwrap();
+    let diff = max_abs_diff(&got[0], &floats(&s["mean"]));
+    assert!(diff < TOLERANCE, "{}: max abs diff {diff}", s["id"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
