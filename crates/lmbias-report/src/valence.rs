@@ -67,13 +67,13 @@ pub fn figure(result: &ModelResult, measure: Measure) -> String {
     let (title, y_label, y_range, guides) = match measure {
         Measure::Bias => (
             "bias B",
-            "B(m, s) = Σ x(t, s)·p(t)   (−1 Early Modern … +1 Modern)",
+            "B(m, s) = Σ x·p   (−1 EME … +1 ME)",
             (-1.0, 1.0),
             vec![0.0],
         ),
         Measure::Adequacy => (
             "adequacy A",
-            "A(m, s) = 1 − |v(s) − B(m, s)| / 2",
+            "A(m, s) = 1 − |v(s) − B| / 2",
             (0.0, 1.0),
             vec![],
         ),
