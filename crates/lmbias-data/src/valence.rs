@@ -40,7 +40,7 @@ impl Valence {
         let halves = value * 2.0;
         // Exact comparison on purpose: 0.5 and its multiples are exact in f64,
         // and 0.49 must not round onto the scale.
-        (halves.fract() == 0.0 && (-2.0..=2.0).contains(&halves)).then(|| Valence(halves as i8))
+        (halves.fract() == 0.0 && (-2.0..=2.0).contains(&halves)).then_some(Valence(halves as i8))
     }
 
     pub fn value(self) -> f64 {
