@@ -165,3 +165,60 @@ fn probe_matches_scikit_learn_and_scipy() {
         }
     }
 }
+
+/// The whole probe on all-MiniLM-L6-v2 with the shipped religion × adjectives
+/// lists: word vectors from our BERT (padded batches), relevance order and every
+/// table from 2 to 384 dimensions, against transformers (one sentence at a time)
+/// + scikit-learn + scipy in `svm-probe-minilm.json`.
+#[test]
+fn probe_on_minilm_matches_transformers_and_scikit_learn() {
+    use lmbias_data::probe::{load_templates, load_word_list};
+    use lmbias_encoder::Layer;
+    use lmbias_model::{Checkpoint, DeviceKind, load_embedder};
+
+    let reference = reference("svm-probe-minilm.json");
+    let root = lmbias_tests::repo_root();
+    let checkpoint = Checkpoint::resolve(lmbias_tests::minilm_dir().to_str().unwrap()).unwrap();
+    let embedder = load_embedder(&checkpoint, DeviceKind::Cpu).unwrap();
+    let templates = load_templates(&root.join("datasets/probe/templates.txt")).unwrap();
+    let embed = |key: &str| {
+        let list = load_word_list(&root.join(reference[key].as_str().unwrap())).unwrap();
+        lmbias_studies::probe::embed_words(embedder.as_ref(), &list, &templates, Layer::Last)
+            .unwrap()
+    };
+    let probe = Probe::fit(embed("protected"), embed("stereotyped")).unwrap();
+    let order: Vec<usize> = reference["relevance_order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(probe.relevance_order(), order);
+    let steps = probe.sweep().unwrap();
+    let expected = reference["sweep"].as_array().unwrap();
+    assert_eq!(steps.len(), expected.len());
+    let mut worst_p: f64 = 0.0;
+    for (step, want) in steps.iter().zip(expected) {
+        assert_eq!(step.n as u64, want["n"].as_u64().unwrap());
+        assert_eq!(
+            serde_json::to_value(&step.table).unwrap(),
+            want["table"],
+            "n={}",
+            step.n
+        );
+        assert_eq!(step.rows, strings(&reference["rows"]));
+        assert_eq!(step.cols, strings(&reference["cols"]));
+        match (step.p_value(), want.get("p_value")) {
+            (Some(p), Some(w)) => {
+                worst_p = worst_p.max((p - w.as_f64().unwrap()).abs() / w.as_f64().unwrap())
+            }
+            (None, None) => {}
+            (got, want) => panic!("n={}: {got:?} vs {want:?}", step.n),
+        }
+    }
+    eprintln!(
+        "MiniLM probe: {} sizes, worst relative p difference {worst_p:.2e}",
+        steps.len()
+    );
+    assert!(worst_p < 1e-9);
+}
