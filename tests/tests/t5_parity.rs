@@ -58,17 +58,14 @@ fn load_t5(dir: &Path) -> T5Embedder {
     T5Embedder::load(&checkpoint(dir), DeviceKind::Cpu).unwrap()
 }
 
-/// A fresh copy of fixture folder `name` under the temp dir, plus `extra` files of other folders.
-fn copy_fixture(name: &str, tag: &str, extra: &[(&str, &str)]) -> PathBuf {
+/// A fresh copy of fixture folder `name` under the temp dir.
+fn copy_fixture(name: &str, tag: &str) -> PathBuf {
     let dst = std::env::temp_dir().join(format!("lmbias-t5-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dst);
     std::fs::create_dir_all(&dst).unwrap();
     for entry in std::fs::read_dir(model_dir(name)).unwrap() {
         let entry = entry.unwrap();
         std::fs::copy(entry.path(), dst.join(entry.file_name())).unwrap();
-    }
-    for (folder, file) in extra {
-        std::fs::copy(model_dir(folder).join(file), dst.join(file)).unwrap();
     }
     dst
 }
@@ -91,6 +88,8 @@ fn check_tiny_mt5(model: &T5Embedder) -> f32 {
         let expected = ids(&s["ids"]);
         let enc = model.tokenizer().encode(text, true).unwrap();
         assert_eq!(enc.ids(), expected, "{id}: token ids");
+        // tiny-mt5.json has no slow/fast disagreement: SentencePiece's own ids agree too.
+        assert_eq!(enc.ids(), ids(&s["slow_ids"]), "{id}: sentencepiece ids");
         let pieces: Vec<u32> = model.tokenize(text).unwrap().iter().map(|p| p.id).collect();
         assert_eq!(
             pieces,
@@ -148,15 +147,13 @@ fn tiny_mt5_safetensors_matches_transformers() {
     eprintln!("tiny-mt5 (safetensors): worst max abs diff {worst:e}");
 }
 
-/// The `.bin` weights (full state dict, `embed_tokens` copies included), with the
-/// tokenizer.json of tiny-mt5 beside them: the weights path on its own.
+/// The `.bin` folder as shipped: the full state dict (`embed_tokens` copies
+/// included) and only `spiece.model` for the tokenizer (lmbias-text's SentencePiece path).
 #[test]
-fn tiny_mt5_pytorch_bin_matches_transformers() {
-    let dir = copy_fixture("tiny-mt5-bin", "bin", &[("tiny-mt5", "tokenizer.json")]);
-    let model = load_t5(&dir);
+fn tiny_mt5_pytorch_bin_with_spiece_matches_transformers() {
+    let model = load_t5(&model_dir("tiny-mt5-bin"));
     let worst = check_tiny_mt5(&model);
-    eprintln!("tiny-mt5-bin (pytorch_model.bin): worst max abs diff {worst:e}");
-    std::fs::remove_dir_all(&dir).unwrap();
+    eprintln!("tiny-mt5-bin (pytorch_model.bin, spiece.model): worst max abs diff {worst:e}");
 }
 
 /// `first` without `</s>`, block-1 output, and word vectors, for the gated-GELU
@@ -284,7 +281,7 @@ fn load_error(dir: &Path) -> String {
 
 #[test]
 fn unsupported_feed_forward_is_named() {
-    let dir = copy_fixture("tiny-mt5", "ff", &[]);
+    let dir = copy_fixture("tiny-mt5", "ff");
     let config = dir.join("config.json");
     let text = std::fs::read_to_string(&config).unwrap();
     let broken = text.replace("\"gated-gelu\"", "\"gated-silu\"");
@@ -318,7 +315,7 @@ fn rewrite_safetensors(dir: &Path, rename: impl Fn(&str) -> Option<String>) -> P
 
 #[test]
 fn missing_relative_attention_bias_is_named() {
-    let dir = copy_fixture("tiny-mt5", "bias", &[]);
+    let dir = copy_fixture("tiny-mt5", "bias");
     let name = "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight";
     let path = rewrite_safetensors(&dir, |n| (n != name).then(|| n.to_string()));
     assert_eq!(
@@ -332,7 +329,7 @@ fn missing_relative_attention_bias_is_named() {
 /// instead of `shared.weight`: same numbers.
 #[test]
 fn embeddings_stored_as_encoder_embed_tokens() {
-    let dir = copy_fixture("tiny-mt5", "embed", &[]);
+    let dir = copy_fixture("tiny-mt5", "embed");
     rewrite_safetensors(&dir, |n| {
         Some(match n {
             "shared.weight" => "encoder.embed_tokens.weight".to_string(),
