@@ -1,0 +1,194 @@
+//! `lmbias seat` end to end: the real binary on all-MiniLM-L6-v2 against sent-bias's
+//! weat.py numbers (tests/fixtures/reference/seat-minilm.json), figures, and its one-line errors.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use lmbias_tests::{fixtures, minilm_dir, repo_root};
+use serde_json::Value;
+
+fn lmbias(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lmbias"))
+        .arg("seat")
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn english(name: &str) -> String {
+    repo_root()
+        .join("datasets/seat/en")
+        .join(format!("{name}.jsonl"))
+        .display()
+        .to_string()
+}
+
+fn tiny() -> String {
+    fixtures()
+        .join("models/tiny-bert-mlm")
+        .display()
+        .to_string()
+}
+
+/// A scratch directory removed at the end of the test.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("lmbias-seat-cli-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn one_line_error(out: &Output) -> String {
+    assert!(
+        !out.status.success(),
+        "expected failure, got {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8(out.stderr.clone()).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: "), "{err}");
+    err
+}
+
+#[test]
+fn json_on_minilm_matches_sent_bias() {
+    let model = minilm_dir().display().to_string();
+    let figures = Scratch::new("figures");
+    let out = lmbias(&[
+        "--model",
+        &model,
+        "--test",
+        &english("weat6"),
+        &english("weat8"),
+        "--pooling",
+        "mean",
+        "--json",
+        "--figures",
+        figures.0.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let reference: Value = serde_json::from_slice(
+        &std::fs::read(fixtures().join("reference/seat-minilm.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        for key in [
+            "model",
+            "test",
+            "effect_size",
+            "p_value",
+            "exact",
+            "p_holm",
+            "p_bh",
+            "sizes",
+            "coverage",
+        ] {
+            assert!(row.get(key).is_some(), "missing {key} in {row}");
+        }
+        let want = reference["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["test"] == row["test"] && r["pooling"] == "mean")
+            .unwrap();
+        let d = row["effect_size"].as_f64().unwrap();
+        assert!(
+            (d - want["effect_size"].as_f64().unwrap()).abs() < 1e-4,
+            "{row}"
+        );
+        let partitions = want["partitions"].as_f64().unwrap();
+        assert_eq!(row["exact"], true);
+        assert_eq!(
+            (row["p_value"].as_f64().unwrap() * partitions).round(),
+            (want["p_value"].as_f64().unwrap() * partitions).round(),
+            "{row}"
+        );
+        assert_eq!(row["sizes"]["targ1"], 8);
+    }
+    // Two tests: Holm doubles the smaller p (weat6, 0.0162) and keeps the larger (weat8, 0.18).
+    let p6 = rows[0]["p_value"].as_f64().unwrap();
+    assert!((rows[0]["p_holm"].as_f64().unwrap() - 2.0 * p6).abs() < 1e-12);
+    for file in ["seat-heatmap.svg", "seat-heatmap-holm.svg"] {
+        let svg = std::fs::read_to_string(figures.0.join(file)).unwrap();
+        assert!(
+            svg.starts_with("<svg")
+                && svg.contains(">weat6</text>")
+                && svg.contains(">weat8</text>"),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn unequal_target_sets_name_the_file_and_sets() {
+    let dir = Scratch::new("unequal");
+    let path = dir.0.join("lopsided.jsonl");
+    std::fs::write(
+        &path,
+        r#"{"targ1": {"category": "M", "examples": ["he", "man"]},
+            "targ2": {"category": "F", "examples": ["she"]},
+            "attr1": {"category": "C", "examples": ["work"]},
+            "attr2": {"category": "H", "examples": ["home"]}}"#,
+    )
+    .unwrap();
+    let err = one_line_error(&lmbias(&[
+        "--model",
+        &tiny(),
+        "--test",
+        path.to_str().unwrap(),
+    ]));
+    assert!(
+        err.contains("lopsided.jsonl") && err.contains("targ1") && err.contains("targ2"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_empty_directory_is_an_error() {
+    let dir = Scratch::new("empty");
+    let err = one_line_error(&lmbias(&[
+        "--model",
+        &tiny(),
+        "--test",
+        dir.0.to_str().unwrap(),
+    ]));
+    assert!(
+        err.contains(dir.0.to_str().unwrap()) && err.contains("no association tests"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_test_given_twice_is_an_error() {
+    let weat6 = english("weat6");
+    let err = one_line_error(&lmbias(&["--model", &tiny(), "--test", &weat6, &weat6]));
+    assert!(err.contains("test weat6 is already loaded from"), "{err}");
+}
+
+#[test]
+fn a_missing_model_is_an_error() {
+    let err = one_line_error(&lmbias(&[
+        "--model",
+        "no-such-org/no-such-model",
+        "--test",
+        &english("weat6"),
+    ]));
+    assert!(err.contains("--model no-such-org/no-such-model"), "{err}");
+}
