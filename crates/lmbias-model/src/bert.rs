@@ -301,3 +301,42 @@ impl Bert {
         Some(head.decoder.forward(x))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// transformers' ACT2FN["gelu" | "gelu_new" | "relu"] on these inputs (transformers 5.24,
+    /// torch 2.15, rounded to 7 decimals).
+    #[test]
+    fn activations_match_transformers() {
+        let device = crate::DeviceKind::Cpu.device().unwrap();
+        let x = [-3.0f32, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0];
+        let cases = [
+            (
+                Activation::Gelu,
+                [
+                    -0.0040502, -0.1586553, -0.1542688, 0.0, 0.3457312, 0.8413447, 2.9959497,
+                ],
+            ),
+            (
+                Activation::GeluNew,
+                [
+                    -0.0036374, -0.158808, -0.154286, 0.0, 0.345714, 0.841192, 2.9963627,
+                ],
+            ),
+            (Activation::Relu, [0.0, 0.0, 0.0, 0.0, 0.5, 1.0, 3.0]),
+        ];
+        for (activation, want) in cases {
+            let input = Tensor::<1>::from_data(TensorData::new(x.to_vec(), [x.len()]), &device);
+            let got = activation
+                .forward(input)
+                .into_data()
+                .try_into_vec::<f32>()
+                .unwrap();
+            for (g, w) in got.iter().zip(want) {
+                assert!((g - w).abs() < 1e-6, "{activation:?}: {got:?} vs {want:?}");
+            }
+        }
+    }
+}
