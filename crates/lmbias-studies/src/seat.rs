@@ -19,7 +19,7 @@
 //! [`FRAGMENTED_SHARE`] of a **target** set is fragmented, or when any example
 //! of **any** set contains an unknown piece.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use lmbias_data::association::{AssociationTest, Role};
 use lmbias_encoder::{Embedder, EncoderError, Layer, Pooling};
@@ -169,7 +169,7 @@ pub enum SeatError {
         test: String,
         set: Role,
         text: String,
-        source: EncoderError,
+        source: Box<EncoderError>,
     },
     #[error("model {model}: test {test}, set {set}: cannot tokenize {text:?}: {source}")]
     Tokenize {
@@ -177,7 +177,7 @@ pub enum SeatError {
         test: String,
         set: Role,
         text: String,
-        source: EncoderError,
+        source: Box<EncoderError>,
     },
     #[error("model {model}: returned {found} vectors for {expected} texts")]
     VectorCount {
@@ -284,11 +284,11 @@ fn embed_distinct<'t>(
     options: &SeatOptions,
 ) -> Result<HashMap<&'t str, Vec<f32>>, SeatError> {
     let mut texts: Vec<&str> = Vec::new();
-    let mut seen: HashMap<&str, ()> = HashMap::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     for test in tests {
         for role in Role::ALL {
             for e in set_of(test, role).1 {
-                if seen.insert(e.as_str(), ()).is_none() {
+                if seen.insert(e.as_str()) {
                     texts.push(e.as_str());
                 }
             }
@@ -336,7 +336,7 @@ fn encode_error(
         test: test.name().to_owned(),
         set,
         text: text.to_owned(),
-        source,
+        source: Box::new(source),
     }
 }
 
@@ -398,7 +398,7 @@ impl<'m> PieceCounter<'m> {
                         test: test.name().to_owned(),
                         set: role,
                         text: example.clone(),
-                        source,
+                        source: Box::new(source),
                     })?;
                     hardest = hardest.max(n);
                     unknown |= unk;
