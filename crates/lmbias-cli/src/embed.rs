@@ -1,7 +1,8 @@
-//! `lmbias embed`: sentence vectors from a BERT checkpoint.
+//! `lmbias embed`: sentence vectors from any supported checkpoint (BERT, T5/mT5 encoder).
 
-use lmbias_encoder::{Embedder, Layer, Pooling};
-use lmbias_model::BertEmbedder;
+use lmbias_encoder::{Layer, Pooling};
+use lmbias_model::load_embedder;
+use lmbias_text::Tokenizer;
 use serde_json::json;
 
 use crate::model_args::{ModelArgs, layer_json, parse_layer};
@@ -27,13 +28,15 @@ pub struct EmbedArgs {
 
 pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
     let checkpoint = args.model.checkpoint()?;
-    let model = BertEmbedder::load(&checkpoint, args.model.device)?;
+    let model = load_embedder(&checkpoint, args.model.device)?;
+    // The pieces the model saw, special tokens included (the Embedder trait reports them without).
+    let tokenizer = Tokenizer::from_dir(checkpoint.dir())?;
     let texts: Vec<&str> = args.texts.iter().map(String::as_str).collect();
     let vectors = model.embed(&texts, args.pooling, args.layer)?;
     let add_special = args.pooling != Pooling::First;
     let tokens = texts
         .iter()
-        .map(|t| Ok(model.tokenizer().encode(t, add_special)?.tokens().to_vec()))
+        .map(|t| Ok(tokenizer.encode(t, add_special)?.tokens().to_vec()))
         .collect::<anyhow::Result<Vec<_>>>()?;
     if args.json {
         let out = json!({
@@ -50,7 +53,10 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
         "{} · pooling {} · layer {} · {} dimensions",
         model.model_name(),
         args.pooling,
-        layer_json(args.layer),
+        match args.layer {
+            Layer::Last => "last".to_string(),
+            Layer::Index(i) => i.to_string(),
+        },
         model.hidden_size()
     );
     for ((text, vector), tokens) in texts.iter().zip(&vectors).zip(&tokens) {

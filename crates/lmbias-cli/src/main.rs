@@ -24,7 +24,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Sentence vectors from a BERT checkpoint (cls, mean or first pooling, any layer).
+    /// Sentence vectors from a BERT or T5 checkpoint (cls, mean or first pooling, any layer).
     Embed(embed::EmbedArgs),
     /// The most probable tokens at the one mask of each text.
     FillMask(fill_mask::FillMaskArgs),

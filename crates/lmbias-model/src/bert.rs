@@ -167,7 +167,11 @@ impl Bert {
                 ),
             });
         }
-        if config.num_attention_heads == 0 || config.hidden_size % config.num_attention_heads != 0 {
+        if config.num_attention_heads == 0
+            || !config
+                .hidden_size
+                .is_multiple_of(config.num_attention_heads)
+        {
             return Err(ModelError::Config {
                 path: config_path,
                 message: format!(
@@ -190,7 +194,7 @@ impl Bert {
                     "embeddings.token_type_embeddings.weight",
                     [config.type_vocab_size, h],
                 )?
-                .slice([0..1])
+                .narrow(0, 0, 1)
                 .reshape([h]),
             norm: w.layer_norm("embeddings.LayerNorm", h, eps)?,
         };
@@ -257,7 +261,7 @@ impl Bert {
         let e = &self.embeddings;
         let h = self.config.hidden_size;
         let x = e.word.forward(input.ids.clone())
-            + e.position.clone().slice([0..seq]).reshape([1, seq, h])
+            + e.position.clone().narrow(0, 0, seq).reshape([1, seq, h])
             + e.token_type0.clone().reshape([1, 1, h]);
         let mut x = e.norm.forward(x);
         // Additive mask over keys, [batch, 1, 1, seq]: 0 for tokens, a large negative for padding

@@ -36,11 +36,11 @@ impl Weights {
         let tensors = match checkpoint.weights_format() {
             WeightsFormat::Safetensors => SafetensorsStore::from_file(&path)
                 .get_all_tensors()
-                .map(Clone::clone)
+                .cloned()
                 .map_err(|e| fail(e.to_string()))?,
             WeightsFormat::PytorchBin => PytorchStore::from_file(&path)
                 .get_all_tensors()
-                .map(Clone::clone)
+                .cloned()
                 .map_err(|e| fail(e.to_string()))?,
         };
         Ok(Self {
