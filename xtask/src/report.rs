@@ -60,6 +60,7 @@ pub fn write(
         options.top_k
     );
     models_section(&mut md, models, skipped);
+    failures_section(&mut md, results);
     if options.studies.contains(&Study::Valence) {
         valence_section(&mut md, results);
     }
@@ -115,15 +116,34 @@ fn models_section(md: &mut String, models: &[Available], skipped: &[Skipped]) {
     let _ = writeln!(md, "{}", table.to_markdown());
 }
 
+fn failures_section(md: &mut String, results: &Results) {
+    if results.failures.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "Studies that could not run on a model (no number was made for them):\n"
+    );
+    let mut table = Table::new(["study", "model", "why"]);
+    for f in &results.failures {
+        table.push([
+            f.study.as_str().to_owned(),
+            f.model.clone(),
+            f.reason.replace('|', "\\|"),
+        ]);
+    }
+    let _ = writeln!(md, "{}", table.to_markdown());
+}
+
 fn valence_section(md: &mut String, results: &Results) {
     let _ = writeln!(md, "## Temporal valence (Cuscito, Ferrara & Ruskov)\n");
     reported(md, paper::VALENCE);
     if results.valence.is_empty() {
         let _ = writeln!(
             md,
-            "No model with a masked-language-modelling head was available, so the valence study \
-             did not run: it fills masks. Give a `*ForMaskedLM` checkpoint (bert-base-uncased, \
-             MacBERTh, …).\n"
+            "The valence study produced no results: it fills masks, so it needs a model with a \
+             masked-language-modelling head (bert-base-uncased, MacBERTh, …) whose vocabulary \
+             holds the annotated tokens (see above).\n"
         );
         return;
     }
@@ -213,7 +233,8 @@ fn seat_section(md: &mut String, results: &Results) {
         if !flagged.is_empty() {
             let _ = writeln!(
                 md,
-                "Vocabulary coverage flags ({}; the paper's own caveat about rare Kurdish names): {}.\n",
+                "Vocabulary coverage flags ({}: a target set the model mostly splits into ≥ 3 pieces, \
+                 or an unknown piece; the Turkish paper's own caveat about rare Kurdish names): {}.\n",
                 flagged.len(),
                 flagged.join(", ")
             );

@@ -53,7 +53,34 @@ pub struct Results {
     /// Per battery name, its rows over all models.
     pub seat: Vec<(String, Vec<SeatRow>)>,
     pub probe: Vec<ProbeRun>,
+    /// Models a study could not run on, and why: the run goes on without them.
+    pub failures: Vec<Failure>,
     pub timings: Vec<(Study, Duration)>,
+}
+
+/// A study that failed on one model (e.g. a vocabulary that cannot produce an
+/// annotated token): reported, never turned into a number.
+pub struct Failure {
+    pub study: Study,
+    pub model: String,
+    pub reason: String,
+}
+
+impl Failure {
+    fn new(study: Study, model: &Available, err: anyhow::Error) -> Failure {
+        let failure = Failure {
+            study,
+            model: model.checkpoint.name().to_owned(),
+            reason: crate::one_line(&err),
+        };
+        eprintln!(
+            "{} failed on {}: {}",
+            study.as_str(),
+            failure.model,
+            failure.reason
+        );
+        failure
+    }
 }
 
 /// One pair of lists on one model.
@@ -93,10 +120,14 @@ pub fn run(models: &[Available], skipped: &[Skipped], options: &Options) -> Resu
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let started = Instant::now();
         match study {
-            Study::Valence => results.valence = valence_study(&on, options, &dir)?,
-            Study::Seat => results.seat = seat_study(&on, options, &dir)?,
-            Study::Probe => results.probe = probe_study(&on, options, &dir)?,
+            Study::Valence => {
+                results.valence = valence_study(&on, options, &dir, &mut results.failures)?
+            }
+            Study::Seat => results.seat = seat_study(&on, options, &dir, &mut results.failures)?,
+            Study::Probe => results.probe = probe_study(&on, options, &dir, &mut results.failures)?,
         }
+        // A study that produced nothing leaves no empty folder behind.
+        let _ = std::fs::remove_dir(&dir);
         results.timings.push((study, started.elapsed()));
     }
     crate::report::write(&options.out, &results, models, skipped, options)?;
@@ -136,7 +167,12 @@ pub fn file_stem(model: &str) -> String {
         .collect()
 }
 
-fn valence_study(models: &[&Available], options: &Options, dir: &Path) -> Result<Vec<ModelResult>> {
+fn valence_study(
+    models: &[&Available],
+    options: &Options,
+    dir: &Path,
+    failures: &mut Vec<Failure>,
+) -> Result<Vec<ModelResult>> {
     use lmbias_report::valence::{
         Measure, comparison_table, figure, figure_file_name, group_table, sentence_table,
         sweep_table,
@@ -146,9 +182,18 @@ fn valence_study(models: &[&Available], options: &Options, dir: &Path) -> Result
     let progress = bar(models.len(), "valence");
     let mut results = Vec::new();
     for model in models {
-        let lm = load_masked_lm(&model.checkpoint, options.device)
-            .with_context(|| format!("model {}", model.checkpoint.name()))?;
-        let result = valence::run(lm.as_ref(), &dataset, options.top_k)?;
+        progress.inc(1);
+        let run = || -> Result<ModelResult> {
+            let lm = load_masked_lm(&model.checkpoint, options.device)?;
+            Ok(valence::run(lm.as_ref(), &dataset, options.top_k)?)
+        };
+        let result = match run() {
+            Ok(result) => result,
+            Err(err) => {
+                failures.push(Failure::new(Study::Valence, model, err));
+                continue;
+            }
+        };
         for measure in Measure::ALL {
             write(
                 &dir.join(figure_file_name(&result, measure)),
@@ -156,9 +201,11 @@ fn valence_study(models: &[&Available], options: &Options, dir: &Path) -> Result
             )?;
         }
         results.push(result);
-        progress.inc(1);
     }
     progress.finish_and_clear();
+    if results.is_empty() {
+        return Ok(results);
+    }
     write_json(&dir.join("results.json"), &results)?;
     let tables: [(&str, Table); 4] = [
         ("comparison", comparison_table(&results, 3)),
@@ -186,6 +233,7 @@ fn seat_study(
     models: &[&Available],
     options: &Options,
     dir: &Path,
+    failures: &mut Vec<Failure>,
 ) -> Result<Vec<(String, Vec<SeatRow>)>> {
     let batteries: Vec<(&str, Vec<AssociationTest>)> = BATTERIES
         .iter()
@@ -199,8 +247,6 @@ fn seat_study(
     let mut rows: Vec<Vec<SeatRow>> = vec![Vec::new(); batteries.len()];
     let progress = bar(models.len() * batteries.len(), "seat");
     for model in models {
-        let embedder = load_embedder(&model.checkpoint, options.device)
-            .with_context(|| format!("model {}", model.checkpoint.name()))?;
         let seat_options = SeatOptions {
             pooling: seat_pooling(model.checkpoint.architecture()),
             layer: Layer::Last,
@@ -210,14 +256,33 @@ fn seat_study(
                 ..WeatOptions::default()
             },
         };
-        for ((_, tests), out) in batteries.iter().zip(&mut rows) {
-            out.extend(seat::run_model(embedder.as_ref(), tests, &seat_options)?);
+        let embedder = match load_embedder(&model.checkpoint, options.device) {
+            Ok(embedder) => embedder,
+            Err(err) => {
+                failures.push(Failure::new(Study::Seat, model, err.into()));
+                progress.inc(batteries.len() as u64);
+                continue;
+            }
+        };
+        // A battery fails or succeeds whole on a model, so a heatmap never shows half a model.
+        for ((name, tests), all) in batteries.iter().zip(&mut rows) {
+            match seat::run_model(embedder.as_ref(), tests, &seat_options) {
+                Ok(r) => all.extend(r),
+                Err(err) => failures.push(Failure::new(
+                    Study::Seat,
+                    model,
+                    anyhow::Error::new(err).context(format!("battery {name}")),
+                )),
+            }
             progress.inc(1);
         }
     }
     progress.finish_and_clear();
     let mut results = Vec::new();
     for ((name, _), rows) in batteries.into_iter().zip(rows) {
+        if rows.is_empty() {
+            continue;
+        }
         let sub = dir.join(name);
         std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
         write_json(&sub.join("results.json"), &rows)?;
@@ -238,7 +303,12 @@ fn seat_study(
     Ok(results)
 }
 
-fn probe_study(models: &[&Available], options: &Options, dir: &Path) -> Result<Vec<ProbeRun>> {
+fn probe_study(
+    models: &[&Available],
+    options: &Options,
+    dir: &Path,
+    failures: &mut Vec<Failure>,
+) -> Result<Vec<ProbeRun>> {
     let lists = options.datasets.join("probe");
     let templates: Vec<Template> = load_templates(&lists.join("templates.txt"))?;
     let pairs: Vec<(&str, WordList, WordList)> = PROBE_PAIRS
@@ -255,31 +325,42 @@ fn probe_study(models: &[&Available], options: &Options, dir: &Path) -> Result<V
     let mut runs = Vec::new();
     for model in models {
         let name = model.checkpoint.name().to_owned();
-        let embedder = load_embedder(&model.checkpoint, options.device)
-            .with_context(|| format!("model {name}"))?;
-        let mut series = Vec::new();
-        for (pair, protected, stereotyped) in &pairs {
-            let protected = embed_words(embedder.as_ref(), protected, &templates, Layer::Last)
-                .with_context(|| format!("model {name}, {pair}"))?;
-            let stereotyped = embed_words(embedder.as_ref(), stereotyped, &templates, Layer::Last)
-                .with_context(|| format!("model {name}, {pair}"))?;
-            let probe = Probe::fit(protected, stereotyped)
-                .with_context(|| format!("model {name}, {pair}"))?;
-            let sweep = probe
-                .sweep()
-                .with_context(|| format!("model {name}, {pair}"))?;
-            series.push(lmbias_report::pvalue_curve::PValueSeries {
-                label: (*pair).to_owned(),
-                points: sweep.iter().map(|s| (s.n, s.p_value())).collect(),
-            });
-            runs.push(ProbeRun {
-                model: name.clone(),
-                pair: (*pair).to_owned(),
-                relevance_order: probe.relevance_order().to_vec(),
-                sweep,
-            });
-            progress.inc(1);
-        }
+        let run = || -> Result<Vec<ProbeRun>> {
+            let embedder = load_embedder(&model.checkpoint, options.device)?;
+            let mut model_runs = Vec::new();
+            for (pair, protected, stereotyped) in &pairs {
+                let context = || format!("{pair}");
+                let protected = embed_words(embedder.as_ref(), protected, &templates, Layer::Last)
+                    .with_context(context)?;
+                let stereotyped =
+                    embed_words(embedder.as_ref(), stereotyped, &templates, Layer::Last)
+                        .with_context(context)?;
+                let probe = Probe::fit(protected, stereotyped).with_context(context)?;
+                model_runs.push(ProbeRun {
+                    model: name.clone(),
+                    pair: (*pair).to_owned(),
+                    relevance_order: probe.relevance_order().to_vec(),
+                    sweep: probe.sweep().with_context(context)?,
+                });
+                progress.inc(1);
+            }
+            Ok(model_runs)
+        };
+        let model_runs = match run() {
+            Ok(model_runs) => model_runs,
+            Err(err) => {
+                failures.push(Failure::new(Study::Probe, model, err));
+                continue;
+            }
+        };
+        let series: Vec<_> = model_runs
+            .iter()
+            .map(|r| lmbias_report::pvalue_curve::PValueSeries {
+                label: r.pair.clone(),
+                points: r.sweep.iter().map(|s| (s.n, s.p_value())).collect(),
+            })
+            .collect();
+        runs.extend(model_runs);
         let title = format!("Categorical association, {name}: χ² p against n");
         write(
             &dir.join(format!("{}-p-vs-n.svg", file_stem(&name))),

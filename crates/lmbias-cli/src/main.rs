@@ -7,8 +7,8 @@ mod embed;
 mod fill_mask;
 mod model_args;
 mod probe;
-mod valence;
 mod seat;
+mod valence;
 mod weat;
 
 #[derive(Parser)]
@@ -30,10 +30,10 @@ enum Command {
     FillMask(fill_mask::FillMaskArgs),
     /// Dusi 2024's categorical-association probe: χ² p against the n most relevant dimensions.
     Probe(probe::ProbeArgs),
-    /// Temporal valence (Cuscito et al.): how Early Modern or Modern the proposals at a mask are.
-    Valence(valence::ValenceArgs),
     /// A battery of association tests (SEAT) on one or more models: effect sizes, p (Holm, BH), coverage, heatmaps.
     Seat(seat::SeatArgs),
+    /// Temporal valence (Cuscito et al.): how Early Modern or Modern the proposals at a mask are.
+    Valence(valence::ValenceArgs),
     /// One association test (WEAT/SEAT) on precomputed vectors: effect size and permutation p (sent-bias semantics).
     Weat(weat::WeatArgs),
 }
@@ -44,13 +44,28 @@ fn main() {
         Command::Embed(args) => embed::run(args),
         Command::FillMask(args) => fill_mask::run(args),
         Command::Probe(args) => probe::run(args),
-        Command::Valence(args) => valence::run(args),
         Command::Seat(args) => seat::run(args),
+        Command::Valence(args) => valence::run(args),
         Command::Weat(args) => weat::run(args),
     };
     if let Err(err) = result {
-        // One line: the chain joined, so every error names its file and field.
-        eprintln!("error: {err:#}");
+        eprintln!("error: {}", one_line(&err));
         std::process::exit(1);
     }
+}
+
+/// The error and its causes on one line, each cause once, so every error names
+/// its file and field. Library errors often repeat their source in their own
+/// message, which `{:#}` would print twice.
+fn one_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain().map(ToString::to_string) {
+        if !line.contains(&cause) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&cause);
+        }
+    }
+    line
 }

@@ -154,6 +154,13 @@ pub enum EncoderError {
         end: usize,
         text: String,
     },
+    #[error("text {index} has {tokens} tokens, more than the model's {max} positions: {text:?}")]
+    TooLong {
+        index: usize,
+        tokens: usize,
+        max: usize,
+        text: String,
+    },
     #[error("layer {requested} does not exist: the model has layers 0..={available}")]
     Layer { requested: usize, available: usize },
     #[error("tokenizer: {0}")]

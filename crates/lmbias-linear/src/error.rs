@@ -19,4 +19,8 @@ pub enum SvmError {
     Cost(f64),
     #[error("the Newton solver did not converge in {0} iterations")]
     NotConverged(usize),
+    #[error(
+        "the Newton solver stalled (float rounding) with the gradient still {0:.1e} of its initial size"
+    )]
+    Stalled(f64),
 }

@@ -74,6 +74,26 @@ impl BertEmbedder {
         }
     }
 
+    /// BERT's learned positions end at `max_position_embeddings`: a longer text
+    /// is an error naming it (transformers would fail on it too), never a panic.
+    fn check_lengths(
+        &self,
+        first_index: usize,
+        texts: &[&str],
+        encodings: &[Encoding],
+    ) -> Result<(), EncoderError> {
+        let max = self.bert.config().max_position_embeddings;
+        match encodings.iter().position(|e| e.ids().len() > max) {
+            Some(i) => Err(EncoderError::TooLong {
+                index: first_index + i,
+                tokens: encodings[i].ids().len(),
+                max,
+                text: texts[i].to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
+
     fn input(&self, encodings: &[Encoding]) -> BertInput {
         let ids: Vec<Vec<u32>> = encodings.iter().map(|e| e.ids().to_vec()).collect();
         BertInput::new(&ids, self.tokenizer.pad_id(), &self.device)
@@ -162,6 +182,7 @@ impl Embedder for BertEmbedder {
         // sent-bias's `first`: the text without [CLS]/[SEP], position 0.
         let add_special = pooling != Pooling::First;
         let encodings = self.encode_all(texts, add_special)?;
+        self.check_lengths(0, texts, &encodings)?;
         if let Some(index) = encodings.iter().position(Encoding::is_empty) {
             return Err(EncoderError::Tokenizer(format!(
                 "text {index} has no tokens: {:?}",
@@ -180,9 +201,10 @@ impl Embedder for BertEmbedder {
         let blocks = self.blocks(layer)?;
         let h = self.bert.config().hidden_size;
         let mut out = Vec::with_capacity(items.len());
-        for chunk in items.chunks(CHUNK) {
+        for (c, chunk) in items.chunks(CHUNK).enumerate() {
             let texts: Vec<&str> = chunk.iter().map(|i| i.text).collect();
             let encodings = self.encode_all(&texts, true)?;
+            self.check_lengths(c * CHUNK, &texts, &encodings)?;
             let spans = chunk
                 .iter()
                 .zip(&encodings)
@@ -282,6 +304,7 @@ impl BertMaskedLm {
                 .map_err(text_error)?
                 .into_iter()
                 .unzip();
+            e.check_lengths(c * CHUNK, chunk, &encodings)?;
             let input = e.input(&encodings);
             let hidden = e.bert.hidden_states(&input, blocks);
             let [b, seq, _] = hidden.dims();
