@@ -192,3 +192,39 @@ fn a_missing_model_is_an_error() {
     ]));
     assert!(err.contains("--model no-such-org/no-such-model"), "{err}");
 }
+
+/// Issue 7: a T5 encoder (the tiny random mT5, SentencePiece vocabulary) runs the
+/// whole Turkish battery through the same command, its architecture read from config.json.
+#[test]
+fn the_turkish_battery_runs_end_to_end_on_an_mt5_encoder() {
+    let mt5 = fixtures().join("models/tiny-mt5").display().to_string();
+    let battery = repo_root().join("datasets/seat/tr").display().to_string();
+    let out = lmbias(&[
+        "--model",
+        &mt5,
+        "--test",
+        &battery,
+        "--pooling",
+        "mean",
+        "--n-samples",
+        "1000",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 37);
+    for row in &rows {
+        let p = row["p_value"].as_f64().unwrap();
+        let holm = row["p_holm"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&p) && holm >= p, "{row}");
+        assert!(
+            row["effect_size"].as_f64().is_some_and(f64::is_finite),
+            "{row}"
+        );
+    }
+    assert!(rows.iter().any(|r| r["test"] == "sent-weat4_tr"));
+}
