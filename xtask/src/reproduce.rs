@@ -152,21 +152,6 @@ fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     write(path, serde_json::to_string_pretty(value)? + "\n")
 }
 
-/// A model name reduced to characters safe in file names.
-pub fn file_stem(model: &str) -> String {
-    model
-        .trim_matches(|c| c == '/' || c == '.')
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
 fn valence_study(
     models: &[&Available],
     options: &Options,
@@ -363,7 +348,7 @@ fn probe_study(
         runs.extend(model_runs);
         let title = format!("Categorical association, {name}: χ² p against n");
         write(
-            &dir.join(format!("{}-p-vs-n.svg", file_stem(&name))),
+            &dir.join(format!("{}-p-vs-n.svg", lmbias_report::file_stem(&name))),
             lmbias_report::pvalue_curve::pvalue_curve(&title, &series),
         )?;
     }

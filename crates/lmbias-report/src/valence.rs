@@ -91,19 +91,12 @@ pub fn figure(result: &ModelResult, measure: Measure) -> String {
 
 /// `<model>-<measure>-k<k>.svg`, the model name reduced to characters safe in file names.
 pub fn figure_file_name(result: &ModelResult, measure: Measure) -> String {
-    let model: String = result
-        .model
-        .trim_matches(|c| c == '/' || c == '.')
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{model}-{}-k{}.svg", measure.as_str(), result.top_k)
+    format!(
+        "{}-{}-k{}.svg",
+        crate::file_stem(&result.model),
+        measure.as_str(),
+        result.top_k
+    )
 }
 
 fn num(v: f64, digits: usize) -> String {
