@@ -7,7 +7,7 @@
 #   FEATURES=ndarray NO_DEFAULT=1 scripts/bench-model.sh   # burn-ndarray instead
 set -euo pipefail
 cd "$(dirname "$0")/.."
-THREADS=${THREADS:-2}
+THREADS=${THREADS:-"1 2"}
 SECS=${SECS:-20}
 BATCH=${BATCH:-32}
 MINILM=${LMBIAS_MINILM_DIR:-$HOME/.cache/lmbias/all-MiniLM-L6-v2}
@@ -17,8 +17,10 @@ TARGET=${CARGO_TARGET_DIR:-target}
 [ -f "$BASE/model.safetensors" ] || python3 scripts/bench_torch.py make-bert-base "$BASE" "$MINILM"
 cargo build --release -p lmbias-model --example throughput ${NO_DEFAULT:+--no-default-features} ${FEATURES:+--features "$FEATURES"}
 uptime
-for model in "$MINILM" "$BASE"; do
-  RAYON_NUM_THREADS=$THREADS "$TARGET/release/examples/throughput" "$model" "$BATCH" "$SECS" cpu
-  python3 scripts/bench_torch.py run "$model" "$BATCH" "$SECS" "$THREADS"
+for threads in $THREADS; do
+  for model in "$MINILM" "$BASE"; do
+    RAYON_NUM_THREADS=$threads "$TARGET/release/examples/throughput" "$model" "$BATCH" "$SECS" cpu
+    python3 scripts/bench_torch.py run "$model" "$BATCH" "$SECS" "$threads"
+  done
 done
 uptime

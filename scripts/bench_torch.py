@@ -9,12 +9,16 @@ Also creates the bert-base-shaped random checkpoint both sides load.
 """
 
 import json
+import os
 import shutil
 import sys
 import time
 from pathlib import Path
 
 import torch
+
+# The tokenizer's own thread pool would compete with torch's threads for the same cores.
+os.environ["TOKENIZERS_PARALLELISM"] = "false"
 
 SENTENCES = [
     "The doctor said she would be late today.",

@@ -2,8 +2,14 @@
 //! included) on a batch of ~10-token sentences. Run by scripts/bench-model.sh
 //! back to back with scripts/bench_torch.py, which does the same in PyTorch.
 //!
-//! Usage: throughput MODEL_DIR BATCH SECONDS [cpu|wgpu]
+//! Usage: throughput MODEL BATCH SECONDS [cpu|wgpu]
+//!
+//! MODEL is a folder, or `random:minilm` / `random:bert-base`: random weights of
+//! that shape written to a temp folder (with the tiny fixture's tokenizer), fed
+//! 11 random token ids per sentence — a pure forward-pass benchmark for machines
+//! that cannot get real weights (the GPU check, scripts/gpu-check.sh).
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use lmbias_encoder::{Embedder, Layer, Pooling};
@@ -30,30 +36,147 @@ const BACKEND: &str = if cfg!(feature = "flex") {
     "none"
 };
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+type Error = Box<dyn std::error::Error>;
+
+/// (layers, hidden, heads, intermediate) of the named shape.
+fn shape(name: &str) -> Result<(usize, usize, usize, usize), Error> {
+    match name {
+        "minilm" => Ok((6, 384, 12, 1536)),
+        "bert-base" => Ok((12, 768, 12, 3072)),
+        other => Err(format!("unknown shape {other:?}: expected minilm or bert-base").into()),
+    }
+}
+
+/// A BertModel folder with N(0, 0.02) weights (LayerNorm 1/0), vocab 30522, in the temp dir.
+fn random_checkpoint(name: &str) -> Result<PathBuf, Error> {
+    let (layers, h, heads, m) = shape(name)?;
+    let (v, p) = (30522, 512);
+    let dir = std::env::temp_dir().join(format!("lmbias-random-{name}"));
+    std::fs::create_dir_all(&dir)?;
+    let config = format!(
+        r#"{{"model_type": "bert", "architectures": ["BertModel"], "vocab_size": {v}, "hidden_size": {h},
+        "num_hidden_layers": {layers}, "num_attention_heads": {heads}, "intermediate_size": {m},
+        "max_position_embeddings": {p}, "type_vocab_size": 2, "hidden_act": "gelu"}}"#
+    );
+    std::fs::write(dir.join("config.json"), config)?;
+    let mut tensors: Vec<(String, Vec<usize>)> = vec![
+        ("embeddings.word_embeddings.weight".into(), vec![v, h]),
+        ("embeddings.position_embeddings.weight".into(), vec![p, h]),
+        ("embeddings.token_type_embeddings.weight".into(), vec![2, h]),
+        ("embeddings.LayerNorm.weight".into(), vec![h]),
+        ("embeddings.LayerNorm.bias".into(), vec![h]),
+    ];
+    for l in 0..layers {
+        let q = format!("encoder.layer.{l}");
+        for (name, out, inp) in [
+            ("attention.self.query", h, h),
+            ("attention.self.key", h, h),
+            ("attention.self.value", h, h),
+            ("attention.output.dense", h, h),
+            ("intermediate.dense", m, h),
+            ("output.dense", h, m),
+        ] {
+            tensors.push((format!("{q}.{name}.weight"), vec![out, inp]));
+            tensors.push((format!("{q}.{name}.bias"), vec![out]));
+        }
+        for norm in ["attention.output.LayerNorm", "output.LayerNorm"] {
+            tensors.push((format!("{q}.{norm}.weight"), vec![h]));
+            tensors.push((format!("{q}.{norm}.bias"), vec![h]));
+        }
+    }
+    // safetensors: u64 header length, JSON header, little-endian f32 data.
+    let mut header = Vec::new();
+    let mut offset = 0usize;
+    for (name, dims) in &tensors {
+        let bytes = 4 * dims.iter().product::<usize>();
+        header.push(format!(
+            r#""{name}": {{"dtype": "F32", "shape": {dims:?}, "data_offsets": [{offset}, {}]}}"#,
+            offset + bytes
+        ));
+        offset += bytes;
+    }
+    let header = format!("{{{}}}", header.join(", "));
+    let mut file = Vec::with_capacity(8 + header.len() + offset);
+    file.extend((header.len() as u64).to_le_bytes());
+    file.extend(header.as_bytes());
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for (name, dims) in &tensors {
+        for _ in 0..dims.iter().product::<usize>() {
+            let value = if name.ends_with("LayerNorm.weight") {
+                1.0
+            } else if name.ends_with("LayerNorm.bias") {
+                0.0
+            } else {
+                // xorshift, then a sum of uniforms: roughly N(0, 0.02), enough for timing.
+                let mut sum = 0f32;
+                for _ in 0..4 {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    sum += (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5;
+                }
+                sum * 0.02 * 3f32.sqrt()
+            };
+            file.extend(value.to_le_bytes());
+        }
+    }
+    std::fs::write(dir.join("model.safetensors"), file)?;
+    let tokenizer =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/models/tiny-bert-mlm");
+    for name in ["vocab.txt", "tokenizer.json", "tokenizer_config.json"] {
+        std::fs::copy(tokenizer.join(name), dir.join(name))?;
+    }
+    Ok(dir)
+}
+
+fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().collect();
     let [_, dir, batch, seconds, rest @ ..] = args.as_slice() else {
-        return Err("usage: throughput MODEL_DIR BATCH SECONDS [cpu|wgpu]".into());
+        return Err("usage: throughput MODEL BATCH SECONDS [cpu|wgpu]".into());
     };
     let batch: usize = batch.parse()?;
     let seconds: f64 = seconds.parse()?;
     let device: DeviceKind = rest.first().map_or("cpu", String::as_str).parse()?;
-    let model = BertEmbedder::load(&Checkpoint::resolve(dir)?, device)?;
+    let random = dir.strip_prefix("random:");
+    let folder = match random {
+        Some(name) => random_checkpoint(name)?,
+        None => PathBuf::from(dir),
+    };
+    let model = BertEmbedder::load(&Checkpoint::from_dir(dir, &folder)?, device)?;
     let texts: Vec<&str> = SENTENCES.iter().cycle().take(batch).copied().collect();
-    let seq_len = texts
-        .iter()
-        .map(|t| model.tokenizer().encode(t, true).map(|e| e.len()))
-        .collect::<Result<Vec<_>, _>>()?
-        .into_iter()
-        .max()
-        .unwrap_or(0);
+    // Random models: [CLS], 9 ids of the tiny vocabulary, [SEP] — the length of the sentences.
+    let ids: Vec<Vec<u32>> = (0..batch as u32)
+        .map(|b| {
+            let mut s = vec![2];
+            s.extend((0..9).map(|i| 5 + (b * 31 + i * 97) % 990));
+            s.push(3);
+            s
+        })
+        .collect();
+    let run = || -> Result<usize, Error> {
+        Ok(match random {
+            Some(_) => model
+                .embed_ids(&ids, Pooling::Mean, model.num_layers())?
+                .len(),
+            None => model.embed(&texts, Pooling::Mean, Layer::Last)?.len(),
+        })
+    };
+    let seq_len = match random {
+        Some(_) => 11,
+        None => texts
+            .iter()
+            .map(|t| model.tokenizer().encode(t, true).map(|e| e.len()))
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .max()
+            .unwrap_or(0),
+    };
     // Warm-up: first-call allocation (and kernel compilation on wgpu).
-    model.embed(&texts, Pooling::Mean, Layer::Last)?;
+    run()?;
     let start = Instant::now();
     let mut batches = 0usize;
     while start.elapsed().as_secs_f64() < seconds || batches < 3 {
-        let out = model.embed(&texts, Pooling::Mean, Layer::Last)?;
-        assert_eq!(out.len(), batch);
+        assert_eq!(run()?, batch);
         batches += 1;
     }
     let elapsed = start.elapsed().as_secs_f64();
