@@ -116,6 +116,9 @@ pub fn run(models: &[Available], skipped: &[Skipped], options: &Options) -> Resu
             .iter()
             .filter(|m| m.studies.contains(&study))
             .collect();
+        if on.is_empty() {
+            continue;
+        }
         let dir = options.out.join(study.as_str());
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let started = Instant::now();
