@@ -14,7 +14,7 @@ use lmbias_encoder::{Layer, Pooling};
 use lmbias_metrics::weat::Options as WeatOptions;
 use lmbias_model::{Architecture, DeviceKind, load_embedder, load_masked_lm};
 use lmbias_report::table::Table;
-use lmbias_studies::probe::{Probe, ProbeStep, embed_words};
+use lmbias_studies::probe::{Association, Probe, ProbeStep, embed_words};
 use lmbias_studies::seat::{self, SeatOptions, SeatRow};
 use lmbias_studies::valence::{self, ModelResult};
 use serde::Serialize;
@@ -84,12 +84,61 @@ impl Failure {
 }
 
 /// One pair of lists on one model.
-#[derive(Serialize)]
 pub struct ProbeRun {
     pub model: String,
     pub pair: String,
     pub relevance_order: Vec<usize>,
     pub sweep: Vec<ProbeStep>,
+}
+
+/// `{model, pair, rows, cols, relevance_order, sweep: [{n, table, chi2, dof, p_value}]}`:
+/// the dimensions of size n are the first n of `relevance_order`, and rows/cols are the
+/// same at every size, so neither is repeated per step (that would be O(hidden²)).
+impl Serialize for ProbeRun {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        #[derive(Serialize)]
+        struct Step<'a> {
+            n: usize,
+            table: &'a [Vec<u64>],
+            chi2: Option<f64>,
+            dof: Option<usize>,
+            p_value: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            not_testable: Option<&'a str>,
+        }
+        let steps: Vec<Step<'_>> = self
+            .sweep
+            .iter()
+            .map(|step| {
+                let (chi2, dof, p_value, not_testable) = match &step.association {
+                    Association::Tested { chi2, dof, p_value } => {
+                        (Some(*chi2), Some(*dof), Some(*p_value), None)
+                    }
+                    Association::NotTestable { reason } => {
+                        (None, None, None, Some(reason.as_str()))
+                    }
+                };
+                Step {
+                    n: step.n,
+                    table: &step.table,
+                    chi2,
+                    dof,
+                    p_value,
+                    not_testable,
+                }
+            })
+            .collect();
+        let first = self.sweep.first();
+        let mut st = s.serialize_struct("ProbeRun", 6)?;
+        st.serialize_field("model", &self.model)?;
+        st.serialize_field("pair", &self.pair)?;
+        st.serialize_field("rows", &first.map(|f| &f.rows))?;
+        st.serialize_field("cols", &first.map(|f| &f.cols))?;
+        st.serialize_field("relevance_order", &self.relevance_order)?;
+        st.serialize_field("sweep", &steps)?;
+        st.end()
+    }
 }
 
 impl ProbeRun {
