@@ -5,6 +5,8 @@
 //! `Embedder` + `MaskedLm`). Asking for the head of a `BertModel` checkpoint
 //! fails at load, not at the first query.
 
+use std::ops::Range;
+
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use lmbias_encoder::{
     Embedder, EncoderError, Layer, MaskedLm, Piece, Pooling, Prediction, WordInContext,
@@ -132,6 +134,78 @@ impl BertEmbedder {
     }
 }
 
+/// Every encoding must hold a token: an empty text has nothing to pool.
+pub(crate) fn reject_empty(texts: &[&str], encodings: &[Encoding]) -> Result<(), EncoderError> {
+    match encodings.iter().position(Encoding::is_empty) {
+        Some(index) => Err(EncoderError::Tokenizer(format!(
+            "text {index} has no tokens: {:?}",
+            texts[index]
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The piece indices of each item's word in its encoding.
+pub(crate) fn word_spans(
+    items: &[WordInContext<'_>],
+    encodings: &[Encoding],
+) -> Result<Vec<Range<usize>>, EncoderError> {
+    items
+        .iter()
+        .zip(encodings)
+        .map(|(item, enc)| {
+            enc.pieces_in(item.word.clone())
+                .map_err(|_| EncoderError::WordRange {
+                    start: item.word.start,
+                    end: item.word.end,
+                    text: item.text.to_string(),
+                })
+        })
+        .collect()
+}
+
+/// For each row b of a `[batch, seq, h]` hidden state, the mean over positions `spans[b]`.
+pub(crate) fn mean_over_spans(
+    hidden: Tensor<3>,
+    spans: &[Range<usize>],
+) -> Result<Vec<Vec<f32>>, EncoderError> {
+    let [_, seq, h] = hidden.dims();
+    let values = hidden
+        .into_data()
+        .try_into_vec::<f32>()
+        .map_err(|e| EncoderError::Backend(format!("{e:?}")))?;
+    Ok(spans
+        .iter()
+        .enumerate()
+        .map(|(b, span)| {
+            let mut mean = vec![0f32; h];
+            for p in span.clone() {
+                let row = &values[(b * seq + p) * h..(b * seq + p + 1) * h];
+                mean.iter_mut().zip(row).for_each(|(m, x)| *m += x);
+            }
+            let n = span.len() as f32;
+            mean.iter_mut().for_each(|m| *m /= n);
+            mean
+        })
+        .collect())
+}
+
+/// The pieces of `text` without special tokens, the unknown piece marked.
+pub(crate) fn pieces(tokenizer: &Tokenizer, text: &str) -> Result<Vec<Piece>, EncoderError> {
+    let encoding = tokenizer.encode(text, false).map_err(text_error)?;
+    let unk = tokenizer.unk().map(|u| u.id);
+    Ok(encoding
+        .ids()
+        .iter()
+        .zip(encoding.tokens())
+        .map(|(&id, token)| Piece {
+            id,
+            token: token.clone(),
+            unknown: Some(id) == unk,
+        })
+        .collect())
+}
+
 /// A `[n, d]` tensor as `n` rows.
 pub(crate) fn rows(t: Tensor<2>) -> Result<Vec<Vec<f32>>, EncoderError> {
     let [_, d] = t.dims();
@@ -183,12 +257,7 @@ impl Embedder for BertEmbedder {
         let add_special = pooling != Pooling::First;
         let encodings = self.encode_all(texts, add_special)?;
         self.check_lengths(0, texts, &encodings)?;
-        if let Some(index) = encodings.iter().position(Encoding::is_empty) {
-            return Err(EncoderError::Tokenizer(format!(
-                "text {index} has no tokens: {:?}",
-                texts[index]
-            )));
-        }
+        reject_empty(texts, &encodings)?;
         let ids: Vec<Vec<u32>> = encodings.iter().map(|e| e.ids().to_vec()).collect();
         self.embed_ids(&ids, pooling, blocks)
     }
@@ -199,58 +268,20 @@ impl Embedder for BertEmbedder {
         layer: Layer,
     ) -> Result<Vec<Vec<f32>>, EncoderError> {
         let blocks = self.blocks(layer)?;
-        let h = self.bert.config().hidden_size;
         let mut out = Vec::with_capacity(items.len());
         for (c, chunk) in items.chunks(CHUNK).enumerate() {
             let texts: Vec<&str> = chunk.iter().map(|i| i.text).collect();
             let encodings = self.encode_all(&texts, true)?;
             self.check_lengths(c * CHUNK, &texts, &encodings)?;
-            let spans = chunk
-                .iter()
-                .zip(&encodings)
-                .map(|(item, enc)| {
-                    enc.pieces_in(item.word.clone())
-                        .map_err(|_| EncoderError::WordRange {
-                            start: item.word.start,
-                            end: item.word.end,
-                            text: item.text.to_string(),
-                        })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let input = self.input(&encodings);
-            let hidden = self.bert.hidden_states(&input, blocks);
-            let [_, seq, _] = hidden.dims();
-            let values = hidden
-                .into_data()
-                .try_into_vec::<f32>()
-                .map_err(|e| EncoderError::Backend(format!("{e:?}")))?;
-            for (b, span) in spans.into_iter().enumerate() {
-                let mut mean = vec![0f32; h];
-                for p in span.clone() {
-                    let row = &values[(b * seq + p) * h..(b * seq + p + 1) * h];
-                    mean.iter_mut().zip(row).for_each(|(m, x)| *m += x);
-                }
-                let n = span.len() as f32;
-                mean.iter_mut().for_each(|m| *m /= n);
-                out.push(mean);
-            }
+            let spans = word_spans(chunk, &encodings)?;
+            let hidden = self.bert.hidden_states(&self.input(&encodings), blocks);
+            out.extend(mean_over_spans(hidden, &spans)?);
         }
         Ok(out)
     }
 
     fn tokenize(&self, text: &str) -> Result<Vec<Piece>, EncoderError> {
-        let encoding = self.tokenizer.encode(text, false).map_err(text_error)?;
-        let unk = self.tokenizer.unk().map(|u| u.id);
-        Ok(encoding
-            .ids()
-            .iter()
-            .zip(encoding.tokens())
-            .map(|(&id, token)| Piece {
-                id,
-                token: token.clone(),
-                unknown: Some(id) == unk,
-            })
-            .collect())
+        pieces(&self.tokenizer, text)
     }
 }
 

@@ -15,7 +15,7 @@ use lmbias_text::{Encoding, Tokenizer};
 use crate::bert::BertInput;
 use crate::checkpoint::Checkpoint;
 use crate::device::DeviceKind;
-use crate::encoder::{CHUNK, rows, text_error};
+use crate::encoder::{CHUNK, mean_over_spans, pieces, reject_empty, rows, text_error, word_spans};
 use crate::error::ModelError;
 use crate::t5::T5Encoder;
 
@@ -126,12 +126,7 @@ impl Embedder for T5Embedder {
         // With `</s>` an empty text is one token; `first` drops it, leaving nothing.
         let add_special = pooling != Pooling::First;
         let encodings = self.encode_all(texts, add_special)?;
-        if let Some(index) = encodings.iter().position(Encoding::is_empty) {
-            return Err(EncoderError::Tokenizer(format!(
-                "text {index} has no tokens: {:?}",
-                texts[index]
-            )));
-        }
+        reject_empty(texts, &encodings)?;
         let ids: Vec<Vec<u32>> = encodings.iter().map(|e| e.ids().to_vec()).collect();
         self.embed_ids(&ids, pooling, blocks)
     }
@@ -142,58 +137,21 @@ impl Embedder for T5Embedder {
         layer: Layer,
     ) -> Result<Vec<Vec<f32>>, EncoderError> {
         let blocks = self.blocks(layer)?;
-        let d = self.encoder.config().d_model;
         let mut out = Vec::with_capacity(items.len());
         for chunk in items.chunks(CHUNK) {
             let texts: Vec<&str> = chunk.iter().map(|i| i.text).collect();
             let encodings = self.encode_all(&texts, true)?;
             // A word's pieces include a lone `▁` before it: the tokenizer gives that
             // piece the offset of the word's first character, as transformers' word_ids do.
-            let spans = chunk
-                .iter()
-                .zip(&encodings)
-                .map(|(item, enc)| {
-                    enc.pieces_in(item.word.clone())
-                        .map_err(|_| EncoderError::WordRange {
-                            start: item.word.start,
-                            end: item.word.end,
-                            text: item.text.to_string(),
-                        })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+            let spans = word_spans(chunk, &encodings)?;
             let ids: Vec<Vec<u32>> = encodings.iter().map(|e| e.ids().to_vec()).collect();
             let hidden = self.encoder.hidden_states(&self.input(&ids), blocks);
-            let [_, seq, _] = hidden.dims();
-            let values = hidden
-                .into_data()
-                .try_into_vec::<f32>()
-                .map_err(|e| EncoderError::Backend(format!("{e:?}")))?;
-            for (b, span) in spans.into_iter().enumerate() {
-                let mut mean = vec![0f32; d];
-                for p in span.clone() {
-                    let row = &values[(b * seq + p) * d..(b * seq + p + 1) * d];
-                    mean.iter_mut().zip(row).for_each(|(m, x)| *m += x);
-                }
-                let n = span.len() as f32;
-                mean.iter_mut().for_each(|m| *m /= n);
-                out.push(mean);
-            }
+            out.extend(mean_over_spans(hidden, &spans)?);
         }
         Ok(out)
     }
 
     fn tokenize(&self, text: &str) -> Result<Vec<Piece>, EncoderError> {
-        let encoding = self.tokenizer.encode(text, false).map_err(text_error)?;
-        let unk = self.tokenizer.unk().map(|u| u.id);
-        Ok(encoding
-            .ids()
-            .iter()
-            .zip(encoding.tokens())
-            .map(|(&id, token)| Piece {
-                id,
-                token: token.clone(),
-                unknown: Some(id) == unk,
-            })
-            .collect())
+        pieces(&self.tokenizer, text)
     }
 }
