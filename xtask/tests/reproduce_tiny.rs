@@ -52,6 +52,9 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
         .arg(&out)
         .env("HF_HOME", root.join("hf"))
         .env_remove("HF_HUB_CACHE")
+        // Built with the `hub` feature (the test build unifies it in), the paper set
+        // would otherwise try to download the missing checkpoints.
+        .env("HF_HUB_OFFLINE", "1")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);

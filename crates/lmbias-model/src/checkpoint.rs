@@ -51,20 +51,28 @@ struct ArchitectureFields {
 }
 
 impl Checkpoint {
-    /// Resolve `model` as a folder if one exists at that path, else in the Hugging Face cache.
+    /// Resolve `model` as a folder if one exists at that path, else in the Hugging Face
+    /// cache, else (feature `hub`, unless `HF_HUB_OFFLINE` is set) by downloading it there.
     pub fn resolve(model: &str) -> Result<Self, ModelError> {
         let path = Path::new(model);
         if path.is_dir() {
             return Self::from_dir(model, path);
         }
         let cache = hf_hub_cache();
-        match cached_snapshot(&cache, model) {
-            Some(dir) => Self::from_dir(model, &dir),
-            None => Err(ModelError::NotFound {
-                name: model.to_string(),
-                cache,
-            }),
+        if let Some(dir) = cached_snapshot(&cache, model) {
+            return Self::from_dir(model, &dir);
         }
+        let download = match download_from_hub(model, &cache) {
+            Ok(Some(dir)) => return Self::from_dir(model, &dir),
+            Ok(None) => String::new(),
+            // Offline or refused: still "not found", with the reason, and how to get it.
+            Err(err) => format!(", and the hub download failed ({err})"),
+        };
+        Err(ModelError::NotFound {
+            name: model.to_string(),
+            cache,
+            download,
+        })
     }
 
     /// Read `config.json` in `dir` and find its weights; `name` is kept for reports.
@@ -182,6 +190,21 @@ fn t5_architecture(
         ))),
         None => Ok(Architecture::T5Encoder),
     }
+}
+
+/// A hub id downloaded into `cache` (feature `hub`, unless `HF_HUB_OFFLINE` is set);
+/// `None` when no download is attempted.
+#[cfg(feature = "hub")]
+fn download_from_hub(model: &str, cache: &Path) -> Result<Option<PathBuf>, ModelError> {
+    if crate::hub::offline() || !crate::hub::is_hub_id(model) {
+        return Ok(None);
+    }
+    crate::hub::download(model, &crate::hub::endpoint(), cache).map(Some)
+}
+
+#[cfg(not(feature = "hub"))]
+fn download_from_hub(_model: &str, _cache: &Path) -> Result<Option<PathBuf>, ModelError> {
+    Ok(None)
 }
 
 /// The hub cache folder, as huggingface_hub computes it.

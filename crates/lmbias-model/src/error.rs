@@ -6,11 +6,22 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
     #[error(
-        "model {name:?} not found: it is neither a folder nor in the Hugging Face cache {cache}; \
+        "model {name:?} not found: it is neither a folder nor in the Hugging Face cache {cache}{download}; \
          run `huggingface-cli download {name}` on a machine with network access, then copy the \
          folder into {cache} or pass its path with --model"
     )]
-    NotFound { name: String, cache: PathBuf },
+    NotFound {
+        name: String,
+        cache: PathBuf,
+        /// Empty, or why the hub download (feature `hub`) failed, e.g. no network.
+        download: String,
+    },
+    #[error("model {name:?}: downloading {url} failed: {message}")]
+    Hub {
+        name: String,
+        url: String,
+        message: String,
+    },
     #[error("{path}: {message}")]
     Io { path: PathBuf, message: String },
     #[error("{path}: invalid config: {message}")]

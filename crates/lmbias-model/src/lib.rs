@@ -6,6 +6,8 @@ pub mod checkpoint;
 pub mod device;
 pub mod encoder;
 pub mod error;
+#[cfg(feature = "hub")]
+pub mod hub;
 pub mod load;
 pub mod t5;
 pub mod t5_encoder;
