@@ -9,6 +9,45 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
+/// A fixture model folder, `tests/fixtures/models/NAME`.
+pub fn model_dir(name: &str) -> PathBuf {
+    fixtures().join("models").join(name)
+}
+
+/// A reference file written by `tests/fixtures/generate/*.py`, `tests/fixtures/reference/NAME.json`.
+pub fn reference(name: &str) -> serde_json::Value {
+    let path = fixtures().join("reference").join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A JSON array of numbers as f32.
+pub fn floats(v: &serde_json::Value) -> Vec<f32> {
+    v.as_array()
+        .expect("an array")
+        .iter()
+        .map(|x| x.as_f64().expect("a number") as f32)
+        .collect()
+}
+
+/// A JSON array of token ids.
+pub fn ids(v: &serde_json::Value) -> Vec<u32> {
+    v.as_array()
+        .expect("an array")
+        .iter()
+        .map(|x| x.as_u64().expect("an id") as u32)
+        .collect()
+}
+
+/// The largest element-wise |a − b|; vectors of different lengths fail the test.
+pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len(), "vector lengths differ");
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
 /// The repository root (datasets live under it).
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -2,46 +2,12 @@
 //! variant) and the real all-MiniLM-L6-v2. References: tests/fixtures/reference/
 //! (written by tests/fixtures/generate/*.py with transformers 5.24, eager attention).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use lmbias_encoder::{Embedder, EncoderError, Layer, MaskedLm, Pooling, WordInContext};
 use lmbias_model::{BertEmbedder, BertMaskedLm, Checkpoint, DeviceKind};
+use lmbias_tests::{floats, ids, max_abs_diff, model_dir, reference};
 use serde_json::Value;
-
-fn model_dir(name: &str) -> PathBuf {
-    lmbias_tests::fixtures().join("models").join(name)
-}
-
-fn reference(name: &str) -> Value {
-    let path = lmbias_tests::fixtures()
-        .join("reference")
-        .join(format!("{name}.json"));
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
-}
-
-fn floats(v: &Value) -> Vec<f32> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap() as f32)
-        .collect()
-}
-
-fn ids(v: &Value) -> Vec<u32> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap() as u32)
-        .collect()
-}
-
-fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
-    assert_eq!(a.len(), b.len(), "vector lengths differ");
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
-}
 
 fn cosine(a: &[f32], b: &[f32]) -> f64 {
     let dot: f64 = a.iter().zip(b).map(|(x, y)| *x as f64 * *y as f64).sum();

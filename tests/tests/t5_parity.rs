@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use lmbias_encoder::{Embedder, EncoderError, Layer, Pooling, WordInContext};
 use lmbias_model::{BertInput, Checkpoint, DeviceKind, T5Embedder, load_embedder, load_masked_lm};
+use lmbias_tests::{floats, ids, max_abs_diff, model_dir, reference};
 use safetensors::SafeTensors;
 use safetensors::tensor::TensorView;
 use serde_json::Value;
@@ -14,41 +15,6 @@ use serde_json::Value;
 /// transformers' own single-vs-batched spread on this fixture is 1.95e-6
 /// (reference/tiny-mt5.json "batched"); 1e-4 is the parity bar of the task.
 const TOLERANCE: f32 = 1e-4;
-
-fn model_dir(name: &str) -> PathBuf {
-    lmbias_tests::fixtures().join("models").join(name)
-}
-
-fn reference(name: &str) -> Value {
-    let path = lmbias_tests::fixtures()
-        .join("reference")
-        .join(format!("{name}.json"));
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
-}
-
-fn floats(v: &Value) -> Vec<f32> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap() as f32)
-        .collect()
-}
-
-fn ids(v: &Value) -> Vec<u32> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap() as u32)
-        .collect()
-}
-
-fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
-    assert_eq!(a.len(), b.len(), "vector lengths differ");
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
-}
 
 fn checkpoint(dir: &Path) -> Checkpoint {
     Checkpoint::resolve(dir.to_str().unwrap()).unwrap()
