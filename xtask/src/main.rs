@@ -4,6 +4,7 @@ mod models;
 mod paper;
 mod report;
 mod reproduce;
+mod shapes;
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;

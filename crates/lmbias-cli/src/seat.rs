@@ -1,15 +1,16 @@
 //! `lmbias seat`: a battery of association tests (SEAT, May et al. 2019) on one
 //! or more models, with Holm/BH correction, vocabulary coverage and figures.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use lmbias_data::association::{self, AssociationTest, LoadOptions};
 use lmbias_encoder::{Embedder, Layer, Pooling};
 use lmbias_metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED, Options};
 use lmbias_model::{Checkpoint, DeviceKind, load_embedder};
+use lmbias_report::heatmap::Marks;
 use lmbias_report::seat::{heatmaps, layer_label, markdown, table};
-use lmbias_studies::seat::{self, SeatOptions};
+use lmbias_studies::seat::{self, Battery, SeatOptions};
 
 use crate::model_args::parse_layer;
 
@@ -19,6 +20,8 @@ pub struct SeatArgs {
     #[arg(long = "model", required = true, num_args = 1..)]
     models: Vec<String>,
     /// A sent-bias-format test file, or a directory of them (*.jsonl and *.json, sorted by name).
+    /// Where `DIR-uncased/NAME` exists beside `DIR/NAME`, models whose tokenizer lower-cases run
+    /// that lower-cased copy (e.g. datasets/seat/tr and tr-uncased).
     #[arg(long = "test", required = true, num_args = 1..)]
     tests: Vec<PathBuf>,
     /// cls (position 0), mean (masked mean) or first (position 0 without special tokens, as sent-bias).
@@ -45,6 +48,10 @@ pub struct SeatArgs {
     /// Print a Markdown table (the default).
     #[arg(long, group = "format")]
     markdown: bool,
+    /// Significance marks: stars (* 0.05, ** 0.01, *** 0.001) or caglidil (Caglidil et al.
+    /// 2024's thresholds: † 0.1, * 0.05, ** 0.01).
+    #[arg(long, default_value = "stars")]
+    marks: Marks,
     /// Write seat-heatmap.svg (raw p) and seat-heatmap-holm.svg (Holm-adjusted p), each with effect sizes, here.
     #[arg(long)]
     figures: Option<PathBuf>,
@@ -59,10 +66,6 @@ pub fn run(args: SeatArgs) -> Result<()> {
             load_embedder(&checkpoint, args.device).with_context(|| format!("--model {name}"))?,
         );
     }
-    let models: Vec<&dyn Embedder> = embedders
-        .iter()
-        .map(|e| e.as_ref() as &dyn Embedder)
-        .collect();
     let options = SeatOptions {
         pooling: args.pooling,
         layer: args.layer,
@@ -72,17 +75,26 @@ pub fn run(args: SeatArgs) -> Result<()> {
             ..Options::default()
         },
     };
-    let tests: Vec<AssociationTest> = loaded.iter().map(|l| l.test.clone()).collect();
-    let rows = seat::run(&models, &tests, &options).map_err(|e| {
-        // The study names the test; the file it came from is ours to add.
-        match e
-            .test()
-            .and_then(|name| loaded.iter().find(|l| l.test.name() == name))
-        {
-            Some(l) => anyhow::Error::new(e).context(l.file.display().to_string()),
-            None => anyhow::Error::new(e),
-        }
-    })?;
+    // The study names the test; the file it came from is ours to add.
+    let with_file = |e: seat::SeatError| match e
+        .test()
+        .and_then(|name| loaded.iter().find(|l| l.test.name() == name))
+    {
+        Some(l) => anyhow::Error::new(e).context(l.file.display().to_string()),
+        None => anyhow::Error::new(e),
+    };
+    let battery = Battery::new(
+        loaded
+            .iter()
+            .map(|l| (l.test.clone(), l.lowercased.clone()))
+            .collect(),
+    )
+    .map_err(with_file)?;
+    let mut rows = Vec::new();
+    for embedder in &embedders {
+        let model: &dyn Embedder = embedder.as_ref();
+        rows.extend(seat::run_battery(model, &battery, &options).map_err(with_file)?);
+    }
     if let Some(dir) = &args.figures {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let title = format!(
@@ -90,7 +102,7 @@ pub fn run(args: SeatArgs) -> Result<()> {
             options.pooling,
             layer_label(options.layer)
         );
-        for (file, svg) in heatmaps(&rows, &title) {
+        for (file, svg) in heatmaps(&rows, &title, args.marks) {
             let path = dir.join(file);
             std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
         }
@@ -100,15 +112,16 @@ pub fn run(args: SeatArgs) -> Result<()> {
     } else if args.csv {
         print!("{}", table(&rows).to_csv());
     } else {
-        print!("{}", markdown(&rows));
+        print!("{}", markdown(&rows, args.marks));
     }
     Ok(())
 }
 
-/// A loaded test and the file it came from.
+/// A loaded test, the file it came from, and its lower-cased copy if the dataset has one.
 struct Loaded {
     test: AssociationTest,
     file: PathBuf,
+    lowercased: Option<AssociationTest>,
 }
 
 /// Every `--test`, in the order given; two tests with one name would make an ambiguous table.
@@ -119,17 +132,16 @@ fn load_tests(paths: &[PathBuf]) -> Result<Vec<Loaded>> {
         let loaded: Vec<Loaded> = if path.is_dir() {
             association::load_dir(path, &options)?
                 .into_iter()
-                .map(|test| Loaded {
-                    file: file_in(path, test.name()),
-                    test,
+                .map(|test| {
+                    let file = association::test_file(path, test.name())
+                        .unwrap_or_else(|| path.to_path_buf());
+                    (file, test)
                 })
-                .collect()
+                .map(|(file, test)| with_copy(file, test, &options))
+                .collect::<Result<_>>()?
         } else {
             let test = AssociationTest::from_path(path, &options)?;
-            vec![Loaded {
-                test,
-                file: path.clone(),
-            }]
+            vec![with_copy(path.clone(), test, &options)?]
         };
         for l in loaded {
             if let Some(other) = out.iter().find(|o| o.test.name() == l.test.name()) {
@@ -146,11 +158,13 @@ fn load_tests(paths: &[PathBuf]) -> Result<Vec<Loaded>> {
     Ok(out)
 }
 
-/// The file of test `name` in `dir` (the loader names a test by its file stem).
-fn file_in(dir: &Path, name: &str) -> PathBuf {
-    ["jsonl", "json"]
-        .iter()
-        .map(|ext| dir.join(format!("{name}.{ext}")))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| dir.to_path_buf())
+fn with_copy(file: PathBuf, test: AssociationTest, options: &LoadOptions) -> Result<Loaded> {
+    let lowercased = association::lowercased_copy(&file)
+        .map(|copy| AssociationTest::from_path(&copy, options))
+        .transpose()?;
+    Ok(Loaded {
+        test,
+        file,
+        lowercased,
+    })
 }

@@ -228,3 +228,67 @@ fn the_turkish_battery_runs_end_to_end_on_an_mt5_encoder() {
     }
     assert!(rows.iter().any(|r| r["test"] == "sent-weat4_tr"));
 }
+
+/// Uncased models run a Turkish test's lower-cased copy (`seat/tr-uncased`), chosen
+/// from the tokenizer's own casing; cased ones run the test as written. The JSON
+/// says which, and the uncased model's numbers are those of the copy run directly.
+#[test]
+fn uncased_models_run_the_lowercased_turkish_copy() {
+    let minilm = minilm_dir().display().to_string();
+    let mt5 = fixtures().join("models/tiny-mt5").display().to_string();
+    let test = repo_root().join("datasets/seat/tr/weat6_tr.jsonl");
+    let copy = repo_root().join("datasets/seat/tr-uncased/weat6_tr.jsonl");
+    let run = |models: &[&str], test: &std::path::Path| -> Vec<Value> {
+        let mut args = Vec::new();
+        for m in models {
+            args.extend(["--model", m]);
+        }
+        let test = test.display().to_string();
+        args.extend(["--test", &test, "--pooling", "mean", "--json"]);
+        let out = lmbias(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let rows = run(&[&minilm, &mt5], &test);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["model"], minilm.as_str());
+    assert_eq!(rows[0]["lowercased_copy"], true);
+    assert_eq!(rows[1]["model"], mt5.as_str());
+    assert_eq!(rows[1]["lowercased_copy"], false);
+    assert_eq!(rows[0]["test"], "weat6_tr");
+
+    let direct = run(&[&minilm], &copy);
+    assert_eq!(direct[0]["lowercased_copy"], false);
+    for field in ["effect_size", "p_value", "test_statistic"] {
+        assert_eq!(rows[0][field], direct[0][field], "{field}");
+    }
+    // Given the folder, MiniLM finds the copy too.
+    let battery = run(&[&minilm], &repo_root().join("datasets/seat/tr"));
+    assert_eq!(battery.len(), 37);
+    assert!(battery.iter().all(|r| r["lowercased_copy"] == true));
+
+    // Markdown with the Turkish paper's marks names them and the copies.
+    let out = lmbias(&[
+        "--model",
+        &minilm,
+        "--test",
+        &test.display().to_string(),
+        "--marks",
+        "caglidil",
+    ]);
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        md.contains("† p<0.1 (marginal), * p<0.05, ** p<0.01."),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!(
+            "Lower-cased copies ran on the models whose tokenizer lower-cases: {minilm} (1 tests)."
+        )),
+        "{md}"
+    );
+}

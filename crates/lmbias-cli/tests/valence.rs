@@ -190,23 +190,123 @@ fn bad_datasets_get_one_line_errors_naming_file_and_sentence() {
         assert!(!ok && out.is_empty(), "{out}");
         assert_eq!(err, format!("error: {}: {expected}\n", path.display()));
     }
-    // An annotation the tokenizer cannot produce as one piece, named with its sentence.
-    let path = broken_dataset(
-        &dir,
-        r#""you": 1, "han": 0"#,
-        r#""you": 1, "han": 0, "forsooth": -1"#,
+}
+
+/// x of `token` in sentence `s` of a dataset read as plain JSON: the sentence's
+/// annotation, else the lexicon's, else none — written here independently of lmbias.
+fn x_of(dataset: &Value, s: &Value, token: &str) -> Option<f64> {
+    let key = token.to_lowercase();
+    s["annotations"][&key]
+        .as_f64()
+        .or_else(|| dataset["lexicon"][&key].as_f64())
+}
+
+/// Keys the model cannot propose are skipped, counted, and change nothing: B, A and
+/// the unannotated mass of every sentence equal those computed from transformers'
+/// top-5 probabilities (tests/fixtures/reference/tiny-bert-mlm.json) and the annotations.
+#[test]
+fn keys_outside_the_vocabulary_are_skipped_and_the_numbers_match_transformers() {
+    let path = fixtures().join("valence/tiny-bert-mlm-oov.json");
+    let (ok, out, err) = lmbias(&[
+        "valence",
+        "--model",
+        &model(),
+        "--dataset",
+        path.to_str().unwrap(),
+        "--top-k",
+        "5",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let result = &serde_json::from_str::<Value>(&out).unwrap()[0];
+    let coverage = &result["coverage"];
+    assert_eq!(
+        coverage["unusable"],
+        serde_json::json!(["email", "gonna", "hither", "internet", "thine", "website"])
     );
-    let (ok, _, err) = lmbias(&[
+    assert_eq!(
+        (
+            coverage["lexicon_keys"].as_u64(),
+            coverage["lexicon_usable"].as_u64()
+        ),
+        (Some(5), Some(3))
+    );
+    assert_eq!(
+        (
+            coverage["annotation_keys"].as_u64(),
+            coverage["annotation_usable"].as_u64()
+        ),
+        (Some(20), Some(14))
+    );
+
+    let dataset: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let reference = lmbias_tests::reference("tiny-bert-mlm");
+    let mut checked = 0;
+    for s in dataset["sentences"].as_array().unwrap() {
+        let id = s["id"].as_str().unwrap();
+        let fm = &reference["sentences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap()["fill_mask"];
+        let (mut b, mut unannotated) = (0.0, 0.0);
+        for (token, p) in fm["top10_tokens"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(fm["top10_probs"].as_array().unwrap())
+            .take(5)
+        {
+            let p = p.as_f64().unwrap();
+            match x_of(&dataset, s, token.as_str().unwrap()) {
+                Some(x) => b += x * p,
+                None => unannotated += p,
+            }
+        }
+        let v = s["valence"].as_f64().unwrap();
+        let ours = result["sentences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap();
+        for (what, got, want) in [
+            ("B", ours["bias"].as_f64().unwrap(), b),
+            (
+                "A",
+                ours["adequacy"].as_f64().unwrap(),
+                1.0 - (v - b).abs() / 2.0,
+            ),
+            (
+                "unannotated mass",
+                ours["unannotated_mass"].as_f64().unwrap(),
+                unannotated,
+            ),
+        ] {
+            assert!(
+                (got - want).abs() < 1e-5,
+                "{id} {what}: {got} vs transformers {want}"
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 5);
+
+    // The Markdown output says how many keys the model could use.
+    let (ok, out, err) = lmbias(&[
         "valence",
         "--model",
         &model(),
         "--dataset",
         path.to_str().unwrap(),
     ]);
-    assert!(!ok);
-    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(ok, "{err}");
     assert!(
-        err.contains("sentence me-1: annotated token \"forsooth\" is not one piece"),
-        "{err}"
+        out.contains(&format!(
+            "| {} | 14/20 | 3/5 | email, gonna, hither, internet, thine, website |",
+            model()
+        )),
+        "{out}"
     );
 }

@@ -260,6 +260,53 @@ fn validate_set(
     })
 }
 
+/// Suffix of the folder that holds a battery's lower-cased copy (`seat/tr` → `seat/tr-uncased`).
+pub const LOWERCASED_SUFFIX: &str = "-uncased";
+
+/// Where the lower-cased copy of a test file or folder lives, if it exists:
+/// `DIR/NAME.jsonl` → `DIR-uncased/NAME.jsonl`, `DIR` → `DIR-uncased`. Uncased
+/// models run that copy (see `datasets/README.md`, "seat/tr-uncased").
+pub fn lowercased_copy(path: &Path) -> Option<PathBuf> {
+    let with_suffix = |dir: &Path| -> Option<PathBuf> {
+        let name = dir.file_name()?.to_str()?;
+        Some(dir.with_file_name(format!("{name}{LOWERCASED_SUFFIX}")))
+    };
+    let copy = if path.is_dir() {
+        with_suffix(path)?
+    } else {
+        with_suffix(path.parent()?)?.join(path.file_name()?)
+    };
+    copy.exists().then_some(copy)
+}
+
+/// The file of test `name` in `dir` (a test is named by its file stem), if any.
+pub fn test_file(dir: &Path, name: &str) -> Option<PathBuf> {
+    ["jsonl", "json"]
+        .iter()
+        .map(|ext| dir.join(format!("{name}.{ext}")))
+        .find(|p| p.is_file())
+}
+
+/// Every test of `dir` (as [`load_dir`]), each with its lower-cased copy from
+/// `dir-uncased` where that folder holds a test of the same name.
+pub fn load_dir_with_copies(
+    dir: &Path,
+    options: &LoadOptions,
+) -> Result<Vec<(AssociationTest, Option<AssociationTest>)>, DataError> {
+    let copies = lowercased_copy(dir);
+    load_dir(dir, options)?
+        .into_iter()
+        .map(|test| {
+            let copy = copies
+                .as_deref()
+                .and_then(|c| test_file(c, test.name()))
+                .map(|path| AssociationTest::from_path(&path, options))
+                .transpose()?;
+            Ok((test, copy))
+        })
+        .collect()
+}
+
 /// Every test (`*.jsonl`, `*.json`) in `dir`, sorted by name (file stem); subdirectories are skipped.
 pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Vec<AssociationTest>, DataError> {
     let io = |source| DataError::Io {

@@ -102,6 +102,11 @@ pub trait Embedder {
 
     /// The pieces a text becomes, special tokens excluded.
     fn tokenize(&self, text: &str) -> Result<Vec<Piece>, EncoderError>;
+
+    /// Whether the tokenizer lower-cases its input (an uncased model). A battery
+    /// with a lower-cased copy (`datasets/seat/tr-uncased`) runs that copy on such
+    /// a model: Turkish dotted/dotless I must be lowered the Turkish way first.
+    fn lowercases(&self) -> bool;
 }
 
 /// A word located in a text by its byte range.

@@ -283,6 +283,10 @@ impl Embedder for BertEmbedder {
     fn tokenize(&self, text: &str) -> Result<Vec<Piece>, EncoderError> {
         pieces(&self.tokenizer, text)
     }
+
+    fn lowercases(&self) -> bool {
+        self.tokenizer.lowercases()
+    }
 }
 
 /// A BERT checkpoint with its masked-language-modelling head.
@@ -383,6 +387,9 @@ impl Embedder for BertMaskedLm {
     }
     fn tokenize(&self, text: &str) -> Result<Vec<Piece>, EncoderError> {
         self.embedder.tokenize(text)
+    }
+    fn lowercases(&self) -> bool {
+        self.embedder.lowercases()
     }
 }
 

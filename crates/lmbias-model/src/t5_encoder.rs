@@ -154,4 +154,8 @@ impl Embedder for T5Embedder {
     fn tokenize(&self, text: &str) -> Result<Vec<Piece>, EncoderError> {
         pieces(&self.tokenizer, text)
     }
+
+    fn lowercases(&self) -> bool {
+        self.tokenizer.lowercases()
+    }
 }

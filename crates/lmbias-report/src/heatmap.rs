@@ -64,9 +64,71 @@ impl SeatGrid {
     pub fn cell(&self, test: usize, model: usize) -> Option<SeatCell> {
         self.cells[test * self.models.len() + model]
     }
+
+    /// Models as rows and tests as columns (Caglidil et al.'s Figure 1 layout):
+    /// the renderer draws `tests` as rows, so the two lists swap places.
+    pub fn transposed(&self) -> SeatGrid {
+        let mut cells = Vec::with_capacity(self.cells.len());
+        for m in 0..self.models.len() {
+            for t in 0..self.tests.len() {
+                cells.push(self.cell(t, m));
+            }
+        }
+        SeatGrid {
+            models: self.tests.clone(),
+            tests: self.models.clone(),
+            cells,
+        }
+    }
 }
 
-/// The significance marks used in the figure and tables:
+/// How p-values are marked in figures and tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Marks {
+    /// `***` p < 0.001, `**` p < 0.01, `*` p < 0.05 (the common convention).
+    #[default]
+    Stars,
+    /// Caglidil, Ostendorff & Rehm (2024) read p at 0.1 (marginal), 0.05 and
+    /// 0.01: `†` p < 0.1, `*` p < 0.05, `**` p < 0.01. The symbols are ours;
+    /// the thresholds are the paper's.
+    Caglidil,
+}
+
+impl Marks {
+    /// The mark for `p` (empty when none applies).
+    pub fn mark(self, p: f64) -> &'static str {
+        match self {
+            Marks::Stars => stars(p),
+            Marks::Caglidil if p < 0.01 => "**",
+            Marks::Caglidil if p < 0.05 => "*",
+            Marks::Caglidil if p < 0.1 => "†",
+            Marks::Caglidil => "",
+        }
+    }
+
+    /// One line explaining the marks.
+    pub fn key(self) -> &'static str {
+        match self {
+            Marks::Stars => "* p<0.05   ** p<0.01   *** p<0.001",
+            Marks::Caglidil => "† p<0.1 (marginal)   * p<0.05   ** p<0.01",
+        }
+    }
+}
+
+impl std::str::FromStr for Marks {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "stars" => Ok(Marks::Stars),
+            "caglidil" => Ok(Marks::Caglidil),
+            other => Err(format!(
+                "unknown marks {other:?}: expected stars or caglidil"
+            )),
+        }
+    }
+}
+
+/// The common significance stars:
 /// `***` p < 0.001, `**` p < 0.01, `*` p < 0.05, else nothing.
 pub fn stars(p: f64) -> &'static str {
     if p < 0.001 {
@@ -145,6 +207,7 @@ fn format_p(p: f64) -> String {
 pub struct HeatmapLabels {
     pub title: String,
     pub p_label: String,
+    pub marks: Marks,
 }
 
 const ROW_H: f64 = 22.0;
@@ -230,7 +293,7 @@ pub fn render_seat_heatmap(grid: &SeatGrid, labels: &HeatmapLabels) -> String {
             let (p_fill, p_text, d_fill, d_text) = match cell {
                 Some(c) => (
                     p_colour(c.p_value),
-                    format!("{}{}", format_p(c.p_value), stars(c.p_value)),
+                    format!("{}{}", format_p(c.p_value), labels.marks.mark(c.p_value)),
                     d_colour(c.effect_size),
                     format!("{:.2}", c.effect_size),
                 ),
@@ -304,12 +367,7 @@ fn draw_p_legend(svg: &mut Svg, x: f64, y: f64, w: f64, labels: &HeatmapLabels) 
         &format!("{} (log scale)", labels.p_label),
         key,
     );
-    svg.text(
-        x,
-        y + LEGEND_H + 45.0,
-        "* p<0.05   ** p<0.01   *** p<0.001",
-        key,
-    );
+    svg.text(x, y + LEGEND_H + 45.0, labels.marks.key(), key);
 }
 
 fn draw_d_legend(svg: &mut Svg, x: f64, y: f64, w: f64) {
@@ -350,6 +408,36 @@ mod tests {
         assert_eq!(stars(0.0499), "*");
         assert_eq!(stars(0.05), "");
         assert_eq!(stars(1.0), "");
+    }
+
+    #[test]
+    fn caglidil_marks_read_p_at_the_papers_thresholds() {
+        let m = |p| Marks::Caglidil.mark(p);
+        assert_eq!(
+            [m(0.0099), m(0.01), m(0.0499), m(0.05), m(0.0999), m(0.1)],
+            ["**", "*", "*", "†", "†", ""]
+        );
+        assert_eq!("caglidil".parse::<Marks>(), Ok(Marks::Caglidil));
+        assert!("paper".parse::<Marks>().is_err());
+    }
+
+    #[test]
+    fn transposed_grid_puts_models_in_rows() {
+        let c = |p| SeatCell {
+            p_value: p,
+            effect_size: 0.5,
+        };
+        let grid = SeatGrid::from_results([
+            ("m1", "t1", c(0.01)),
+            ("m1", "t2", c(0.2)),
+            ("m2", "t2", c(0.3)),
+        ])
+        .transposed();
+        assert_eq!(grid.models(), ["t1", "t2"]);
+        assert_eq!(grid.tests(), ["m1", "m2"]);
+        assert_eq!(grid.cell(0, 1), Some(c(0.2)));
+        assert_eq!(grid.cell(1, 0), None);
+        assert_eq!(grid.cell(1, 1), Some(c(0.3)));
     }
 
     #[test]
@@ -414,9 +502,19 @@ mod tests {
         let labels = HeatmapLabels {
             title: "SEAT".into(),
             p_label: "p".into(),
+            marks: Marks::Stars,
         };
         let svg = render_seat_heatmap(&grid, &labels);
         assert!(svg.contains(">0.0004***</text>"), "{svg}");
+        let paper = render_seat_heatmap(
+            &grid,
+            &HeatmapLabels {
+                marks: Marks::Caglidil,
+                ..labels
+            },
+        );
+        assert!(paper.contains(">0.0004**</text>"), "{paper}");
+        assert!(paper.contains("† p&lt;0.1 (marginal)"), "{paper}");
         assert!(svg.contains(">0.300</text>"));
         assert!(svg.contains(">1.23</text>"));
         assert!(svg.contains(">-0.25</text>"));

@@ -1,6 +1,7 @@
 //! Tables (Markdown, CSV, JSON) and SVG figures for lmbias's results.
 
 pub mod boxplot;
+pub mod caglidil;
 pub mod heatmap;
 pub mod probe;
 pub mod pvalue_curve;

@@ -24,8 +24,9 @@ pub fn step_markdown(step: &ProbeStep) -> String {
     );
     totals.push(step.table.iter().flatten().sum::<u64>().to_string());
     table.push(totals);
+    // A blank line ends the table: GitHub would read the next line as one more row.
     format!(
-        "{}\n{}\n",
+        "{}\n\n{}\n",
         table.to_markdown().trim_end(),
         association_line(&step.association)
     )

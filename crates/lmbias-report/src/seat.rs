@@ -4,7 +4,7 @@
 use lmbias_encoder::Layer;
 use lmbias_studies::seat::SeatRow;
 
-use crate::heatmap::{HeatmapLabels, SeatCell, SeatGrid, render_seat_heatmap, stars};
+use crate::heatmap::{HeatmapLabels, Marks, SeatCell, SeatGrid, render_seat_heatmap};
 use crate::table::Table;
 
 fn effect(row: &SeatRow) -> String {
@@ -22,6 +22,7 @@ pub fn table(rows: &[SeatRow]) -> Table {
     let mut table = Table::new([
         "model",
         "test",
+        "lowercased_copy",
         "pooling",
         "effect_size",
         "p_value",
@@ -38,6 +39,7 @@ pub fn table(rows: &[SeatRow]) -> Table {
         table.push([
             r.model.clone(),
             r.test.clone(),
+            r.lowercased_copy.to_string(),
             r.pooling.to_string(),
             effect(r),
             format!("{:.6}", r.p_value),
@@ -54,8 +56,8 @@ pub fn table(rows: &[SeatRow]) -> Table {
     table
 }
 
-/// A readable Markdown table with significance stars and a key.
-pub fn markdown(rows: &[SeatRow]) -> String {
+/// A readable Markdown table with significance marks and a key.
+pub fn markdown(rows: &[SeatRow], marks: Marks) -> String {
     let mut table = Table::new([
         "model", "test", "d", "p", "", "p (Holm)", "p (BH)", "exact", "sizes", "coverage",
     ]);
@@ -65,9 +67,9 @@ pub fn markdown(rows: &[SeatRow]) -> String {
             r.test.clone(),
             effect(r),
             format!("{:.4}", r.p_value),
-            stars(r.p_value).to_owned(),
-            format!("{:.4}{}", r.p_holm, stars(r.p_holm)),
-            format!("{:.4}{}", r.p_bh, stars(r.p_bh)),
+            marks.mark(r.p_value).to_owned(),
+            format!("{:.4}{}", r.p_holm, marks.mark(r.p_holm)),
+            format!("{:.4}{}", r.p_bh, marks.mark(r.p_bh)),
             if r.exact { "yes" } else { "sampled" }.to_owned(),
             format!(
                 "{}/{}/{}/{}",
@@ -76,29 +78,60 @@ pub fn markdown(rows: &[SeatRow]) -> String {
             flags(r),
         ]);
     }
-    format!(
-        "{}\n* p<0.05, ** p<0.01, *** p<0.001. Holm and BH adjust over each model's battery. \
+    let mut out = format!(
+        "{}\n{}. Holm and BH adjust over each model's battery. \
          Coverage flags a target set with more than half its examples split into ≥3 pieces, \
          or any example with an unknown piece.\n",
-        table.to_markdown()
-    )
+        table.to_markdown(),
+        marks.key().split("   ").collect::<Vec<_>>().join(", ")
+    );
+    let copies = lowercased_copies(rows);
+    if !copies.is_empty() {
+        let list: Vec<String> = copies
+            .iter()
+            .map(|(model, n)| format!("{model} ({n} tests)"))
+            .collect();
+        out.push_str(&format!(
+            "\nLower-cased copies ran on the models whose tokenizer lower-cases: {}.\n",
+            list.join(", ")
+        ));
+    }
+    out
+}
+
+/// Per model, in first-seen order, how many of its tests ran their lower-cased copy
+/// (models that ran none are left out).
+pub fn lowercased_copies(rows: &[SeatRow]) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for r in rows.iter().filter(|r| r.lowercased_copy) {
+        match out.iter_mut().find(|(m, _)| *m == r.model) {
+            Some((_, n)) => *n += 1,
+            None => out.push((r.model.clone(), 1)),
+        }
+    }
+    out
+}
+
+fn cell(r: &SeatRow, p_of: fn(&SeatRow) -> f64) -> SeatCell {
+    SeatCell {
+        p_value: p_of(r),
+        // An undefined d (all scores equal) is drawn as no effect.
+        effect_size: r.effect_size.unwrap_or(0.0),
+    }
 }
 
 /// The two heatmaps of a battery, as `(file name, SVG)`: raw p and Holm-adjusted p,
 /// each beside the effect sizes. `title` names the battery, pooling and layer.
-pub fn heatmaps(rows: &[SeatRow], title: &str) -> [(&'static str, String); 2] {
+pub fn heatmaps(rows: &[SeatRow], title: &str, marks: Marks) -> [(&'static str, String); 2] {
     let figure = |p_label: &str, p_of: fn(&SeatRow) -> f64| {
-        let grid = SeatGrid::from_results(rows.iter().map(|r| {
-            let cell = SeatCell {
-                p_value: p_of(r),
-                // An undefined d (all scores equal) is drawn as no effect.
-                effect_size: r.effect_size.unwrap_or(0.0),
-            };
-            (r.model.as_str(), r.test.as_str(), cell)
-        }));
+        let grid = SeatGrid::from_results(
+            rows.iter()
+                .map(|r| (r.model.as_str(), r.test.as_str(), cell(r, p_of))),
+        );
         let labels = HeatmapLabels {
             title: title.to_owned(),
             p_label: p_label.to_owned(),
+            marks,
         };
         render_seat_heatmap(&grid, &labels)
     };
@@ -109,6 +142,27 @@ pub fn heatmaps(rows: &[SeatRow], title: &str) -> [(&'static str, String); 2] {
             figure("p (Holm-adjusted)", |r| r.p_holm),
         ),
     ]
+}
+
+/// A heatmap with the models as rows and the given tests as columns, each
+/// column under its label (`(label, test name)`), in the given order; tests no
+/// model ran are left out. `None` when none of them ran.
+pub fn selected_heatmap(
+    rows: &[SeatRow],
+    columns: &[(&str, &str)],
+    labels: &HeatmapLabels,
+) -> Option<String> {
+    let mut triples = Vec::new();
+    for (label, test) in columns {
+        for r in rows.iter().filter(|r| r.test == *test) {
+            triples.push((r.model.as_str(), *label, cell(r, |r| r.p_value)));
+        }
+    }
+    if triples.is_empty() {
+        return None;
+    }
+    let grid = SeatGrid::from_results(triples).transposed();
+    Some(render_seat_heatmap(&grid, labels))
 }
 
 /// "last layer" or "layer i", for titles.

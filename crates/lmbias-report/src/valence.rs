@@ -275,6 +275,69 @@ pub fn unannotated_table(results: &[ModelResult], digits: usize) -> Table {
 }
 
 /// The Markdown report: model comparison, per-group summaries and the sweep over k.
+/// Per model, how many annotation and lexicon keys its vocabulary can propose
+/// (the others are skipped: see `lmbias_studies::valence::Coverage`).
+pub fn coverage_table(results: &[ModelResult]) -> Table {
+    let mut table = Table::new([
+        "model",
+        "annotation keys usable",
+        "lexicon keys usable",
+        "keys it cannot propose",
+    ]);
+    for r in results {
+        let c = &r.coverage;
+        table.push([
+            r.model.clone(),
+            format!("{}/{}", c.annotation_usable, c.annotation_keys),
+            format!("{}/{}", c.lexicon_usable, c.lexicon_keys),
+            if c.unusable.is_empty() {
+                "none".to_owned()
+            } else {
+                c.unusable.join(", ")
+            },
+        ]);
+    }
+    table
+}
+
+/// One sentence in the shape of Cuscito et al.'s Tables 1–3: per model, its
+/// top-k proposals with x and p, then B and A. `None` when no result has the sentence.
+pub fn example_table(results: &[ModelResult], id: &str, digits: usize) -> Option<Table> {
+    let mut table = Table::new(["model", "rank", "token", "x", "p", "B", "A"]);
+    let mut found = false;
+    for r in results {
+        let Some(s) = r.sentences.iter().find(|s| s.id == id) else {
+            continue;
+        };
+        found = true;
+        for (rank, t) in s.tokens.iter().enumerate() {
+            let x = match t.annotation {
+                lmbias_data::valence::AnnotationSource::None => "–".to_owned(),
+                _ => t.valence.to_string(),
+            };
+            let (b, a) = if rank == 0 {
+                (num(s.bias, digits), num(s.adequacy, digits))
+            } else {
+                (String::new(), String::new())
+            };
+            table.push([
+                if rank == 0 {
+                    r.model.clone()
+                } else {
+                    String::new()
+                },
+                (rank + 1).to_string(),
+                t.token.clone(),
+                x,
+                num(t.prob, digits),
+                b,
+                a,
+            ]);
+        }
+    }
+    found.then_some(table)
+}
+
 pub fn markdown(results: &[ModelResult], digits: usize) -> String {
     let dataset = results.first().map_or("", |r| r.dataset.as_str());
     format!(
@@ -282,9 +345,11 @@ pub fn markdown(results: &[ModelResult], digits: usize) -> String {
          B = Σ x·p over the top-k proposals (−1 Early Modern … +1 Modern); \
          A = 1 − |v − B| / 2. Unannotated proposals count as 0; their probability is the \
          unannotated mass. Quantiles: numpy's linear method.\n\n\
+         ## Annotation keys each model can propose\n\n{}\n\
          ## Model comparison (group means)\n\n{}\n\
          ## Per group\n\n{}\n\
          ## Mean B as k grows\n\n{}",
+        coverage_table(results).to_markdown(),
         comparison_table(results, digits).to_markdown(),
         group_table(results, digits).to_markdown(),
         sweep_table(results, digits).to_markdown(),

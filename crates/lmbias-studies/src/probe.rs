@@ -392,6 +392,9 @@ mod tests {
         fn tokenize(&self, _: &str) -> Result<Vec<Piece>, EncoderError> {
             unreachable!()
         }
+        fn lowercases(&self) -> bool {
+            false
+        }
     }
 
     fn entry(word: &str, class: &str, descriptor: Option<&str>) -> WordEntry {

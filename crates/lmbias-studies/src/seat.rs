@@ -49,7 +49,8 @@ impl SeatError {
         match self {
             SeatError::Encode { test, .. }
             | SeatError::Tokenize { test, .. }
-            | SeatError::Weat { test, .. } => Some(test),
+            | SeatError::Weat { test, .. }
+            | SeatError::LowercasedCopy { test, .. } => Some(test),
             SeatError::NoTests | SeatError::VectorCount { .. } => None,
         }
     }
@@ -129,6 +130,9 @@ pub struct TestCoverage {
 pub struct SeatRow {
     pub model: String,
     pub test: String,
+    /// True when the test's lower-cased copy ran, because the model's tokenizer
+    /// lower-cases (see [`Battery`]).
+    pub lowercased_copy: bool,
     pub pooling: Pooling,
     /// `"last"` or the hidden-state index, as `lmbias embed` prints it.
     #[serde(serialize_with = "layer_json")]
@@ -185,6 +189,15 @@ pub enum SeatError {
         found: usize,
         expected: usize,
     },
+    #[error(
+        "test {test}: its lower-cased copy has set sizes {copy:?}, the test {original:?}: \
+         the copy must hold the same examples, lower-cased"
+    )]
+    LowercasedCopy {
+        test: String,
+        original: [usize; 4],
+        copy: [usize; 4],
+    },
     #[error("model {model}: test {test}: {source}")]
     Weat {
         model: String,
@@ -200,6 +213,91 @@ fn locate<'t>(tests: &'t [AssociationTest], text: &str) -> (&'t AssociationTest,
         .flat_map(|t| Role::ALL.map(|r| (t, r)))
         .find(|&(t, r)| set_of(t, r).1.iter().any(|e| e == text))
         .expect("every embedded text comes from some test")
+}
+
+/// A battery as it is run: each test with, where the dataset has one, its
+/// lower-cased copy. An uncased model (its tokenizer lower-cases) runs the
+/// copies: Turkish capitals must be lowered the Turkish way (İ→i, I→ı) before a
+/// tokenizer that lowers them the English way (and strips accents) sees them.
+#[derive(Debug, Clone)]
+pub struct Battery {
+    tests: Vec<AssociationTest>,
+    /// `tests`, with every test that has a copy replaced by it.
+    lowercased: Vec<AssociationTest>,
+    has_copy: Vec<bool>,
+}
+
+fn sizes(test: &AssociationTest) -> [usize; 4] {
+    Role::ALL.map(|r| test.set(r).len())
+}
+
+impl Battery {
+    /// Tests paired with their lower-cased copies; a copy must match its test's set sizes.
+    pub fn new(
+        tests: Vec<(AssociationTest, Option<AssociationTest>)>,
+    ) -> Result<Battery, SeatError> {
+        if tests.is_empty() {
+            return Err(SeatError::NoTests);
+        }
+        let mut battery = Battery {
+            tests: Vec::with_capacity(tests.len()),
+            lowercased: Vec::with_capacity(tests.len()),
+            has_copy: Vec::with_capacity(tests.len()),
+        };
+        for (test, copy) in tests {
+            if let Some(copy) = &copy
+                && sizes(copy) != sizes(&test)
+            {
+                return Err(SeatError::LowercasedCopy {
+                    test: test.name().to_owned(),
+                    original: sizes(&test),
+                    copy: sizes(copy),
+                });
+            }
+            battery.has_copy.push(copy.is_some());
+            battery
+                .lowercased
+                .push(copy.unwrap_or_else(|| test.clone()));
+            battery.tests.push(test);
+        }
+        Ok(battery)
+    }
+
+    /// The tests as written.
+    pub fn tests(&self) -> &[AssociationTest] {
+        &self.tests
+    }
+
+    /// Whether any test has a lower-cased copy.
+    pub fn has_lowercased_copy(&self) -> bool {
+        self.has_copy.contains(&true)
+    }
+
+    /// The tests `model` runs: the lower-cased copies when it lower-cases.
+    pub fn tests_for(&self, model: &dyn Embedder) -> &[AssociationTest] {
+        if model.lowercases() {
+            &self.lowercased
+        } else {
+            &self.tests
+        }
+    }
+}
+
+/// Runs a [`Battery`] on one model, each test as written or as its lower-cased
+/// copy, whichever the model's casing calls for (see [`SeatRow::lowercased_copy`]).
+pub fn run_battery(
+    model: &dyn Embedder,
+    battery: &Battery,
+    options: &SeatOptions,
+) -> Result<Vec<SeatRow>, SeatError> {
+    let mut rows = run_model(model, battery.tests_for(model), options)?;
+    let lowercases = model.lowercases();
+    for ((row, test), &copy) in rows.iter_mut().zip(&battery.tests).zip(&battery.has_copy) {
+        // A row is named for the test as the battery lists it, whichever file ran.
+        row.test = test.name().to_owned();
+        row.lowercased_copy = lowercases && copy;
+    }
+    Ok(rows)
 }
 
 /// Runs every test on every model: one row per (model, test), models in the
@@ -248,6 +346,7 @@ pub fn run_model(
         rows.push(SeatRow {
             model: model.model_name().to_owned(),
             test: test.name().to_owned(),
+            lowercased_copy: false,
             pooling: options.pooling,
             layer: options.layer,
             effect_size: result.effect_size,

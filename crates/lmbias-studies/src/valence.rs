@@ -133,12 +133,68 @@ pub struct UnannotatedToken {
     pub sentences: Vec<String>,
 }
 
+/// How much of the dataset's annotation one model can use. A key the model's
+/// vocabulary cannot produce as one piece (MacBERTh has no "email") can never be
+/// proposed, so it never contributes to B: it is skipped for that model, and
+/// counted here so that a reader sees how much of the annotation was in play.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    /// Lexicon keys, and how many of them the model can propose.
+    pub lexicon_keys: usize,
+    pub lexicon_usable: usize,
+    /// Per-sentence annotation keys (counted per sentence), and how many are usable.
+    pub annotation_keys: usize,
+    pub annotation_usable: usize,
+    /// The distinct keys the model cannot propose, sorted.
+    pub unusable: Vec<String>,
+}
+
+impl Coverage {
+    /// Whether every key is usable.
+    pub fn is_complete(&self) -> bool {
+        self.unusable.is_empty()
+    }
+}
+
+/// Which annotation and lexicon keys `lm` can propose (see [`Coverage`]).
+pub fn coverage(lm: &dyn MaskedLm, dataset: &ValenceDataset) -> Coverage {
+    let mut unusable = std::collections::BTreeSet::new();
+    let mut count = |keys: &mut dyn Iterator<Item = &String>| -> (usize, usize) {
+        let (mut all, mut usable) = (0, 0);
+        for key in keys {
+            all += 1;
+            if is_one_piece(lm, key) {
+                usable += 1;
+            } else {
+                unusable.insert(key.clone());
+            }
+        }
+        (all, usable)
+    };
+    let (lexicon_keys, lexicon_usable) = count(&mut dataset.lexicon().keys());
+    let (annotation_keys, annotation_usable) = count(
+        &mut dataset
+            .sentences()
+            .iter()
+            .flat_map(|s| s.annotations().keys()),
+    );
+    Coverage {
+        lexicon_keys,
+        lexicon_usable,
+        annotation_keys,
+        annotation_usable,
+        unusable: unusable.into_iter().collect(),
+    }
+}
+
 /// Everything the study measures for one model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModelResult {
     pub model: String,
     pub dataset: String,
     pub top_k: usize,
+    /// The annotation keys this model can propose.
+    pub coverage: Coverage,
     pub sentences: Vec<SentenceScore>,
     /// Groups in scale order (EME, neutral, ME); groups without sentences are absent.
     pub groups: Vec<GroupSummary>,
@@ -181,7 +237,9 @@ pub enum ValenceStudyError {
     },
 }
 
-/// Checks that the model can propose every annotated token as one piece.
+/// The dataset lint: checks that the model can propose every annotated token as
+/// one piece (our set is written against bert-base-uncased's vocabulary). The
+/// study itself skips keys a model cannot propose ([`coverage`]).
 ///
 /// Keys are stored lowercased and matched case-insensitively, so a key is
 /// usable when the vocabulary holds it lowercased or capitalised ("thou" or
@@ -221,14 +279,16 @@ fn is_one_piece(lm: &dyn MaskedLm, lowercase: &str) -> bool {
 
 /// Runs the study on one model at `top_k` (and at every k of [`K_SWEEP`]).
 ///
-/// The dataset's mask string is replaced by the model's own mask token, and
-/// every annotation must be one piece of the model's vocabulary.
+/// The dataset's mask string is replaced by the model's own mask token.
+/// Annotation keys the model cannot propose are skipped and counted in
+/// [`ModelResult::coverage`]; B and A do not change, since such a token never
+/// appears among the proposals.
 pub fn run(
     lm: &dyn MaskedLm,
     dataset: &ValenceDataset,
     top_k: NonZeroUsize,
 ) -> Result<ModelResult, ValenceStudyError> {
-    check_vocabulary(lm, dataset)?;
+    let coverage = coverage(lm, dataset);
     let model = lm.model_name().to_owned();
     let texts: Vec<String> = dataset
         .sentences()
@@ -295,6 +355,7 @@ pub fn run(
         model,
         dataset: dataset.name().to_owned(),
         top_k: top_k.get(),
+        coverage,
         sentences,
         groups,
         k_sweep,

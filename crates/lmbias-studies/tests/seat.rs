@@ -9,7 +9,7 @@ use lmbias_data::association::{AssociationTest, LoadOptions, Role};
 use lmbias_encoder::{Embedder, EncoderError, Layer, Piece, Pooling, WordInContext};
 use lmbias_metrics::correction;
 use lmbias_metrics::weat::{self, Associations, Options};
-use lmbias_studies::seat::{self, CoverageFlag, SeatError, SeatOptions};
+use lmbias_studies::seat::{self, Battery, CoverageFlag, SeatError, SeatOptions};
 
 const DIM: usize = 6;
 
@@ -19,6 +19,7 @@ struct FakeEmbedder {
     name: &'static str,
     bias: HashMap<&'static str, f32>,
     embedded: RefCell<Vec<String>>,
+    lowercases: bool,
 }
 
 impl FakeEmbedder {
@@ -27,6 +28,7 @@ impl FakeEmbedder {
             name,
             bias: bias.iter().copied().collect(),
             embedded: RefCell::new(Vec::new()),
+            lowercases: false,
         }
     }
 
@@ -88,6 +90,9 @@ impl Embedder for FakeEmbedder {
                 })
             })
             .collect())
+    }
+    fn lowercases(&self) -> bool {
+        self.lowercases
     }
 }
 
@@ -388,4 +393,78 @@ fn an_empty_battery_is_an_error() {
     let model = FakeEmbedder::new("fake", &[]);
     let err = seat::run(&[&model], &[], &options()).unwrap_err();
     assert_eq!(err.to_string(), "the battery has no tests");
+}
+
+/// An uncased model runs a test's lower-cased copy, a cased one the test as
+/// written; each row says which, and the copy's own texts are what get embedded.
+#[test]
+fn an_uncased_model_runs_the_lowercased_copy() {
+    let dir = TempDir::new("copy");
+    let tests = battery(&dir);
+    let lower = |t: &AssociationTest| {
+        let sets: Vec<(String, Vec<String>)> = Role::ALL
+            .iter()
+            .map(|&r| {
+                let set = t.set(r);
+                (
+                    set.category().to_owned(),
+                    set.examples().iter().map(|e| e.to_lowercase()).collect(),
+                )
+            })
+            .collect();
+        let spec: Vec<(&str, Vec<&str>)> = sets
+            .iter()
+            .map(|(c, e)| (c.as_str(), e.iter().map(String::as_str).collect()))
+            .collect();
+        let path = dir.write(
+            &format!("lower-{}.jsonl", t.name()),
+            [0, 1, 2, 3].map(|i| (spec[i].0, spec[i].1.as_slice())),
+        );
+        AssociationTest::from_path(&path, &LoadOptions::default()).unwrap()
+    };
+    // Only the rare-names test (the one with capitals) has a copy.
+    let copy = lower(&tests[2]);
+    let battery = Battery::new(vec![
+        (tests[0].clone(), None),
+        (tests[1].clone(), None),
+        (tests[2].clone(), Some(copy)),
+    ])
+    .unwrap();
+    let cased = FakeEmbedder::new("cased", &planted());
+    let mut uncased = FakeEmbedder::new("uncased", &planted());
+    uncased.lowercases = true;
+    let rows = seat::run_battery(&cased, &battery, &options()).unwrap();
+    assert_eq!(
+        rows.iter().map(|r| r.lowercased_copy).collect::<Vec<_>>(),
+        [false, false, false]
+    );
+    assert!(cased.embedded.borrow().iter().any(|t| t == "Berxwedanxx"));
+    let rows = seat::run_battery(&uncased, &battery, &options()).unwrap();
+    assert_eq!(
+        rows.iter().map(|r| r.lowercased_copy).collect::<Vec<_>>(),
+        [false, false, true]
+    );
+    let embedded = uncased.embedded.borrow();
+    assert!(embedded.iter().any(|t| t == "berxwedanxx"));
+    assert!(!embedded.iter().any(|t| t == "Berxwedanxx"));
+    // The copy's test name is its own file's; the row keeps the battery's.
+    assert_eq!(rows[2].test, "c_rare");
+
+    // A copy with other set sizes is refused, naming the test.
+    let short = dir.write(
+        "short.jsonl",
+        [
+            ("Rare", &["a", "b", "c", "d"][..]),
+            ("Common", &["e", "f", "g", "h"][..]),
+            ("Pleasant", &["i"][..]),
+            ("Unpleasant", &["j"][..]),
+        ],
+    );
+    let short = AssociationTest::from_path(&short, &LoadOptions::default()).unwrap();
+    let err = Battery::new(vec![(tests[2].clone(), Some(short))]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "test c_rare: its lower-cased copy has set sizes [4, 4, 1, 1], the test [4, 4, 4, 4]: \
+         the copy must hold the same examples, lower-cased"
+    );
 }

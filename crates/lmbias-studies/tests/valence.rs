@@ -281,10 +281,42 @@ fn unannotated_tokens_are_listed_by_probability() {
     );
 }
 
+/// Keys the model cannot propose are skipped and counted, not fatal: B and A
+/// are those of the complete dataset, since such a token is never proposed.
 #[test]
-fn annotations_the_model_cannot_propose_are_errors() {
+fn annotations_the_model_cannot_propose_are_skipped_and_counted() {
+    let complete = valence::run(&fake(), &dataset(DATASET), DEFAULT_TOP_K).unwrap();
+    assert!(complete.coverage.is_complete());
+    assert_eq!(
+        (
+            complete.coverage.lexicon_keys,
+            complete.coverage.lexicon_usable
+        ),
+        (4, 4)
+    );
+    assert_eq!(
+        (
+            complete.coverage.annotation_keys,
+            complete.coverage.annotation_usable
+        ),
+        (12, 12)
+    );
+
+    let text = DATASET
+        .replace(r#""he": 0 }"#, r#""he": 0, "hither": -1 }"#)
+        .replace(r#""the": 0 }"#, r#""the": 0, "doth": -1, "email": 1 }"#)
+        .replace(r#""get": 1 }"#, r#""get": 1, "email": 1 }"#);
+    let partial = valence::run(&fake(), &dataset(&text), DEFAULT_TOP_K).unwrap();
+    let c = &partial.coverage;
+    assert_eq!((c.lexicon_keys, c.lexicon_usable), (6, 4));
+    assert_eq!((c.annotation_keys, c.annotation_usable), (14, 12));
+    assert_eq!(c.unusable, ["doth", "email", "hither"]);
+    assert_eq!(partial.sentences, complete.sentences);
+    assert_eq!(partial.groups, complete.groups);
+
+    // The dataset lint still refuses such keys, naming the sentence or the lexicon.
     let text = DATASET.replace(r#""he": 0 }"#, r#""he": 0, "hither": -1 }"#);
-    let err = valence::run(&fake(), &dataset(&text), DEFAULT_TOP_K).unwrap_err();
+    let err = valence::check_vocabulary(&fake(), &dataset(&text)).unwrap_err();
     assert!(matches!(
         err,
         ValenceStudyError::AnnotationNotOnePiece { .. }
@@ -295,7 +327,7 @@ fn annotations_the_model_cannot_propose_are_errors() {
          vocabulary (looked up lowercased and capitalised), so the model can never propose it"
     );
     let text = DATASET.replace(r#""the": 0 }"#, r#""the": 0, "doth": -1 }"#);
-    let err = valence::run(&fake(), &dataset(&text), DEFAULT_TOP_K).unwrap_err();
+    let err = valence::check_vocabulary(&fake(), &dataset(&text)).unwrap_err();
     assert_eq!(
         err.to_string(),
         "fake-lm: lexicon token \"doth\" is not one piece of the model's \

@@ -242,6 +242,13 @@ impl Tokenizer {
         Ok(normalized.get().to_owned())
     }
 
+    /// Whether the tokenizer lower-cases its input (an *uncased* model): read from
+    /// what the normalizer does, so tokenizer.json, `do_lower_case` in
+    /// tokenizer_config.json and a SentencePiece charsmap all count as they act.
+    pub fn lowercases(&self) -> bool {
+        self.normalize("A").is_ok_and(|n| n == "a")
+    }
+
     /// The id of `token` if the tokenizer turns it, alone, into exactly one known
     /// piece: "Thou" is found as "thou" in an uncased BERT, as "▁Thou" in T5, and
     /// special tokens match as written. `None` means the tokenizer cannot produce
