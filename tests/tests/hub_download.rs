@@ -6,8 +6,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
-use lmbias_model::checkpoint::cached_snapshot;
-use lmbias_model::hub::{download, is_hub_id};
+use lmbias_model::hub::{cached_snapshot, download, is_hub_id};
 use lmbias_model::{Architecture, Checkpoint, ModelError};
 
 /// Serves `GET /org/tiny/resolve/main/FILE` from the tiny BERT fixture (404 for

@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use lmbias_model::{BertEmbedder, BertMaskedLm, Checkpoint, DeviceKind};
+use lmbias_model::{Checkpoint, DeviceKind, ModelError, load_embedder, load_masked_lm};
+use lmbias_text::TextError;
 use safetensors::SafeTensors;
 use safetensors::tensor::TensorView;
 
@@ -45,7 +46,7 @@ fn rewrite_tensor(dir: &Path, name: &str, replacement: Option<TensorView<'_>>) {
 fn load_error(dir: &Path) -> String {
     let message = match Checkpoint::resolve(dir.to_str().unwrap()) {
         Err(e) => e.to_string(),
-        Ok(c) => BertMaskedLm::load(&c, DeviceKind::Cpu)
+        Ok(c) => load_masked_lm(&c, DeviceKind::Cpu)
             .err()
             .expect("the broken folder loaded")
             .to_string(),
@@ -61,7 +62,7 @@ fn missing_tensor_is_named() {
     assert_eq!(
         load_error(&dir),
         format!(
-            "{}: missing tensor encoder.layer.1.output.dense.weight",
+            "{}: missing tensor bert.encoder.layer.1.output.dense.weight",
             dir.join("model.safetensors").display()
         )
     );
@@ -79,9 +80,9 @@ fn missing_head_tensor_is_named() {
         ),
         "{err}"
     );
-    // The encoder alone still loads: the head is only read for BertMaskedLm.
+    // The encoder alone still loads: the head is only read for fill-mask.
     let checkpoint = Checkpoint::resolve(dir.to_str().unwrap()).unwrap();
-    assert!(BertEmbedder::load(&checkpoint, DeviceKind::Cpu).is_ok());
+    assert!(load_embedder(&checkpoint, DeviceKind::Cpu).is_ok());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -167,12 +168,13 @@ fn config_problems_are_named() {
         original.replace("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"swish\""),
     )
     .unwrap();
-    assert_eq!(
-        load_error(&dir),
-        format!(
-            "{}: unsupported activation \"swish\" (field hidden_act): expected gelu, gelu_new or relu",
+    let err = load_error(&dir);
+    assert!(
+        err.starts_with(&format!(
+            "{}: invalid config: hidden_act \"swish\" is not supported (expected gelu, gelu_new or relu) at line ",
             config_path.display()
-        )
+        )),
+        "{err}"
     );
 
     std::fs::write(&config_path, "{ not json").unwrap();
@@ -188,6 +190,52 @@ fn config_problems_are_named() {
         err.starts_with(&format!("{}:", config_path.display())),
         "{err}"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn relative_position_berts_are_refused() {
+    let dir = copy_fixture("tiny-bert-mlm", "relative");
+    let config_path = dir.join("config.json");
+    let original = std::fs::read_to_string(&config_path).unwrap();
+    std::fs::write(
+        &config_path,
+        original.replace(
+            "\"hidden_act\": \"gelu\"",
+            "\"hidden_act\": \"gelu\", \"position_embedding_type\": \"relative_key\"",
+        ),
+    )
+    .unwrap();
+    let err = load_error(&dir);
+    assert!(
+        err.starts_with(&format!(
+            "{}: invalid config: position_embedding_type \"relative_key\" is not supported (only absolute)",
+            config_path.display()
+        )),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The tokenizer's own error, typed, is the model error: one message naming the
+/// folder, and no source repeating it.
+#[test]
+fn tokenizer_problems_keep_their_type() {
+    let dir = copy_fixture("tiny-bert-mlm", "notokenizer");
+    std::fs::remove_file(dir.join("tokenizer.json")).unwrap();
+    std::fs::remove_file(dir.join("vocab.txt")).unwrap();
+    let checkpoint = Checkpoint::resolve(dir.to_str().unwrap()).unwrap();
+    let err = load_embedder(&checkpoint, DeviceKind::Cpu).err().unwrap();
+    assert!(
+        matches!(err, ModelError::Tokenizer(TextError::NoTokenizer { .. })),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with(&format!("{}: no tokenizer found", dir.display())),
+        "{err}"
+    );
+    assert!(std::error::Error::source(&err).is_none());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

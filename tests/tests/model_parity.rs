@@ -5,8 +5,9 @@
 use std::path::Path;
 
 use lmbias_encoder::{Embedder, EncoderError, Layer, MaskedLm, Pooling, WordInContext};
-use lmbias_model::{BertEmbedder, BertMaskedLm, Checkpoint, DeviceKind};
+use lmbias_model::{Checkpoint, DeviceKind, load_embedder, load_masked_lm};
 use lmbias_tests::{floats, ids, max_abs_diff, model_dir, reference};
+use lmbias_text::Tokenizer;
 use serde_json::Value;
 
 fn cosine(a: &[f32], b: &[f32]) -> f64 {
@@ -16,14 +17,14 @@ fn cosine(a: &[f32], b: &[f32]) -> f64 {
     dot / (na * nb)
 }
 
-fn load_embedder(dir: &Path) -> BertEmbedder {
+fn embedder(dir: &Path) -> Box<dyn Embedder + Send + Sync> {
     let checkpoint = Checkpoint::resolve(dir.to_str().unwrap()).unwrap();
-    BertEmbedder::load(&checkpoint, DeviceKind::Cpu).unwrap()
+    load_embedder(&checkpoint, DeviceKind::Cpu).unwrap()
 }
 
-fn load_mlm(dir: &Path) -> BertMaskedLm {
+fn mlm(dir: &Path) -> Box<dyn MaskedLm + Send + Sync> {
     let checkpoint = Checkpoint::resolve(dir.to_str().unwrap()).unwrap();
-    BertMaskedLm::load(&checkpoint, DeviceKind::Cpu).unwrap()
+    load_masked_lm(&checkpoint, DeviceKind::Cpu).unwrap()
 }
 
 /// Byte range of the word starting at Python character index `char_start`.
@@ -37,12 +38,14 @@ fn word_bytes(text: &str, char_start: usize, word: &str) -> std::ops::Range<usiz
 /// all one text at a time, against transformers. Returns the worst difference.
 fn check_tiny_embeddings(folder: &str) -> f32 {
     let reference = reference(folder);
-    let model = load_embedder(&model_dir(folder));
+    let model = embedder(&model_dir(folder));
+    assert_eq!(model.default_pooling(), Pooling::Cls);
+    let tokenizer = Tokenizer::from_dir(model_dir(folder)).unwrap();
     let mut worst = 0f32;
     for s in reference["sentences"].as_array().unwrap() {
         let text = s["text"].as_str().unwrap();
         let id = s["id"].as_str().unwrap();
-        let enc = model.tokenizer().encode(text, true).unwrap();
+        let enc = tokenizer.encode(text, true).unwrap();
         assert_eq!(enc.ids(), ids(&s["ids"]), "{folder} {id}: token ids");
         for (pooling, key, layer) in [
             (Pooling::Cls, "cls", Layer::Last),
@@ -81,7 +84,7 @@ fn check_tiny_embeddings(folder: &str) -> f32 {
 
 fn check_tiny_fill_mask(folder: &str) {
     let reference = reference(folder);
-    let model = load_mlm(&model_dir(folder));
+    let model = mlm(&model_dir(folder));
     assert_eq!(model.mask_token(), "[MASK]");
     let masked: Vec<&Value> = reference["sentences"]
         .as_array()
@@ -158,7 +161,7 @@ fn tiny_mlm_gamma_beta_untied_decoder_matches_transformers() {
 fn tiny_nohead_without_prefix_matches_transformers() {
     check_tiny_embeddings("tiny-bert-nohead");
     let checkpoint = Checkpoint::resolve(model_dir("tiny-bert-nohead").to_str().unwrap()).unwrap();
-    let err = BertMaskedLm::load(&checkpoint, DeviceKind::Cpu)
+    let err = load_masked_lm(&checkpoint, DeviceKind::Cpu)
         .err()
         .unwrap()
         .to_string();
@@ -173,7 +176,7 @@ fn tiny_cased_turkish_matches_transformers() {
 #[test]
 fn batched_equals_one_at_a_time() {
     let reference = reference("tiny-bert-mlm");
-    let model = load_embedder(&model_dir("tiny-bert-mlm"));
+    let model = embedder(&model_dir("tiny-bert-mlm"));
     let texts: Vec<&str> = reference["sentences"]
         .as_array()
         .unwrap()
@@ -198,7 +201,7 @@ fn batched_equals_one_at_a_time() {
 
 #[test]
 fn layers_out_of_range_are_refused() {
-    let model = load_embedder(&model_dir("tiny-bert-mlm"));
+    let model = embedder(&model_dir("tiny-bert-mlm"));
     assert_eq!(model.num_layers(), 2);
     assert!(model.embed(&["a"], Pooling::Cls, Layer::Index(2)).is_ok());
     let err = model
@@ -213,7 +216,9 @@ fn layers_out_of_range_are_refused() {
 #[test]
 fn minilm_matches_transformers() {
     let reference = reference("minilm");
-    let model = load_embedder(&lmbias_tests::minilm_dir());
+    let dir = lmbias_tests::minilm_dir();
+    let model = embedder(&dir);
+    let tokenizer = Tokenizer::from_dir(&dir).unwrap();
     let sentences = reference["sentences"].as_array().unwrap();
     assert!(sentences.len() >= 20);
     let texts: Vec<&str> = sentences
@@ -241,10 +246,7 @@ fn minilm_matches_transformers() {
         }
     }
     for s in sentences {
-        let enc = model
-            .tokenizer()
-            .encode(s["text"].as_str().unwrap(), true)
-            .unwrap();
+        let enc = tokenizer.encode(s["text"].as_str().unwrap(), true).unwrap();
         assert_eq!(enc.ids(), ids(&s["ids"]), "{}: token ids", s["id"]);
     }
     for w in reference["words"].as_array().unwrap() {
@@ -272,7 +274,7 @@ fn texts_longer_than_the_position_table_are_errors_not_panics() {
     // The tiny fixtures have max_position_embeddings = 64.
     let long = "thou art ".repeat(40);
     let texts = ["a short one", long.as_str()];
-    let embedder = load_embedder(&model_dir("tiny-bert-mlm"));
+    let embedder = embedder(&model_dir("tiny-bert-mlm"));
     match embedder.embed(&texts, Pooling::Mean, Layer::Last) {
         Err(EncoderError::TooLong {
             index: 1,
@@ -291,7 +293,7 @@ fn texts_longer_than_the_position_table_are_errors_not_panics() {
         Err(EncoderError::TooLong { index: 0, .. })
     ));
     let masked = format!("{long} [MASK] .");
-    let mlm = load_mlm(&model_dir("tiny-bert-mlm"));
+    let mlm = mlm(&model_dir("tiny-bert-mlm"));
     assert!(matches!(
         mlm.fill_mask(&["thou [MASK] here .", &masked], 3),
         Err(EncoderError::TooLong { index: 1, .. })

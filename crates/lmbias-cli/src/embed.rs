@@ -5,18 +5,19 @@ use lmbias_model::load_embedder;
 use lmbias_text::Tokenizer;
 use serde_json::json;
 
-use crate::model_args::{ModelArgs, layer_json, parse_layer};
+use crate::model_args::ModelArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct EmbedArgs {
     #[command(flatten)]
     model: ModelArgs,
     /// cls (position 0), mean (masked mean, as sentence-transformers) or
-    /// first (position 0 without special tokens, as sent-bias).
-    #[arg(long, default_value = "cls")]
-    pooling: Pooling,
+    /// first (position 0 without special tokens, as sent-bias). Default: the model's
+    /// own convention, cls for BERT, mean for T5.
+    #[arg(long)]
+    pooling: Option<Pooling>,
     /// Hidden-state layer: `last` or 0 (embeddings) … number of layers.
-    #[arg(long, default_value = "last", value_parser = parse_layer)]
+    #[arg(long, default_value = "last")]
     layer: Layer,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -32,8 +33,9 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
     // The pieces the model saw, special tokens included (the Embedder trait reports them without).
     let tokenizer = Tokenizer::from_dir(checkpoint.dir())?;
     let texts: Vec<&str> = args.texts.iter().map(String::as_str).collect();
-    let vectors = model.embed(&texts, args.pooling, args.layer)?;
-    let add_special = args.pooling != Pooling::First;
+    let pooling = args.pooling.unwrap_or_else(|| model.default_pooling());
+    let vectors = model.embed(&texts, pooling, args.layer)?;
+    let add_special = pooling != Pooling::First;
     let tokens = texts
         .iter()
         .map(|t| Ok(tokenizer.encode(t, add_special)?.tokens().to_vec()))
@@ -41,8 +43,8 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
     if args.json {
         let out = json!({
             "model": model.model_name(),
-            "pooling": args.pooling,
-            "layer": layer_json(args.layer),
+            "pooling": pooling,
+            "layer": args.layer,
             "vectors": vectors,
             "tokens": tokens,
         });
@@ -52,11 +54,8 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
     println!(
         "{} · pooling {} · layer {} · {} dimensions",
         model.model_name(),
-        args.pooling,
-        match args.layer {
-            Layer::Last => "last".to_string(),
-            Layer::Index(i) => i.to_string(),
-        },
+        pooling,
+        args.layer,
         model.hidden_size()
     );
     for ((text, vector), tokens) in texts.iter().zip(&vectors).zip(&tokens) {

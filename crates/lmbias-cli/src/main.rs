@@ -49,23 +49,9 @@ fn main() {
         Command::Weat(args) => weat::run(args),
     };
     if let Err(err) = result {
-        eprintln!("error: {}", one_line(&err));
+        // Each error names its own part and leaves its cause to the chain, so `{:#}`
+        // prints every cause once, on one line.
+        eprintln!("error: {err:#}");
         std::process::exit(1);
     }
-}
-
-/// The error and its causes on one line, each cause once, so every error names
-/// its file and field. Library errors often repeat their source in their own
-/// message, which `{:#}` would print twice.
-fn one_line(err: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in err.chain().map(ToString::to_string) {
-        if !line.contains(&cause) {
-            if !line.is_empty() {
-                line.push_str(": ");
-            }
-            line.push_str(&cause);
-        }
-    }
-    line
 }

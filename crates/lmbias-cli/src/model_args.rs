@@ -1,7 +1,6 @@
 //! The options every model-running subcommand shares: which model, which device.
 
 use anyhow::Context;
-use lmbias_encoder::Layer;
 use lmbias_model::{Checkpoint, DeviceKind};
 
 #[derive(clap::Args, Debug)]
@@ -17,24 +16,5 @@ pub struct ModelArgs {
 impl ModelArgs {
     pub fn checkpoint(&self) -> anyhow::Result<Checkpoint> {
         Checkpoint::resolve(&self.model).with_context(|| format!("--model {}", self.model))
-    }
-}
-
-/// `--layer`: `last` or a hidden-state index (0 = embeddings).
-pub fn parse_layer(s: &str) -> Result<Layer, String> {
-    match s {
-        "last" => Ok(Layer::Last),
-        n => n
-            .parse()
-            .map(Layer::Index)
-            .map_err(|_| format!("expected `last` or a layer number, got {n:?}")),
-    }
-}
-
-/// A layer as JSON: `"last"` or its number.
-pub fn layer_json(layer: Layer) -> serde_json::Value {
-    match layer {
-        Layer::Last => "last".into(),
-        Layer::Index(i) => i.into(),
     }
 }

@@ -13,7 +13,7 @@ use lmbias_report::pvalue_curve::{PValueSeries, pvalue_curve};
 use lmbias_studies::probe::{Probe, ProbeStep, ProbeWord, embed_words};
 use serde_json::json;
 
-use crate::model_args::{ModelArgs, layer_json, parse_layer};
+use crate::model_args::ModelArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct ProbeArgs {
@@ -30,7 +30,7 @@ pub struct ProbeArgs {
     #[arg(long)]
     templates: Option<PathBuf>,
     /// Hidden-state layer for --model: `last` or 0 (embeddings) … number of layers.
-    #[arg(long, default_value = "last", value_parser = parse_layer)]
+    #[arg(long, default_value = "last")]
     layer: Layer,
     /// Protected words CSV (word,value[,descriptor]), e.g. religion terms.
     #[arg(long)]
@@ -80,7 +80,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
                     .with_context(|| path.display().to_string())
             };
             (
-                json!({ "model": embedder.model_name(), "layer": layer_json(args.layer), "templates": templates_path }),
+                json!({ "model": embedder.model_name(), "layer": args.layer, "templates": templates_path }),
                 embed(&protected, &args.protected)?,
                 embed(&stereotyped, &args.stereotyped)?,
             )

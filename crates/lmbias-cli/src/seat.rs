@@ -12,8 +12,6 @@ use lmbias_report::heatmap::Marks;
 use lmbias_report::seat::{heatmaps, layer_label, markdown, table};
 use lmbias_studies::seat::{self, Battery, SeatOptions};
 
-use crate::model_args::parse_layer;
-
 #[derive(clap::Args, Debug)]
 pub struct SeatArgs {
     /// Model folders or Hugging Face ids (ORG/NAME, found in the HF cache); several make one table.
@@ -24,11 +22,12 @@ pub struct SeatArgs {
     /// that lower-cased copy (e.g. datasets/seat/tr and tr-uncased).
     #[arg(long = "test", required = true, num_args = 1..)]
     tests: Vec<PathBuf>,
-    /// cls (position 0), mean (masked mean) or first (position 0 without special tokens, as sent-bias).
-    #[arg(long, default_value = "cls")]
-    pooling: Pooling,
+    /// cls (position 0), mean (masked mean) or first (position 0 without special tokens, as
+    /// sent-bias). Default: each model's own convention, cls for BERT, mean for T5.
+    #[arg(long)]
+    pooling: Option<Pooling>,
     /// Hidden-state layer: `last` or 0 (embeddings) … number of layers.
-    #[arg(long, default_value = "last", value_parser = parse_layer)]
+    #[arg(long, default_value = "last")]
     layer: Layer,
     /// Exact p when X ∪ Y has at most this many equal splits, else this many sampled ones (sent-bias).
     #[arg(long, default_value_t = DEFAULT_N_SAMPLES)]
@@ -66,8 +65,8 @@ pub fn run(args: SeatArgs) -> Result<()> {
             load_embedder(&checkpoint, args.device).with_context(|| format!("--model {name}"))?,
         );
     }
-    let options = SeatOptions {
-        pooling: args.pooling,
+    let options = |model: &dyn Embedder| SeatOptions {
+        pooling: args.pooling.unwrap_or_else(|| model.default_pooling()),
         layer: args.layer,
         weat: Options {
             n_samples: args.n_samples,
@@ -93,15 +92,15 @@ pub fn run(args: SeatArgs) -> Result<()> {
     let mut rows = Vec::new();
     for embedder in &embedders {
         let model: &dyn Embedder = embedder.as_ref();
-        rows.extend(seat::run_battery(model, &battery, &options).map_err(with_file)?);
+        rows.extend(seat::run_battery(model, &battery, &options(model)).map_err(with_file)?);
     }
     if let Some(dir) = &args.figures {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let title = format!(
-            "SEAT, {} pooling, {}",
-            options.pooling,
-            layer_label(options.layer)
+        let pooling = args.pooling.map_or_else(
+            || "each model's own pooling (cls for BERT, mean for T5)".to_owned(),
+            |p| format!("{p} pooling"),
         );
+        let title = format!("SEAT, {pooling}, {}", layer_label(args.layer));
         for (file, svg) in heatmaps(&rows, &title, args.marks) {
             let path = dir.join(file);
             std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;

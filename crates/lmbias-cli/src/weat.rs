@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use lmbias_data::{AssociationTest, Duplicates, Embeddings, LoadOptions, Role, TargetSizes};
 use lmbias_metrics::weat::{
-    Alternative, Associations, DEFAULT_N_SAMPLES, DEFAULT_SEED, Options, SetName, StdKind,
-    WeatError, WeatResult, weat,
+    Alternative, Associations, DEFAULT_N_SAMPLES, DEFAULT_SEED, Options, StdKind, WeatError,
+    WeatResult, weat,
 };
 use serde_json::json;
 
@@ -101,15 +101,8 @@ pub fn run(args: WeatArgs) -> anyhow::Result<()> {
 
 /// Names the text behind a metrics error about a set item.
 fn explain(error: WeatError, test: &AssociationTest, embeddings: &Embeddings) -> anyhow::Error {
-    let text = |set: SetName, index: usize| {
-        let role = match set {
-            SetName::X => Role::Targ1,
-            SetName::Y => Role::Targ2,
-            SetName::A => Role::Attr1,
-            SetName::B => Role::Attr2,
-        };
-        format!("{role} text {:?}", test.set(role).examples()[index])
-    };
+    let text =
+        |role: Role, index: usize| format!("{role} text {:?}", test.set(role).examples()[index]);
     match error {
         WeatError::ZeroVector { set, index } => anyhow::anyhow!(
             "{}: the vector of {} is all zeros: its cosine similarity is undefined",

@@ -174,7 +174,7 @@ fn bad_inputs_are_one_line_errors_naming_the_file() {
     assert_eq!(
         err,
         format!(
-            "error: {}: \"ant\": 1 values, but earlier vectors have 2 at line 1 column 28",
+            "error: {}: invalid embeddings JSON: \"ant\": 1 values, but earlier vectors have 2 at line 1 column 28",
             e.display()
         )
     );
@@ -195,7 +195,7 @@ fn bad_inputs_are_one_line_errors_naming_the_file() {
     assert_eq!(
         err,
         format!(
-            "error: {}: EOF while parsing an object at line 1 column 15",
+            "error: {}: invalid embeddings JSON: EOF while parsing an object at line 1 column 15",
             e.display()
         )
     );

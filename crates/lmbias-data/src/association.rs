@@ -21,27 +21,48 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{DataError, SetProblem};
+use crate::read::{ReadError, read};
 
-/// The four sets' keys in a test file.
+/// One of the four sets of an association test: the one vocabulary for them in lmbias.
+///
+/// Its names are the file's keys (`targ1` …), because those are what a user sees and edits;
+/// [`Role::symbol`] gives the WEAT notation (X, Y, A, B) for formulas and statistics.
+/// `lmbias-metrics` uses this type too, so that an error about a set of vectors leads straight
+/// back to [`AssociationTest::set`] with no mapping in between.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// Target X: the first group of words or sentences (e.g. flowers).
     Targ1,
+    /// Target Y: the second group, compared with X (e.g. insects).
     Targ2,
+    /// Attribute A: the pole X is expected to lean towards (e.g. pleasant).
     Attr1,
+    /// Attribute B: the opposite pole (e.g. unpleasant).
     Attr2,
 }
 
 impl Role {
+    /// In file order, which is also the order of WEAT's arguments (X, Y, A, B).
     pub const ALL: [Role; 4] = [Role::Targ1, Role::Targ2, Role::Attr1, Role::Attr2];
 
+    /// The key in a test file; also how the set is named in messages.
     pub fn key(self) -> &'static str {
         match self {
             Role::Targ1 => "targ1",
             Role::Targ2 => "targ2",
             Role::Attr1 => "attr1",
             Role::Attr2 => "attr2",
+        }
+    }
+
+    /// WEAT's letter for the set (Caliskan et al. 2017), as the formulas write it.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Role::Targ1 => "X",
+            Role::Targ2 => "Y",
+            Role::Attr1 => "A",
+            Role::Attr2 => "B",
         }
     }
 }
@@ -55,6 +76,7 @@ impl std::fmt::Display for Role {
 /// What to do with an example listed twice in one set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Duplicates {
+    /// Refuse the file: a repeated example is usually a slip, and merging it changes |X|.
     #[default]
     Error,
     /// Keep the first occurrence, as sent-bias effectively does.
@@ -67,12 +89,16 @@ pub enum TargetSizes {
     /// sent-bias's requirement (its permutation test asserts it).
     #[default]
     Equal,
+    /// For tests that are unequal by design; the permutation test must then allow it too.
     AllowUnequal,
 }
 
+/// How strictly a test file is validated; the default is sent-bias's contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LoadOptions {
+    /// Repeated examples within a set.
     pub duplicates: Duplicates,
+    /// |targ1| versus |targ2|.
     pub target_sizes: TargetSizes,
 }
 
@@ -80,16 +106,24 @@ pub struct LoadOptions {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SetSpec {
+    /// The set's label in reports (e.g. "Flowers").
     pub category: String,
+    /// Words or sentences, in file order (the order sent-bias numbers them).
     pub examples: Vec<String>,
 }
 
+/// A test as written in a file (sent-bias's four keys), before validation; build one in memory
+/// and pass it to [`AssociationTest::new`] to get the same checks as a file.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TestSpec {
+    /// Target X.
     pub targ1: SetSpec,
+    /// Target Y.
     pub targ2: SetSpec,
+    /// Attribute A.
     pub attr1: SetSpec,
+    /// Attribute B.
     pub attr2: SetSpec,
 }
 
@@ -101,14 +135,17 @@ pub struct Set {
 }
 
 impl Set {
+    /// The label reports print for the set.
     pub fn category(&self) -> &str {
         &self.category
     }
 
+    /// Distinct examples in file order (duplicates merged when the options said so).
     pub fn examples(&self) -> &[String] {
         &self.examples
     }
 
+    /// |set|, after merging; never 0.
     pub fn len(&self) -> usize {
         self.examples.len()
     }
@@ -132,32 +169,35 @@ pub struct AssociationTest {
 
 impl AssociationTest {
     /// Validates a test built in memory; errors name it by `name`.
-    pub fn new(name: &str, spec: TestSpec, options: &LoadOptions) -> Result<Self, DataError> {
+    pub fn new(
+        name: &str,
+        spec: TestSpec,
+        options: &LoadOptions,
+    ) -> Result<Self, AssociationError> {
         Self::validate(name, name, spec, options)
     }
 
     /// Reads one test file; its name is the file stem.
-    pub fn from_path(path: &Path, options: &LoadOptions) -> Result<Self, DataError> {
-        let bytes = std::fs::read(path).map_err(|source| DataError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::from_slice(path, &bytes, options)
+    pub fn from_path(path: &Path, options: &LoadOptions) -> Result<Self, AssociationError> {
+        Self::from_slice(path, &read(path)?, options)
     }
 
     /// Parses a test file's contents; `path` names it (and its stem names the test).
-    pub fn from_slice(path: &Path, bytes: &[u8], options: &LoadOptions) -> Result<Self, DataError> {
+    pub fn from_slice(
+        path: &Path,
+        bytes: &[u8],
+        options: &LoadOptions,
+    ) -> Result<Self, AssociationError> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(DataError::EmptyFile {
+            return Err(AssociationError::EmptyFile {
                 path: path.to_path_buf(),
             });
         }
-        let spec: TestSpec = serde_json::from_slice(bytes).map_err(|e| DataError::Json {
-            path: path.to_path_buf(),
-            message: format!(
-                "not an association test ({{\"targ1\", \"targ2\", \"attr1\", \"attr2\"}}): {e}"
-            ),
-        })?;
+        let spec: TestSpec =
+            serde_json::from_slice(bytes).map_err(|source| AssociationError::Json {
+                path: path.to_path_buf(),
+                source,
+            })?;
         let name = path
             .file_stem()
             .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
@@ -169,7 +209,7 @@ impl AssociationTest {
         origin: &str,
         spec: TestSpec,
         options: &LoadOptions,
-    ) -> Result<Self, DataError> {
+    ) -> Result<Self, AssociationError> {
         let set = |role, spec| validate_set(origin, role, spec, options.duplicates);
         let test = AssociationTest {
             name: name.to_owned(),
@@ -179,7 +219,7 @@ impl AssociationTest {
             attr2: set(Role::Attr2, spec.attr2)?,
         };
         if test.targ1.len() != test.targ2.len() && options.target_sizes == TargetSizes::Equal {
-            return Err(DataError::UnequalTargets {
+            return Err(AssociationError::UnequalTargets {
                 origin: origin.to_owned(),
                 category1: test.targ1.category.clone(),
                 size1: test.targ1.len(),
@@ -195,6 +235,7 @@ impl AssociationTest {
         &self.name
     }
 
+    /// The set in `role`: lets code loop over [`Role::ALL`] instead of naming four accessors.
     pub fn set(&self, role: Role) -> &Set {
         match role {
             Role::Targ1 => &self.targ1,
@@ -230,8 +271,8 @@ fn validate_set(
     role: Role,
     spec: SetSpec,
     duplicates: Duplicates,
-) -> Result<Set, DataError> {
-    let error = |problem| DataError::Set {
+) -> Result<Set, AssociationError> {
+    let error = |problem| AssociationError::Set {
         origin: origin.to_owned(),
         role,
         category: spec.category.clone(),
@@ -292,7 +333,7 @@ pub fn test_file(dir: &Path, name: &str) -> Option<PathBuf> {
 pub fn load_dir_with_copies(
     dir: &Path,
     options: &LoadOptions,
-) -> Result<Vec<(AssociationTest, Option<AssociationTest>)>, DataError> {
+) -> Result<Vec<(AssociationTest, Option<AssociationTest>)>, AssociationError> {
     let copies = lowercased_copy(dir);
     load_dir(dir, options)?
         .into_iter()
@@ -308,11 +349,11 @@ pub fn load_dir_with_copies(
 }
 
 /// Every test (`*.jsonl`, `*.json`) in `dir`, sorted by name (file stem); subdirectories are skipped.
-pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Vec<AssociationTest>, DataError> {
-    let io = |source| DataError::Io {
-        path: dir.to_path_buf(),
-        source,
-    };
+pub fn load_dir(
+    dir: &Path,
+    options: &LoadOptions,
+) -> Result<Vec<AssociationTest>, AssociationError> {
+    let io = |source| ReadError::new(dir, source);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(io)?
         .map(|entry| entry.map(|e| e.path()))
@@ -322,7 +363,7 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Vec<AssociationTest
     // By test name, so `weat1` < `weat1+3-` does not depend on the extension's first byte.
     paths.sort_by(|a, b| a.file_stem().cmp(&b.file_stem()).then_with(|| a.cmp(b)));
     if paths.is_empty() {
-        return Err(DataError::NoTests {
+        return Err(AssociationError::NoTests {
             path: dir.to_path_buf(),
         });
     }
@@ -330,4 +371,86 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Vec<AssociationTest
         .iter()
         .map(|p| AssociationTest::from_path(p, options))
         .collect()
+}
+
+/// Why an association test (or a directory of them) was rejected: one line, naming the file
+/// (or the test built in memory) and the set or field at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum AssociationError {
+    /// The file or directory could not be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// Nothing but whitespace: named apart from bad JSON because it is usually a failed export.
+    #[error("{}: empty file", path.display())]
+    EmptyFile {
+        /// The test file.
+        path: PathBuf,
+    },
+    /// Bad JSON, or JSON that does not fit the schema; the source names the field and position.
+    #[error(
+        "{}: not an association test ({{\"targ1\", \"targ2\", \"attr1\", \"attr2\"}})",
+        path.display()
+    )]
+    Json {
+        /// The test file.
+        path: PathBuf,
+        /// serde's reason, typed so a caller can take its line and column.
+        source: serde_json::Error,
+    },
+    /// One set breaks a rule of [`SetProblem`].
+    #[error("{origin}: {role} ({category:?}): {problem}")]
+    Set {
+        /// The file, or the test's name when it was built in memory.
+        origin: String,
+        /// Which of the four sets.
+        role: Role,
+        /// Its category, which users recognise faster than the key.
+        category: String,
+        /// What is wrong with it.
+        problem: SetProblem,
+    },
+    /// |targ1| ≠ |targ2| while [`TargetSizes::Equal`] is asked for.
+    #[error(
+        "{origin}: targ1 ({category1:?}) has {size1} examples but targ2 ({category2:?}) has {size2}: sent-bias requires equal target sizes (allow unequal sizes to run it anyway)"
+    )]
+    UnequalTargets {
+        /// The file, or the test's name when it was built in memory.
+        origin: String,
+        /// targ1's category.
+        category1: String,
+        /// |targ1|.
+        size1: usize,
+        /// targ2's category.
+        category2: String,
+        /// |targ2|.
+        size2: usize,
+    },
+    /// A battery directory with no test in it: most likely the wrong directory.
+    #[error("{}: no association tests (*.jsonl or *.json files) in this directory", path.display())]
+    NoTests {
+        /// The directory.
+        path: PathBuf,
+    },
+}
+
+/// What is wrong with one set of an association test.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetProblem {
+    /// A WEAT mean over an empty set is undefined.
+    #[error("has no examples")]
+    Empty,
+    /// A blank example would be embedded as nothing (or the bare special tokens).
+    #[error("example {index} is blank")]
+    BlankExample {
+        /// Position in the file's list, counting from 0.
+        index: usize,
+    },
+    /// The same text twice, refused under [`Duplicates::Error`].
+    #[error(
+        "example {text:?} appears more than once (sent-bias silently merges duplicates; lmbias merges only when asked)"
+    )]
+    Duplicate {
+        /// The repeated example.
+        text: String,
+    },
 }

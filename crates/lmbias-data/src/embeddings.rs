@@ -15,8 +15,10 @@ use std::path::{Path, PathBuf};
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
-use crate::error::DataError;
+use crate::read::{ReadError, read};
 
+/// Vectors keyed by the exact text they embed, all of one dimension and finite, so that a
+/// WEAT on them cannot fail halfway through for a bad vector.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Embeddings {
     path: PathBuf,
@@ -25,28 +27,26 @@ pub struct Embeddings {
 }
 
 impl Embeddings {
-    pub fn from_path(path: &Path) -> Result<Self, DataError> {
-        let bytes = std::fs::read(path).map_err(|source| DataError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::from_slice(path, &bytes)
+    /// Reads and validates an embeddings file in either format.
+    pub fn from_path(path: &Path) -> Result<Self, EmbeddingsError> {
+        Self::from_slice(path, &read(path)?)
     }
 
     /// Parses a file's contents; `path` names it in errors.
-    pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<Self, DataError> {
-        let text = std::str::from_utf8(bytes).map_err(|_| DataError::NotUtf8 {
+    pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<Self, EmbeddingsError> {
+        let text = std::str::from_utf8(bytes).map_err(|source| EmbeddingsError::NotUtf8 {
             path: path.to_path_buf(),
+            source,
         })?;
         let (dim, vectors) = match text.trim_start().chars().next() {
             None => {
-                return Err(DataError::EmptyFile {
+                return Err(EmbeddingsError::EmptyFile {
                     path: path.to_path_buf(),
                 });
             }
-            Some('{') => parse_json(text).map_err(|e| DataError::Json {
+            Some('{') => parse_json(text).map_err(|source| EmbeddingsError::Json {
                 path: path.to_path_buf(),
-                message: e.to_string(),
+                source,
             })?,
             Some(_) => parse_text(path, text)?,
         };
@@ -62,10 +62,12 @@ impl Embeddings {
         &self.path
     }
 
+    /// The dimension every vector has.
     pub fn dim(&self) -> usize {
         self.dim
     }
 
+    /// How many texts have a vector.
     pub fn len(&self) -> usize {
         self.vectors.len()
     }
@@ -75,6 +77,7 @@ impl Embeddings {
         self.vectors.is_empty()
     }
 
+    /// The vector of `text`, matched exactly (case and whitespace included).
     pub fn get(&self, text: &str) -> Option<&[f64]> {
         self.vectors.get(text).map(Vec::as_slice)
     }
@@ -83,7 +86,7 @@ impl Embeddings {
     pub fn lookup<'a, S: AsRef<str> + 'a>(
         &self,
         texts: impl IntoIterator<Item = &'a S>,
-    ) -> Result<Vec<&[f64]>, DataError> {
+    ) -> Result<Vec<&[f64]>, EmbeddingsError> {
         let mut found = Vec::new();
         let mut missing: Vec<String> = Vec::new();
         for text in texts {
@@ -98,7 +101,7 @@ impl Embeddings {
         if missing.is_empty() {
             Ok(found)
         } else {
-            Err(DataError::MissingTexts {
+            Err(EmbeddingsError::MissingTexts {
                 path: self.path.clone(),
                 texts: missing,
             })
@@ -166,8 +169,8 @@ fn check_vector(vector: &[f64], dim: &mut Option<usize>) -> Option<String> {
     }
 }
 
-fn parse_text(path: &Path, text: &str) -> Result<Parsed, DataError> {
-    let line_error = |line: usize, problem: String| DataError::EmbeddingLine {
+fn parse_text(path: &Path, text: &str) -> Result<Parsed, EmbeddingsError> {
+    let line_error = |line: usize, problem: String| EmbeddingsError::Line {
         path: path.to_path_buf(),
         line,
         problem,
@@ -210,7 +213,7 @@ fn parse_text(path: &Path, text: &str) -> Result<Parsed, DataError> {
     if let Some((announced, _)) = header
         && announced != vectors.len()
     {
-        return Err(DataError::EmbeddingCount {
+        return Err(EmbeddingsError::Count {
             path: path.to_path_buf(),
             announced,
             found: vectors.len(),
@@ -218,10 +221,78 @@ fn parse_text(path: &Path, text: &str) -> Result<Parsed, DataError> {
     }
     match dim {
         Some(dim) if !vectors.is_empty() => Ok((dim, vectors)),
-        _ => Err(DataError::EmbeddingLine {
+        _ => Err(EmbeddingsError::Line {
             path: path.to_path_buf(),
             line: 1,
             problem: "no vectors".into(),
         }),
     }
+}
+
+/// Why an embeddings file was rejected, or a lookup failed: one line, naming the file and the
+/// line or text at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddingsError {
+    /// The file could not be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// Both formats are text; binary word2vec files are not supported.
+    #[error("{}: not valid UTF-8 text", path.display())]
+    NotUtf8 {
+        /// The embeddings file.
+        path: PathBuf,
+        /// Where the text stops being UTF-8.
+        source: std::str::Utf8Error,
+    },
+    /// Nothing but whitespace: named apart because it is usually a failed export.
+    #[error("{}: empty file", path.display())]
+    EmptyFile {
+        /// The embeddings file.
+        path: PathBuf,
+    },
+    /// A JSON file that is malformed, or whose vectors break a rule; the source says which
+    /// text, and where.
+    #[error("{}: invalid embeddings JSON", path.display())]
+    Json {
+        /// The embeddings file.
+        path: PathBuf,
+        /// serde's reason (our rules included), typed so a caller can take its line and column.
+        source: serde_json::Error,
+    },
+    /// A line of a word2vec/GloVe text file that breaks a rule.
+    #[error("{}: line {line}: {problem}", path.display())]
+    Line {
+        /// The embeddings file.
+        path: PathBuf,
+        /// Counting from 1, as editors do.
+        line: usize,
+        /// What is wrong, naming the word.
+        problem: String,
+    },
+    /// The word2vec header's count disagrees with the lines: a truncated or concatenated file.
+    #[error("{}: header announces {announced} vectors but the file has {found}", path.display())]
+    Count {
+        /// The embeddings file.
+        path: PathBuf,
+        /// The header's count.
+        announced: usize,
+        /// Vectors actually read.
+        found: usize,
+    },
+    /// Texts a test needs that the file has no vector for; all of them, so one run finds them all.
+    #[error("{}: {} text(s) have no vector: {}", path.display(), texts.len(), quoted(texts))]
+    MissingTexts {
+        /// The embeddings file.
+        path: PathBuf,
+        /// Each missing text once, in the order asked for.
+        texts: Vec<String>,
+    },
+}
+
+fn quoted(texts: &[String]) -> String {
+    texts
+        .iter()
+        .map(|t| format!("{t:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -1,12 +1,18 @@
-//! Dataset schemas for lmbias: association tests (sent-bias format), valence sentences, probe word lists, embedding files. Loading with validation; no Burn.
+//! Dataset schemas for lmbias: association tests (sent-bias format), valence sentences, probe
+//! word lists, embedding files. Loading with validation; no Burn.
+//!
+//! Each module owns its loader's error (one line, naming the file and the field, set, line or
+//! sentence at fault); a failed read is the shared [`ReadError`] in every one of them.
+
 pub mod association;
 pub mod embeddings;
-pub mod error;
 pub mod probe;
+mod read;
 pub mod valence;
 
 pub use association::{
-    AssociationTest, Duplicates, LoadOptions, Role, Set, SetSpec, TargetSizes, TestSpec, load_dir,
+    AssociationError, AssociationTest, Duplicates, LoadOptions, Role, Set, SetProblem, SetSpec,
+    TargetSizes, TestSpec, load_dir,
 };
-pub use embeddings::Embeddings;
-pub use error::{DataError, SetProblem};
+pub use embeddings::{Embeddings, EmbeddingsError};
+pub use read::ReadError;

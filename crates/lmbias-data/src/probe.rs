@@ -15,11 +15,16 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use crate::read::{ReadError, read, read_to_string};
+
 /// One word and its class.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WordEntry {
+    /// The word as it is put into templates (and looked up in embedding files).
     pub word: String,
+    /// Its class (column `value`), e.g. `muslim` or `positive`.
     pub class: String,
+    /// Which templates it fits (e.g. `noun`); `None` fits every template.
     pub descriptor: Option<String>,
 }
 
@@ -97,11 +102,11 @@ pub fn load_word_list(path: &Path) -> Result<WordList, ProbeDataError> {
         file: path.to_path_buf(),
         problem,
     };
+    let bytes = read(path)?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .trim(csv::Trim::All)
-        .from_path(path)
-        .map_err(|e| file(csv_problem(&e)))?;
+        .from_reader(bytes.as_slice());
     let header: Vec<String> = reader
         .headers()
         .map_err(|e| file(csv_problem(&e)))?
@@ -143,6 +148,9 @@ pub fn load_word_list(path: &Path) -> Result<WordList, ProbeDataError> {
 }
 
 /// The csv crate's message without its own position prefix (we add file and line).
+///
+/// The file is read before csv sees it, so csv has no I/O of its own to fail: what is left is
+/// a problem with the data (ragged rows, bad UTF-8), which a message describes fully.
 fn csv_problem(e: &csv::Error) -> String {
     match e.kind() {
         csv::ErrorKind::UnequalLengths {
@@ -150,7 +158,6 @@ fn csv_problem(e: &csv::Error) -> String {
         } => {
             format!("{len} fields, expected {expected_len}")
         }
-        csv::ErrorKind::Io(io) => io.to_string(),
         _ => e.to_string(),
     }
 }
@@ -191,6 +198,7 @@ impl Template {
         })
     }
 
+    /// The kind of word the slot takes (e.g. `noun`); `None` takes any.
     pub fn descriptor(&self) -> Option<&str> {
         self.descriptor.as_deref()
     }
@@ -215,10 +223,7 @@ impl Template {
 
 /// Reads a templates file (one template per line; blank and `#` lines skipped).
 pub fn load_templates(path: &Path) -> Result<Vec<Template>, ProbeDataError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ProbeDataError::File {
-        file: path.to_path_buf(),
-        problem: e.to_string(),
-    })?;
+    let text = read_to_string(path)?;
     let mut templates = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -245,12 +250,25 @@ pub fn load_templates(path: &Path) -> Result<Vec<Template>, ProbeDataError> {
 /// Why probe data could not be loaded. One line, naming the file (and line).
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeDataError {
+    /// The file could not be read (or is not UTF-8).
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// A rule about the file as a whole (header, classes, no templates).
     #[error("{}: {problem}", file.display())]
-    File { file: PathBuf, problem: String },
+    File {
+        /// The word list or templates file.
+        file: PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A line that breaks a rule.
     #[error("{}:{line}: {problem}", file.display())]
     Line {
+        /// The word list or templates file.
         file: PathBuf,
+        /// Counting from 1 (the header is line 1), as editors and compilers do.
         line: usize,
+        /// What is wrong.
         problem: String,
     },
 }
@@ -306,6 +324,12 @@ mod tests {
         let err = load_word_list(&ragged).unwrap_err().to_string();
         assert!(err.ends_with("ragged.csv:3: 3 fields, expected 2"), "{err}");
 
+        let latin1 = write("latin1.csv", "");
+        std::fs::write(&latin1, b"word,value\na,x\nb,x\nc,y\nd\xe9,y\n").unwrap();
+        let err = load_word_list(&latin1).unwrap_err().to_string();
+        assert!(err.contains("latin1.csv:5: "), "{err}");
+        assert!(err.contains("UTF-8"), "{err}");
+
         let header = write("header.csv", "term,class\na,x\n");
         let err = load_word_list(&header).unwrap_err().to_string();
         assert!(
@@ -341,6 +365,14 @@ mod tests {
             err.ends_with("bad.txt:1: needs exactly one [WORD:<descriptor>] placeholder, found 2"),
             "{err}"
         );
+        let missing = std::env::temp_dir().join("lmbias-no-such-dir/templates.txt");
+        match load_templates(&missing) {
+            Err(ProbeDataError::Read(e)) => {
+                assert_eq!(e.to_string(), format!("{}: cannot read", missing.display()));
+                assert_eq!(e.source.kind(), std::io::ErrorKind::NotFound);
+            }
+            other => panic!("{other:?}"),
+        }
         let bad = write("bad2.txt", "ok [WORD]\nA [WORD:] here.\n");
         let err = load_templates(&bad).unwrap_err().to_string();
         assert!(

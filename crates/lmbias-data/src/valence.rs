@@ -25,14 +25,19 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::read::{ReadError, read_to_string};
+
 /// A point on the paper's scale {−1, −0.5, 0, 0.5, 1}, stored in halves so
 /// that no other value can exist.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Valence(i8);
 
 impl Valence {
+    /// −1: a form only Early Modern English uses (e.g. "thou").
     pub const EARLY_MODERN: Valence = Valence(-2);
+    /// 0: current in both periods.
     pub const NEUTRAL: Valence = Valence(0);
+    /// +1: a form only Modern English uses.
     pub const MODERN: Valence = Valence(2);
 
     /// The valence whose value is exactly `value`, if it is on the scale.
@@ -43,6 +48,7 @@ impl Valence {
         (halves.fract() == 0.0 && (-2.0..=2.0).contains(&halves)).then_some(Valence(halves as i8))
     }
 
+    /// The number the paper's formulas use.
     pub fn value(self) -> f64 {
         f64::from(self.0) / 2.0
     }
@@ -63,10 +69,13 @@ impl Serialize for Valence {
 /// The period a sentence is written in; the paper reports every measure per group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Group {
+    /// Early Modern English ("EME"): valence below 0.
     #[serde(rename = "EME")]
     EarlyModern,
+    /// Either period ("neutral"): valence within ±0.5.
     #[serde(rename = "neutral")]
     Neutral,
+    /// Modern English ("ME"): valence above 0.
     #[serde(rename = "ME")]
     Modern,
 }
@@ -119,9 +128,11 @@ pub struct ValenceSentence {
 }
 
 impl ValenceSentence {
+    /// Unique within the dataset; errors and reports name the sentence by it.
     pub fn id(&self) -> &str {
         &self.id
     }
+    /// The period the sentence is written in.
     pub fn group(&self) -> Group {
         self.group
     }
@@ -167,9 +178,11 @@ pub enum AnnotationSource {
 }
 
 impl ValenceDataset {
+    /// The dataset's own name (not the file's), for report titles.
     pub fn name(&self) -> &str {
         &self.name
     }
+    /// Free text for reports; may be empty.
     pub fn description(&self) -> &str {
         &self.description
     }
@@ -177,9 +190,11 @@ impl ValenceDataset {
     pub fn mask(&self) -> &str {
         &self.mask
     }
+    /// The fallback x(t) of tokens a sentence does not annotate, keys lowercased.
     pub fn lexicon(&self) -> &BTreeMap<String, Valence> {
         &self.lexicon
     }
+    /// In file order, which reports keep.
     pub fn sentences(&self) -> &[ValenceSentence] {
         &self.sentences
     }
@@ -203,11 +218,7 @@ impl ValenceDataset {
 
     /// Reads and validates a dataset file.
     pub fn load(path: &Path) -> Result<ValenceDataset, ValenceError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ValenceError::Io {
-            file: path.to_path_buf(),
-            source: e,
-        })?;
-        ValenceDataset::from_json(&text, path)
+        ValenceDataset::from_json(&read_to_string(path)?, path)
     }
 
     /// Parses and validates a dataset; `file` only names it in errors.
@@ -224,28 +235,43 @@ impl ValenceDataset {
 /// (or the lexicon entry) at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum ValenceError {
-    #[error("{}: {source}", file.display())]
-    Io {
-        file: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{}: not a valence dataset: {source}", file.display())]
+    /// The file could not be read (or is not UTF-8).
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// Bad JSON, or JSON that does not fit the schema; the source names the field and position.
+    #[error("{}: not a valence dataset", file.display())]
     Json {
+        /// The dataset file.
         file: PathBuf,
+        /// serde's reason, typed so a caller can take its line and column.
         source: serde_json::Error,
     },
+    /// A rule about the dataset as a whole (mask, no sentences, an id-less sentence).
     #[error("{}: {problem}", file.display())]
-    Dataset { file: PathBuf, problem: String },
-    #[error("{}: lexicon token {token:?}: {problem}", file.display())]
-    Lexicon {
+    Dataset {
+        /// The dataset file.
         file: PathBuf,
-        token: String,
+        /// What is wrong.
         problem: String,
     },
+    /// A lexicon entry that is not one word or not on the scale.
+    #[error("{}: lexicon token {token:?}: {problem}", file.display())]
+    Lexicon {
+        /// The dataset file.
+        file: PathBuf,
+        /// The entry's key, as written.
+        token: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A sentence (or one of its annotations) that breaks a rule.
     #[error("{}: sentence {id}: {problem}", file.display())]
     Sentence {
+        /// The dataset file.
         file: PathBuf,
+        /// The sentence's id.
         id: String,
+        /// What is wrong.
         problem: String,
     },
 }
@@ -415,8 +441,16 @@ mod tests {
         GOOD.replacen(from, to, 1)
     }
 
+    /// The error and its causes, each once, as anyhow's `{:#}` prints them.
     fn err(text: &str) -> String {
-        let e = load(text).expect_err("must be rejected").to_string();
+        let error = load(text).expect_err("must be rejected");
+        let mut e = error.to_string();
+        let mut cause = std::error::Error::source(&error);
+        while let Some(c) = cause {
+            assert!(!e.contains(&c.to_string()), "cause printed twice: {e}");
+            e = format!("{e}: {c}");
+            cause = c.source();
+        }
         assert!(!e.contains('\n'), "one line: {e}");
         e
     }

@@ -1,17 +1,18 @@
 //! Association tests: sent-bias's files load unmodified; every bad input is a one-line error
 //! naming the file and the set or field.
 
+use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use lmbias_data::{
-    AssociationTest, DataError, Duplicates, LoadOptions, Role, TargetSizes, load_dir,
+    AssociationError, AssociationTest, Duplicates, LoadOptions, Role, TargetSizes, load_dir,
 };
 
 fn seat_en() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/seat/en")
 }
 
-fn parse(json: &str, options: &LoadOptions) -> Result<AssociationTest, DataError> {
+fn parse(json: &str, options: &LoadOptions) -> Result<AssociationTest, AssociationError> {
     AssociationTest::from_slice(Path::new("dir/mytest.jsonl"), json.as_bytes(), options)
 }
 
@@ -24,10 +25,23 @@ fn spec(targ1: &str, targ2: &str) -> String {
     )
 }
 
+/// The error and its causes as anyhow's `{:#}` prints them: each once, joined by ": ".
+fn chain(error: &dyn Error) -> String {
+    let mut line = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        assert!(
+            !line.contains(&e.to_string()),
+            "cause printed twice: {line} / {e}"
+        );
+        line = format!("{line}: {e}");
+        cause = e.source();
+    }
+    line
+}
+
 fn one_line_error(json: &str, options: &LoadOptions) -> String {
-    let message = parse(json, options)
-        .expect_err("must be rejected")
-        .to_string();
+    let message = chain(&parse(json, options).expect_err("must be rejected"));
     assert!(!message.contains('\n'), "not one line: {message}");
     assert!(
         message.starts_with("dir/mytest.jsonl: "),
@@ -101,6 +115,29 @@ fn a_directory_without_tests_is_an_error() {
 }
 
 #[test]
+fn unreadable_files_name_the_file_once_and_keep_the_io_error() {
+    let missing = Path::new("/nonexistent/weat1.jsonl");
+    let err = AssociationTest::from_path(missing, &LoadOptions::default()).unwrap_err();
+    assert_eq!(err.to_string(), "/nonexistent/weat1.jsonl: cannot read");
+    let line = chain(&err);
+    assert!(
+        line.starts_with("/nonexistent/weat1.jsonl: cannot read: No such file"),
+        "{line}"
+    );
+    match err {
+        AssociationError::Read(read) => {
+            assert_eq!(read.source.kind(), std::io::ErrorKind::NotFound)
+        }
+        other => panic!("{other:?}"),
+    }
+    let err = load_dir(Path::new("/nonexistent"), &LoadOptions::default()).unwrap_err();
+    assert!(
+        chain(&err).starts_with("/nonexistent: cannot read: "),
+        "{err}"
+    );
+}
+
+#[test]
 fn duplicates_are_an_error_unless_merged() {
     let json = spec(r#"["rose", "tulip", "rose"]"#, r#"["ant", "flea", "moth"]"#);
     assert_eq!(
@@ -158,6 +195,17 @@ fn schema_errors_name_the_field() {
     );
     let err = one_line_error("{\"targ1\": ", &LoadOptions::default());
     assert!(err.contains("EOF while parsing"), "{err}");
+    assert!(
+        err.starts_with(
+            "dir/mytest.jsonl: not an association test ({\"targ1\", \"targ2\", \"attr1\", \"attr2\"}): "
+        ),
+        "{err}"
+    );
+    // The serde error stays typed: a caller can point at the line and column.
+    match parse("{\n\"targ1\": 1}", &LoadOptions::default()) {
+        Err(AssociationError::Json { source, .. }) => assert_eq!(source.line(), 2),
+        other => panic!("{other:?}"),
+    }
     assert_eq!(
         one_line_error(" \n", &LoadOptions::default()),
         "dir/mytest.jsonl: empty file"

@@ -1,13 +1,29 @@
 //! Embedding files: JSON objects and word2vec/GloVe text; every bad file is a one-line error
 //! naming it and the text or line at fault.
 
+use std::error::Error;
 use std::path::Path;
 
-use lmbias_data::Embeddings;
+use lmbias_data::{Embeddings, EmbeddingsError};
+
+/// The error and its causes as anyhow's `{:#}` prints them: each once, joined by ": ".
+fn chain(error: &dyn Error) -> String {
+    let mut line = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        assert!(
+            !line.contains(&e.to_string()),
+            "cause printed twice: {line} / {e}"
+        );
+        line = format!("{line}: {e}");
+        cause = e.source();
+    }
+    line
+}
 
 fn parse(content: &str) -> Result<Embeddings, String> {
     Embeddings::from_slice(Path::new("emb.txt"), content.as_bytes()).map_err(|e| {
-        let message = e.to_string();
+        let message = chain(&e);
         assert!(!message.contains('\n'), "not one line: {message}");
         assert!(
             message.starts_with("emb.txt: "),
@@ -56,38 +72,41 @@ fn missing_texts_are_all_listed() {
 fn bad_json_files_are_one_line_errors() {
     for (content, expected) in [
         ("", "emb.txt: empty file"),
-        ("{}", "emb.txt: no vectors at line 1 column 2"),
+        (
+            "{}",
+            "emb.txt: invalid embeddings JSON: no vectors at line 1 column 2",
+        ),
         (
             r#"{"a": [1, 2], "b": [1]}"#,
-            "emb.txt: \"b\": 1 values, but earlier vectors have 2 at line 1 column 23",
+            "emb.txt: invalid embeddings JSON: \"b\": 1 values, but earlier vectors have 2 at line 1 column 23",
         ),
         (
             r#"{"a": [1, 2], "a": [3, 4]}"#,
-            "emb.txt: \"a\" appears twice at line 1 column 26",
+            "emb.txt: invalid embeddings JSON: \"a\" appears twice at line 1 column 26",
         ),
         (
             r#"{"a": []}"#,
-            "emb.txt: \"a\": empty vector at line 1 column 9",
+            "emb.txt: invalid embeddings JSON: \"a\": empty vector at line 1 column 9",
         ),
         (
             r#"{"a": [1, NaN]}"#,
-            "emb.txt: expected value at line 1 column 11",
+            "emb.txt: invalid embeddings JSON: expected value at line 1 column 11",
         ),
         (
             r#"{"a": [1, 1e999]}"#,
-            "emb.txt: number out of range at line 1 column 15",
+            "emb.txt: invalid embeddings JSON: number out of range at line 1 column 15",
         ),
         (
             r#"{"a": [1, "x"]}"#,
-            "emb.txt: invalid type: string \"x\", expected f64 at line 1 column 13",
+            "emb.txt: invalid embeddings JSON: invalid type: string \"x\", expected f64 at line 1 column 13",
         ),
         (
             r#"{"a": [1, 2]} trailing"#,
-            "emb.txt: trailing characters at line 1 column 15",
+            "emb.txt: invalid embeddings JSON: trailing characters at line 1 column 15",
         ),
         (
             "{\"a\": [1, 2]",
-            "emb.txt: EOF while parsing an object at line 1 column 12",
+            "emb.txt: invalid embeddings JSON: EOF while parsing an object at line 1 column 12",
         ),
     ] {
         assert_eq!(parse(content).unwrap_err(), expected, "for {content:?}");
@@ -132,11 +151,17 @@ fn bad_text_files_are_one_line_errors() {
     }
     let err = Embeddings::from_slice(Path::new("emb.txt"), &[b'a', b' ', 0xff, 0xfe]).unwrap_err();
     assert_eq!(err.to_string(), "emb.txt: not valid UTF-8 text");
-    let err = Embeddings::from_path(Path::new("/nonexistent/emb.json"))
-        .unwrap_err()
-        .to_string();
+    assert_eq!(
+        chain(&err),
+        "emb.txt: not valid UTF-8 text: invalid utf-8 sequence of 1 bytes from index 2"
+    );
+    let err = Embeddings::from_path(Path::new("/nonexistent/emb.json")).unwrap_err();
     assert!(
-        err.starts_with("/nonexistent/emb.json: No such file"),
+        chain(&err).starts_with("/nonexistent/emb.json: cannot read: No such file"),
         "{err}"
+    );
+    assert!(
+        matches!(&err, EmbeddingsError::Read(read) if read.source.kind() == std::io::ErrorKind::NotFound),
+        "{err:?}"
     );
 }

@@ -1,8 +1,10 @@
-//! Arbitrary bytes and arbitrary JSON fed to the association-test and embeddings loaders:
-//! they may reject the input, never panic.
+//! Arbitrary bytes and arbitrary JSON fed to every loader that takes contents (association
+//! tests, embeddings, valence datasets, probe templates): they may reject the input, never panic.
 
 use std::path::Path;
 
+use lmbias_data::probe::Template;
+use lmbias_data::valence::ValenceDataset;
 use lmbias_data::{AssociationTest, Embeddings, LoadOptions};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -19,7 +21,9 @@ fn json() -> impl Strategy<Value = Value> {
             Just("targ1"),
             Just("attr2"),
             Just("category"),
-            Just("examples")
+            Just("examples"),
+            Just("[MASK]"),
+            Just("EME"),
         ]
         .prop_map(|s| Value::String(s.into())),
     ];
@@ -35,6 +39,9 @@ fn json() -> impl Strategy<Value = Value> {
                         Just("attr2".to_string()),
                         Just("category".to_string()),
                         Just("examples".to_string()),
+                        Just("sentences".to_string()),
+                        Just("text".to_string()),
+                        Just("valence".to_string()),
                         ".{0,8}"
                     ],
                     inner
@@ -46,10 +53,16 @@ fn json() -> impl Strategy<Value = Value> {
     })
 }
 
-fn load_both(bytes: &[u8]) {
+fn load_all(bytes: &[u8]) {
     let path = Path::new("arbitrary.jsonl");
     let _ = AssociationTest::from_slice(path, bytes, &LoadOptions::default());
     let _ = Embeddings::from_slice(path, bytes);
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let _ = ValenceDataset::from_json(text, path);
+        for line in text.lines() {
+            let _ = Template::parse(line);
+        }
+    }
 }
 
 proptest! {
@@ -57,17 +70,25 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
-        load_both(&bytes);
+        load_all(&bytes);
     }
 
     #[test]
     fn arbitrary_json(value in json()) {
-        load_both(value.to_string().as_bytes());
-        load_both(serde_json::to_string_pretty(&value).unwrap().as_bytes());
+        load_all(value.to_string().as_bytes());
+        load_all(serde_json::to_string_pretty(&value).unwrap().as_bytes());
+    }
+
+    #[test]
+    fn arbitrary_templates(line in "[a-z \\[\\]:WORDé]{0,24}") {
+        if let Ok(template) = Template::parse(&line) {
+            let (text, slot) = template.fill("wörd");
+            prop_assert_eq!(&text[slot], "wörd");
+        }
     }
 
     #[test]
     fn arbitrary_text_lines(lines in prop::collection::vec("[a-z0-9 .eE+-]{0,24}", 0..8)) {
-        load_both(lines.join("\n").as_bytes());
+        load_all(lines.join("\n").as_bytes());
     }
 }

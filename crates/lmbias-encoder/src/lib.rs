@@ -3,16 +3,23 @@
 //! Like `grep-matcher` in ripgrep, this crate is small on purpose: the studies
 //! (`lmbias-studies`) depend on these traits, the Burn models (`lmbias-model`)
 //! implement them, and tests substitute a fake without touching Burn.
+//!
+//! Implementations batch internally: pass every text of a study in one call, and
+//! an error names the failing text by its index in that call
+//! ([`EncoderError::index`]), so a caller never re-runs texts one at a time to
+//! find it.
 
+use std::fmt;
 use std::ops::Range;
+use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// How a sequence of hidden states becomes one vector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Pooling {
-    /// The hidden state of the first token of the encoded input ([CLS] for BERT).
+    /// The hidden state of the first token of the encoded input (`[CLS]` for BERT).
     Cls,
     /// Attention-masked mean over all tokens, special tokens included
     /// (what sentence-transformers' mean pooling computes).
@@ -23,8 +30,7 @@ pub enum Pooling {
 }
 
 impl Pooling {
-    pub const ALL: [Pooling; 3] = [Pooling::Cls, Pooling::Mean, Pooling::First];
-
+    /// The name used on the command line and in JSON output.
     pub fn as_str(self) -> &'static str {
         match self {
             Pooling::Cls => "cls",
@@ -34,7 +40,7 @@ impl Pooling {
     }
 }
 
-impl std::str::FromStr for Pooling {
+impl FromStr for Pooling {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
@@ -48,32 +54,99 @@ impl std::str::FromStr for Pooling {
     }
 }
 
-impl std::fmt::Display for Pooling {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for Pooling {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
 /// Which hidden states to read. Layer 0 is the embedding output, layer L the
 /// output of the L-th transformer block (Hugging Face's `hidden_states[L]`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+///
+/// Written `last` or a number, on the command line (`FromStr`), in text
+/// (`Display`) and in JSON (`"last"` or an integer), so reports and the CLI agree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Layer {
     /// The last block's output (`last_hidden_state`).
     #[default]
     Last,
+    /// `hidden_states[i]`: 0 is the embedding output, valid up to
+    /// [`Embedder::num_layers`].
     Index(usize),
+}
+
+impl FromStr for Layer {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "last" => Ok(Layer::Last),
+            n => n
+                .parse()
+                .map(Layer::Index)
+                .map_err(|_| format!("expected `last` or a layer number, got {n:?}")),
+        }
+    }
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Layer::Last => f.write_str("last"),
+            Layer::Index(i) => write!(f, "{i}"),
+        }
+    }
+}
+
+impl Serialize for Layer {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Layer::Last => s.serialize_str("last"),
+            Layer::Index(i) => s.serialize_u64(*i as u64),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Layer {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Layer;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"last\" or a non-negative layer number")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Layer, E> {
+                usize::try_from(v)
+                    .map(Layer::Index)
+                    .map_err(|_| E::custom(format!("layer {v} is too large")))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Layer, E> {
+                u64::try_from(v)
+                    .map_err(|_| E::custom(format!("expected `last` or a layer number, got {v}")))
+                    .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Layer, E> {
+                v.parse().map_err(E::custom)
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 /// One piece of a tokenized text, for vocabulary-coverage reports.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Piece {
+    /// The piece's vocabulary id.
     pub id: u32,
+    /// The piece as the vocabulary writes it (`##ing`, `▁the`).
     pub token: String,
     /// True when this piece is the tokenizer's unknown token.
     pub unknown: bool,
 }
 
 /// A model that turns texts into vectors.
+///
+/// No method panics or returns NaN on any input: a text the model cannot
+/// embed (empty, too long, unknown layer) is an [`EncoderError`].
 pub trait Embedder {
     /// The name the model was resolved from (a path or `org/name`), for reports.
     fn model_name(&self) -> &str;
@@ -84,7 +157,16 @@ pub trait Embedder {
     /// Number of transformer blocks (valid `Layer::Index` values are `0..=num_layers`).
     fn num_layers(&self) -> usize;
 
-    /// One vector per text. Batched and one-at-a-time calls agree within float noise.
+    /// The architecture's sentence vector: [`Pooling::Cls`] for BERT (May et al.
+    /// read `[CLS]`), [`Pooling::Mean`] for T5, which has no `[CLS]`. The one place
+    /// this policy lives, so the CLI and the reproduction agree.
+    fn default_pooling(&self) -> Pooling;
+
+    /// One vector per text, in order. Pass all texts in one call: the model
+    /// batches them itself, and batched and one-at-a-time calls agree within
+    /// float noise. An empty text reads as the model's special tokens alone, as
+    /// transformers reads it; with none to read ([`Pooling::First`]) it is
+    /// [`EncoderError::EmptyText`].
     fn embed(
         &self,
         texts: &[&str],
@@ -94,13 +176,15 @@ pub trait Embedder {
 
     /// The vector of one word in context: the mean over the pieces of the word
     /// that occupies byte range `word` of `text` (the probe's word embedding).
+    /// A text with no pieces is [`EncoderError::EmptyText`], a range that is not
+    /// whole pieces [`EncoderError::WordRange`].
     fn embed_words(
         &self,
         items: &[WordInContext<'_>],
         layer: Layer,
     ) -> Result<Vec<Vec<f32>>, EncoderError>;
 
-    /// The pieces a text becomes, special tokens excluded.
+    /// The pieces a text becomes, special tokens excluded (none for an empty text).
     fn tokenize(&self, text: &str) -> Result<Vec<Piece>, EncoderError>;
 
     /// Whether the tokenizer lower-cases its input (an uncased model). A battery
@@ -112,27 +196,34 @@ pub trait Embedder {
 /// A word located in a text by its byte range.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WordInContext<'a> {
+    /// The sentence the word is read in.
     pub text: &'a str,
+    /// Byte range of the word in `text`; it must start and end on piece boundaries.
     pub word: Range<usize>,
 }
 
 /// One proposal for a masked position.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prediction {
+    /// The proposed piece as the vocabulary writes it.
     pub token: String,
+    /// Its vocabulary id.
     pub id: u32,
+    /// Its softmax probability at the mask.
     pub prob: f32,
 }
 
 /// A model with a masked-language-modelling head.
 pub trait MaskedLm {
+    /// The name the model was resolved from, for reports.
     fn model_name(&self) -> &str;
 
     /// The mask token as it must appear in input text (e.g. `[MASK]`).
     fn mask_token(&self) -> &str;
 
     /// The `top_k` most probable tokens at the single mask of each text, most
-    /// probable first. A text without exactly one mask is an error.
+    /// probable first. A text without exactly one mask is an error; pass all
+    /// texts in one call, the model batches them.
     fn fill_mask(&self, texts: &[&str], top_k: usize)
     -> Result<Vec<Vec<Prediction>>, EncoderError>;
 
@@ -143,33 +234,130 @@ pub trait MaskedLm {
     fn token_probs(&self, text: &str, ids: &[u32]) -> Result<Vec<f32>, EncoderError>;
 }
 
-/// Why an encoder could not answer. Messages are one line and name the input.
+/// Why an encoder could not answer. Messages are one line and name the input;
+/// errors about one text carry its index in the call ([`EncoderError::index`]).
 #[derive(Debug, thiserror::Error)]
 pub enum EncoderError {
+    /// A fill-mask text has no mask, or several.
     #[error("text {index} must contain exactly one {mask}, found {found}: {text:?}")]
     MaskCount {
+        /// Index of the text in the call.
         index: usize,
+        /// The model's mask token.
         mask: String,
+        /// How many masks the text has.
         found: usize,
+        /// The text.
         text: String,
     },
-    #[error("word range {start}..{end} is not a word of {text:?}")]
+    /// A word range that does not cover whole pieces of its text.
+    #[error("text {index}: word range {start}..{end} {reason}: {text:?}")]
     WordRange {
+        /// Index of the item in the call.
+        index: usize,
+        /// Start of the range, in bytes.
         start: usize,
+        /// End of the range, in bytes.
         end: usize,
+        /// What is wrong with it (e.g. it starts inside a piece).
+        reason: String,
+        /// The text.
         text: String,
     },
+    /// A text longer than the model's learned positions.
     #[error("text {index} has {tokens} tokens, more than the model's {max} positions: {text:?}")]
     TooLong {
+        /// Index of the text in the call.
         index: usize,
+        /// Its length in tokens, special tokens included.
         tokens: usize,
+        /// The model's number of positions.
         max: usize,
+        /// The text.
         text: String,
     },
+    /// A text with nothing to read: empty or blank, and no special tokens added
+    /// (or no word to find in it). Averaging nothing would give NaN.
+    #[error("text {index} has no tokens: it is empty or blank")]
+    EmptyText {
+        /// Index of the text in the call.
+        index: usize,
+    },
+    /// A layer the model does not have.
     #[error("layer {requested} does not exist: the model has layers 0..={available}")]
-    Layer { requested: usize, available: usize },
-    #[error("tokenizer: {0}")]
-    Tokenizer(String),
+    Layer {
+        /// The layer asked for.
+        requested: usize,
+        /// The model's last layer.
+        available: usize,
+    },
+    /// The tokenizer failed on a text, or made a piece the model cannot read.
+    #[error("text {index} cannot be tokenized: {message}")]
+    Tokenizer {
+        /// Index of the text in the call.
+        index: usize,
+        /// What went wrong.
+        message: String,
+    },
+    /// A vocabulary id outside the model's vocabulary.
+    #[error("id {id} is outside the vocabulary of {vocab} ids")]
+    UnknownId {
+        /// The id asked for.
+        id: u32,
+        /// The model's vocabulary size.
+        vocab: usize,
+    },
+    /// The model itself failed (a backend or model/tokenizer mismatch).
     #[error("model: {0}")]
     Backend(String),
+}
+
+impl EncoderError {
+    /// The index in the call of the text this error is about; `None` for errors
+    /// about the call as a whole (a layer, an id, the backend).
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            EncoderError::MaskCount { index, .. }
+            | EncoderError::WordRange { index, .. }
+            | EncoderError::TooLong { index, .. }
+            | EncoderError::EmptyText { index }
+            | EncoderError::Tokenizer { index, .. } => Some(*index),
+            EncoderError::Layer { .. }
+            | EncoderError::UnknownId { .. }
+            | EncoderError::Backend(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layer_reads_and_writes_last_or_a_number() {
+        assert_eq!("last".parse::<Layer>(), Ok(Layer::Last));
+        assert_eq!("3".parse::<Layer>(), Ok(Layer::Index(3)));
+        assert_eq!(
+            "-1".parse::<Layer>(),
+            Err("expected `last` or a layer number, got \"-1\"".to_owned())
+        );
+        assert_eq!(Layer::Last.to_string(), "last");
+        assert_eq!(Layer::Index(3).to_string(), "3");
+        let json = serde_json::to_string(&[Layer::Last, Layer::Index(3)]).unwrap();
+        assert_eq!(json, r#"["last",3]"#);
+        let back: Vec<Layer> = serde_json::from_str(r#"["last", 3, "2"]"#).unwrap();
+        assert_eq!(back, [Layer::Last, Layer::Index(3), Layer::Index(2)]);
+        assert!(serde_json::from_str::<Layer>("-1").is_err());
+        assert!(serde_json::from_str::<Layer>("\"first\"").is_err());
+    }
+
+    #[test]
+    fn per_text_errors_carry_their_index() {
+        assert_eq!(EncoderError::EmptyText { index: 4 }.index(), Some(4));
+        let layer = EncoderError::Layer {
+            requested: 9,
+            available: 2,
+        };
+        assert_eq!(layer.index(), None);
+    }
 }

@@ -1,6 +1,6 @@
 //! One-vs-rest linear SVM over labelled samples, with scikit-learn's conventions.
 
-use crate::SvmError;
+use crate::error::SvmError;
 use crate::newton::{Design, dot, solve};
 
 /// Training settings of `LinearSVC(dual=False, C=c)`.
@@ -17,6 +17,7 @@ impl Default for LinearSvc {
 }
 
 impl LinearSvc {
+    /// Another C (inverse regularisation strength), checked here so `fit` cannot get a bad one.
     pub fn with_c(c: f64) -> Result<Self, SvmError> {
         if c > 0.0 && c.is_finite() {
             Ok(LinearSvc { c })
@@ -42,6 +43,9 @@ impl LinearSvc {
             });
         }
         let features = samples[0].len();
+        if features == 0 {
+            return Err(SvmError::NoFeatures);
+        }
         let width = features + 1;
         let mut rows = Vec::with_capacity(samples.len() * width);
         for (index, sample) in samples.iter().enumerate() {
@@ -115,6 +119,7 @@ impl<L> LinearSvcModel<L> {
         &self.intercept
     }
 
+    /// The width every sample given to [`decision`](Self::decision) must have.
     pub fn n_features(&self) -> usize {
         self.coef[0].len()
     }
@@ -137,6 +142,9 @@ impl<L> LinearSvcModel<L> {
     }
 
     /// scikit-learn's `decision_function` for one sample.
+    ///
+    /// A non-finite feature is an error, as in training: its decision would be NaN, and a NaN
+    /// decision would silently predict the first class.
     pub fn decision(&self, sample: &[f64]) -> Result<Vec<f64>, SvmError> {
         if sample.len() != self.n_features() {
             return Err(SvmError::Width {
@@ -144,6 +152,9 @@ impl<L> LinearSvcModel<L> {
                 expected: self.n_features(),
                 found: sample.len(),
             });
+        }
+        if let Some(feature) = sample.iter().position(|v| !v.is_finite()) {
+            return Err(SvmError::NonFinite { index: 0, feature });
         }
         Ok(self
             .coef
@@ -247,5 +258,29 @@ mod tests {
         );
         assert_eq!(svm.fit(&[vec![1.0]], &[0]).unwrap_err(), SvmError::OneClass);
         assert!(LinearSvc::with_c(0.0).is_err());
+        assert_eq!(
+            svm.fit(&[vec![], vec![]], &[0, 1]).unwrap_err(),
+            SvmError::NoFeatures
+        );
+    }
+
+    #[test]
+    fn non_finite_samples_are_refused_when_predicting() {
+        let model = LinearSvc::default()
+            .fit(&[vec![1.0, 0.0], vec![-1.0, 0.0]], &["a", "b"])
+            .unwrap();
+        for bad in [f64::NAN, f64::INFINITY] {
+            assert_eq!(
+                model.predict(&[0.5, bad]).unwrap_err(),
+                SvmError::NonFinite {
+                    index: 0,
+                    feature: 1
+                }
+            );
+        }
+        assert_eq!(
+            model.decision(&[1.0]).unwrap_err().to_string(),
+            "sample 0 has 1 features, expected 2"
+        );
     }
 }

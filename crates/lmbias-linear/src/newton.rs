@@ -1,6 +1,6 @@
 //! Newton's method for the L2-regularised squared hinge loss (one binary problem).
 
-use crate::SvmError;
+use crate::error::SvmError;
 
 /// Stop when ‖∇f‖ falls this far below its value at w = 0. scikit-learn's
 /// liblinear stops at `tol` (1e-4 by default) relative; we go much further so
@@ -27,7 +27,7 @@ impl Design {
         &self.rows[i * self.width..(i + 1) * self.width]
     }
 
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.rows.len() / self.width
     }
 

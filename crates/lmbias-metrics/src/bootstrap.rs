@@ -13,10 +13,13 @@ use crate::weat::{Associations, DEFAULT_SEED, StdKind, effect_size};
 /// How to bootstrap.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct BootstrapOptions {
+    /// More resamples steady the interval's ends; 10 000 by default.
     pub n_resamples: usize,
     /// Coverage of the interval, in (0, 1).
     pub confidence: f64,
+    /// Seed of the ChaCha8 resampling, so an interval can be reproduced.
     pub seed: u64,
+    /// Must match the effect size the interval is reported with.
     pub std: StdKind,
 }
 
@@ -34,21 +37,28 @@ impl Default for BootstrapOptions {
 /// A percentile bootstrap interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ConfidenceInterval {
+    /// The `(1 − confidence)/2` quantile of the resampled effect sizes.
     pub lower: f64,
+    /// The `(1 + confidence)/2` quantile.
     pub upper: f64,
+    /// As asked for, so a stored interval says what it covers.
     pub confidence: f64,
     /// Resamples with a defined effect size (those where all scores coincide are dropped).
     pub n_used: usize,
+    /// As asked for; `n_used` below it means some resamples were degenerate.
     pub n_resamples: usize,
 }
 
 /// Why no interval can be given.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BootstrapError {
+    /// 0 and 1 (and NaN) give no interval.
     #[error("confidence must be in (0, 1), got {0}")]
     Confidence(f64),
+    /// Quantiles of nothing are undefined.
     #[error("n_resamples must be at least 1")]
     NoResamples,
+    /// Every resample had equal scores, so d was 0/0 every time.
     #[error("no resample had a defined effect size: all scores are equal")]
     Undefined,
 }

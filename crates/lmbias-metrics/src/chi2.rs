@@ -8,16 +8,20 @@ use statrs::distribution::{ChiSquared, ContinuousCDF};
 /// The test's outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Chi2Result {
+    /// Pearson's statistic `Σ (O − E)² / E`.
     pub chi2: f64,
     /// `(r − 1)(c − 1)`.
     pub df: usize,
+    /// Upper tail of χ²(df) at `chi2`.
     pub p_value: f64,
 }
 
-/// Which margin of the table.
+/// Which margin of the table, so an error can say which category to drop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Axis {
+    /// `table[r]`.
     Row,
+    /// `table[..][c]`.
     Column,
 }
 
@@ -33,19 +37,34 @@ impl std::fmt::Display for Axis {
 /// Why a table has no χ² statistic.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Chi2Error {
+    /// With one row or column there are 0 degrees of freedom.
     #[error("a contingency table needs at least 2 rows and 2 columns, got {rows}×{columns}")]
-    TooSmall { rows: usize, columns: usize },
+    TooSmall {
+        /// Rows given.
+        rows: usize,
+        /// Cells in row 0.
+        columns: usize,
+    },
+    /// Rows of different lengths are not a table.
     #[error("row {row} has {found} cells, row 0 has {expected}")]
     Ragged {
+        /// The first row that differs, counting from 0.
         row: usize,
+        /// Its length.
         found: usize,
+        /// Row 0's length.
         expected: usize,
     },
     /// A whole category is unobserved: its expected counts are 0, so χ² would divide by zero.
     #[error(
         "{axis} {index} sums to zero: its expected counts are 0, so χ² is undefined (drop that {axis})"
     )]
-    ZeroMargin { axis: Axis, index: usize },
+    ZeroMargin {
+        /// Row or column.
+        axis: Axis,
+        /// Which one, counting from 0.
+        index: usize,
+    },
 }
 
 /// χ² test of independence of rows and columns; `table[r][c]` are observed counts.
@@ -62,9 +81,12 @@ pub fn chi2_independence(table: &[Vec<u64>]) -> Result<Chi2Result, Chi2Error> {
             expected: columns,
         });
     }
-    let row_sums: Vec<f64> = table.iter().map(|r| r.iter().sum::<u64>() as f64).collect();
+    // Summed in u128, which no table of u64 counts overflows; then one rounding to f64, as the
+    // u64 sums it replaces gave whenever they did not overflow.
+    let sum = |counts: &mut dyn Iterator<Item = u64>| counts.map(u128::from).sum::<u128>() as f64;
+    let row_sums: Vec<f64> = table.iter().map(|r| sum(&mut r.iter().copied())).collect();
     let column_sums: Vec<f64> = (0..columns)
-        .map(|c| table.iter().map(|r| r[c]).sum::<u64>() as f64)
+        .map(|c| sum(&mut table.iter().map(|r| r[c])))
         .collect();
     for (axis, sums) in [(Axis::Row, &row_sums), (Axis::Column, &column_sums)] {
         if let Some(index) = sums.iter().position(|&s| s == 0.0) {
@@ -146,5 +168,16 @@ mod tests {
                 expected: 2
             }
         );
+    }
+
+    #[test]
+    fn counts_whose_sums_overflow_u64_do_not_panic() {
+        let m = u64::MAX;
+        let result = chi2_independence(&[vec![m, m], vec![m, 1]]).unwrap();
+        assert!(result.chi2.is_finite() && result.chi2 > 0.0, "{result:?}");
+        // Proportional rows: independent, however large the counts.
+        let result = chi2_independence(&[vec![m, m], vec![m, m]]).unwrap();
+        assert_eq!(result.chi2, 0.0);
+        assert_eq!(result.p_value, 1.0);
     }
 }

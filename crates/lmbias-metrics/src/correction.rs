@@ -6,8 +6,14 @@
 /// Why a battery of p-values cannot be corrected.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CorrectionError {
+    /// A p-value outside [0, 1] (or NaN) is a bug upstream; correcting it would hide that.
     #[error("p-value {index} is {value}, not in [0, 1]")]
-    OutOfRange { index: usize, value: f64 },
+    OutOfRange {
+        /// Its position in the input, counting from 0.
+        index: usize,
+        /// The value given.
+        value: f64,
+    },
 }
 
 fn check(p_values: &[f64]) -> Result<(), CorrectionError> {

@@ -8,11 +8,24 @@
 //!   deviation (ddof = 1, sent-bias and Caliskan) or the population one (ddof = 0, WEFE).
 //! - one-sided permutation p-value `P[s(Xi, Yi) ≥ s(X, Y)]` over splits of X ∪ Y into sizes
 //!   |X|, |Y|; see [`Options`] for exact versus sampled.
+//!
+//! Errors name a set by [`Role`], the same type the datasets use, so that
+//! `test.set(role).examples()[index]` finds the text behind a bad vector.
 
 use serde::Serialize;
 
 use crate::numpy_sum::{numpy_mean, numpy_sum};
 use crate::permutation;
+
+/// The four sets, named once for all of lmbias: [`Role::Targ1`] is X, [`Role::Targ2`] Y,
+/// [`Role::Attr1`] A and [`Role::Attr2`] B ([`Role::symbol`]).
+///
+/// It lives in `lmbias-data` and this crate depends on it, not the reverse: the names come
+/// from the dataset format, which `lmbias-data` owns, and a dataset crate must not pull in the
+/// statistics (statrs, rand). Both crates are Burn-free, so the dependency costs a scorer of
+/// its own vectors nothing heavy. Re-exported so such a scorer can match on [`WeatError`]
+/// without naming `lmbias-data`.
+pub use lmbias_data::association::Role;
 
 /// Which standard deviation divides the effect size; both are in use in the literature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -60,7 +73,9 @@ pub struct Options {
     pub n_samples: u64,
     /// Seed of the ChaCha8 generator of the random splits.
     pub seed: u64,
+    /// Which standard deviation divides the effect size.
     pub std: StdKind,
+    /// Which splits count as extreme for the p-value.
     pub alternative: Alternative,
     /// sent-bias requires |X| = |Y|; unequal sizes are an error unless this is set.
     pub allow_unequal_sizes: bool,
@@ -78,58 +93,87 @@ impl Default for Options {
     }
 }
 
-/// One of the four sets of an association test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum SetName {
-    X,
-    Y,
-    A,
-    B,
-}
-
-impl std::fmt::Display for SetName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            SetName::X => "X (targ1)",
-            SetName::Y => "Y (targ2)",
-            SetName::A => "A (attr1)",
-            SetName::B => "B (attr2)",
-        })
-    }
-}
-
-/// Why a WEAT cannot be computed.
+/// Why a WEAT cannot be computed. A set is printed as "X (targ1)": the formula's letter and the
+/// file's key, so both a reader of the paper and an editor of the file recognise it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WeatError {
-    #[error("set {0} is empty")]
-    EmptySet(SetName),
+    /// A mean over an empty set is undefined.
+    #[error("set {} ({}) is empty", .0.symbol(), .0)]
+    EmptySet(Role),
+    /// sent-bias's permutation test assumes |X| = |Y|; [`Options::allow_unequal_sizes`] lifts it.
     #[error(
         "X has {x} items and Y has {y}: sent-bias requires equal sizes (allow unequal sizes to test anyway)"
     )]
-    UnequalSizes { x: usize, y: usize },
-    #[error("set {set}, item {index}: dimension {found}, expected {expected}")]
+    UnequalSizes {
+        /// |X|.
+        x: usize,
+        /// |Y|.
+        y: usize,
+    },
+    /// Vectors of different lengths (the first vector of X sets the dimension).
+    #[error("set {} ({set}), item {index}: dimension {found}, expected {expected}", set.symbol())]
     Dimension {
-        set: SetName,
+        /// The set holding the vector.
+        set: Role,
+        /// Its position in the set, counting from 0.
         index: usize,
+        /// Its length.
         found: usize,
+        /// The length of X's first vector.
         expected: usize,
     },
-    #[error("set {set}, item {index}: vector has a non-finite value")]
-    NonFinite { set: SetName, index: usize },
-    #[error("set {set}, item {index}: zero vector, its cosine similarity is undefined")]
-    ZeroVector { set: SetName, index: usize },
+    /// A NaN or infinite component would make every cosine with it NaN.
+    #[error("set {} ({set}), item {index}: vector has a non-finite value", set.symbol())]
+    NonFinite {
+        /// The set holding the vector.
+        set: Role,
+        /// Its position in the set, counting from 0.
+        index: usize,
+    },
+    /// A zero vector has no direction, so no cosine.
     #[error(
-        "set {set}, item {index}: its squared norm overflows f64, so its cosines would be wrong"
+        "set {} ({set}), item {index}: zero vector, its cosine similarity is undefined",
+        set.symbol()
     )]
-    Overflow { set: SetName, index: usize },
-    #[error("set {set}, item {index}: association score is not finite")]
-    NonFiniteScore { set: SetName, index: usize },
+    ZeroVector {
+        /// The set holding the vector.
+        set: Role,
+        /// Its position in the set, counting from 0.
+        index: usize,
+    },
+    /// Finite but huge (|v| ≳ 1e154): its dot products overflow.
+    #[error(
+        "set {} ({set}), item {index}: its squared norm overflows f64, so its cosines would be wrong",
+        set.symbol()
+    )]
+    Overflow {
+        /// The set holding the vector.
+        set: Role,
+        /// Its position in the set, counting from 0.
+        index: usize,
+    },
+    /// A score `s(w, A, B)` (given, or computed from overflowing dot products) is NaN or infinite.
+    #[error(
+        "set {} ({set}), item {index}: association score is not finite",
+        set.symbol()
+    )]
+    NonFiniteScore {
+        /// The target set holding the score.
+        set: Role,
+        /// Its position in the set, counting from 0.
+        index: usize,
+    },
+    /// A sampled test needs at least the one imagined hit.
     #[error("n_samples must be at least 1")]
     NoSamples,
+    /// Exact enumeration indexes splits by 64-bit masks.
     #[error(
         "exact enumeration over {items} items is not supported (at most 64): use fewer n_samples to sample"
     )]
-    ExactTooLarge { items: usize },
+    ExactTooLarge {
+        /// |X| + |Y|.
+        items: usize,
+    },
 }
 
 /// The association scores `s(w, A, B)` of the targets: all a WEAT needs once A and B are fixed.
@@ -153,18 +197,18 @@ impl Associations {
         let dim = x
             .first()
             .map(|v| v.as_ref().len())
-            .ok_or(WeatError::EmptySet(SetName::X))?;
-        let x = Prepared::new(x, SetName::X, dim)?;
-        let y = Prepared::new(y, SetName::Y, dim)?;
-        let a = Prepared::new(a, SetName::A, dim)?;
-        let b = Prepared::new(b, SetName::B, dim)?;
+            .ok_or(WeatError::EmptySet(Role::Targ1))?;
+        let x = Prepared::new(x, Role::Targ1, dim)?;
+        let y = Prepared::new(y, Role::Targ2, dim)?;
+        let a = Prepared::new(a, Role::Attr1, dim)?;
+        let b = Prepared::new(b, Role::Attr2, dim)?;
         // Finite vectors can still overflow a dot product (|v| ~ 1e155 and up): check the scores.
         Self::from_scores(x.scores(&a, &b), y.scores(&a, &b))
     }
 
     /// Scores computed elsewhere (e.g. from another similarity), X's then Y's.
     pub fn from_scores(x: Vec<f64>, y: Vec<f64>) -> Result<Self, WeatError> {
-        for (set, scores) in [(SetName::X, &x), (SetName::Y, &y)] {
+        for (set, scores) in [(Role::Targ1, &x), (Role::Targ2, &y)] {
             if scores.is_empty() {
                 return Err(WeatError::EmptySet(set));
             }
@@ -200,7 +244,7 @@ struct Prepared {
 }
 
 impl Prepared {
-    fn new<V, T>(set: &[V], name: SetName, dim: usize) -> Result<Self, WeatError>
+    fn new<V, T>(set: &[V], name: Role, dim: usize) -> Result<Self, WeatError>
     where
         V: AsRef<[T]>,
         T: Copy + Into<f64>,
@@ -298,6 +342,7 @@ pub fn test_statistic(assoc: &Associations) -> f64 {
 /// The outcome of the permutation test.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct PermutationTest {
+    /// `n_extreme / n_evaluated`.
     pub p_value: f64,
     /// True when every split was enumerated; false when splits were sampled.
     pub exact: bool,
@@ -310,6 +355,7 @@ pub struct PermutationTest {
     pub n_evaluated: u64,
     /// Splits at least as extreme as the observed one (ties count), including the imagined one.
     pub n_extreme: u64,
+    /// The tail(s) counted, so a stored result says what its p-value means.
     pub alternative: Alternative,
     /// The seed of the random splits; `None` for exact tests.
     pub seed: Option<u64>,
@@ -329,7 +375,7 @@ fn count_as_json_number<S: serde::Serializer>(
 /// The permutation p-value of the observed split, with sent-bias's semantics.
 ///
 /// A split counts when its statistic is ≥ the observed one as numpy computes both, so ties
-/// count as in sent-bias (its "conservative test"). The engine ([`crate::permutation`]) finds
+/// count as in sent-bias (its "conservative test"). The engine (module `permutation`) finds
 /// the splits whose sums are clearly above or below using exact integer arithmetic and
 /// recomputes only near-ties in numpy's order.
 pub fn permutation_test(
@@ -409,8 +455,11 @@ fn check_sizes(assoc: &Associations, options: &Options) -> Result<(), WeatError>
     Ok(())
 }
 
-/// `C(n, k)`, or `None` when it exceeds `u128::MAX`.
+/// `C(n, k)`, or `None` when it exceeds `u128::MAX`; 0 when `k > n` (no such subsets).
 pub fn binomial(n: u128, k: u128) -> Option<u128> {
+    if k > n {
+        return Some(0);
+    }
     let k = k.min(n - k);
     let mut c: u128 = 1;
     for i in 0..k {
@@ -437,17 +486,22 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 pub struct WeatResult {
     /// Cohen's d; `None` when all scores are equal (0/0).
     pub effect_size: Option<f64>,
+    /// The standard deviation `effect_size` was divided by.
     pub std: StdKind,
     /// `Σ_X s − Σ_Y s` (Caliskan's s(X, Y, A, B)).
     pub test_statistic: f64,
+    /// The p-value and how it was obtained.
     pub permutation: PermutationTest,
+    /// |X| and |Y|, which bound how small p can be.
     pub sizes: Sizes,
 }
 
 /// Set sizes: |X| and |Y| (the attribute sizes are the caller's to report).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Sizes {
+    /// |X|.
     pub x: usize,
+    /// |Y|.
     pub y: usize,
 }
 

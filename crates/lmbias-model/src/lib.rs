@@ -1,23 +1,38 @@
-//! Hugging Face checkpoints in Burn: resolution, loading, BERT (encoder + MLM
-//! head) and T5 / mT5 encoders, implementing lmbias-encoder's traits.
+//! Hugging Face checkpoints in Burn: resolution (a folder, the HF cache, the hub
+//! with feature `hub`), weight loading (safetensors or `.bin`, f32/f16/bf16),
+//! and the BERT (encoder + MLM head) and T5 / mT5 encoders, answering
+//! lmbias-encoder's traits.
+//!
+//! ```no_run
+//! use lmbias_encoder::Layer;
+//! use lmbias_model::{Checkpoint, DeviceKind, load_embedder};
+//!
+//! let model = load_embedder(&Checkpoint::resolve("bert-base-uncased")?, DeviceKind::Cpu)?;
+//! let vectors = model.embed(&["Thou art more lovely."], model.default_pooling(), Layer::Last)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The model types themselves are private: a loader returns a boxed trait
+//! object, so callers never name a family, and every text-taking method
+//! answers with a one-line [`EncoderError`](lmbias_encoder::EncoderError)
+//! instead of panicking or returning NaN. See docs/architecture.md, "Adding a
+//! model family", for how the pieces fit.
 
-pub mod bert;
-pub mod checkpoint;
-pub mod device;
-pub mod encoder;
-pub mod error;
-#[cfg(feature = "hub")]
+mod adapter;
+mod bert;
+mod checkpoint;
+mod device;
+mod error;
 pub mod hub;
-pub mod load;
-pub mod t5;
-pub mod t5_encoder;
+mod load;
+mod network;
+pub mod pypi;
+mod t5;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod weights;
 
-pub use bert::{Bert, BertConfig, BertInput};
-pub use checkpoint::{Architecture, Checkpoint, WeightsFormat};
+pub use checkpoint::{Architecture, Checkpoint};
 pub use device::DeviceKind;
-pub use encoder::{BertEmbedder, BertMaskedLm};
 pub use error::ModelError;
 pub use load::{load_embedder, load_masked_lm};
-pub use t5::{T5Config, T5Encoder};
-pub use t5_encoder::T5Embedder;

@@ -1,24 +1,35 @@
-//! One entry point per capability, choosing the model type from config.json, so
-//! callers (the CLI, xtask) accept any supported checkpoint without naming its family.
+//! One entry point per capability, choosing the model family from config.json,
+//! so callers (the CLI, xtask) accept any supported checkpoint without naming
+//! its family. Adding a family is one line in each table below.
 
 use lmbias_encoder::{Embedder, MaskedLm};
 
+use crate::adapter::{Adapter, AnyEmbedder};
+use crate::bert::{Bert, BertForMaskedLm};
 use crate::checkpoint::{Architecture, Checkpoint};
 use crate::device::DeviceKind;
-use crate::encoder::{BertEmbedder, BertMaskedLm};
 use crate::error::ModelError;
-use crate::t5_encoder::T5Embedder;
+use crate::t5::T5Encoder;
 
 /// The encoder of any supported checkpoint (an MLM head, if present, is not read).
 pub fn load_embedder(
     checkpoint: &Checkpoint,
     device: DeviceKind,
 ) -> Result<Box<dyn Embedder + Send + Sync>, ModelError> {
+    Ok(any_embedder(checkpoint, device)?)
+}
+
+/// [`load_embedder`] with the crate-private extras of [`AnyEmbedder`].
+pub(crate) fn any_embedder(
+    checkpoint: &Checkpoint,
+    device: DeviceKind,
+) -> Result<Box<dyn AnyEmbedder>, ModelError> {
+    let device = device.device()?;
     Ok(match checkpoint.architecture() {
         Architecture::BertEncoder | Architecture::BertMaskedLm => {
-            Box::new(BertEmbedder::load(checkpoint, device)?)
+            Box::new(Adapter::<Bert>::load(checkpoint, &device)?)
         }
-        Architecture::T5Encoder => Box::new(T5Embedder::load(checkpoint, device)?),
+        Architecture::T5Encoder => Box::new(Adapter::<T5Encoder>::load(checkpoint, &device)?),
     })
 }
 
@@ -28,11 +39,16 @@ pub fn load_masked_lm(
     checkpoint: &Checkpoint,
     device: DeviceKind,
 ) -> Result<Box<dyn MaskedLm + Send + Sync>, ModelError> {
-    match checkpoint.architecture() {
-        Architecture::BertMaskedLm => Ok(Box::new(BertMaskedLm::load(checkpoint, device)?)),
-        Architecture::BertEncoder | Architecture::T5Encoder => Err(ModelError::NoMlmHead {
-            name: checkpoint.name().to_string(),
-            architectures: checkpoint.architectures().to_vec(),
-        }),
-    }
+    let no_head = || ModelError::NoMlmHead {
+        name: checkpoint.name().to_string(),
+        architectures: checkpoint.architectures().to_vec(),
+    };
+    let device = || device.device();
+    Ok(match checkpoint.architecture() {
+        Architecture::BertMaskedLm => Box::new(Adapter::<BertForMaskedLm>::load_masked(
+            checkpoint,
+            &device()?,
+        )?),
+        Architecture::BertEncoder | Architecture::T5Encoder => return Err(no_head()),
+    })
 }

@@ -1,11 +1,11 @@
-//! Named tensors of a checkpoint file, turned into Burn modules.
+//! Named tensors of a checkpoint file, read through scoped views.
 //!
 //! burn-store reads the file (safetensors, or a torch pickle without Python);
-//! this module maps Hugging Face names onto Burn layouts itself, because the
-//! naming variants of real BERT checkpoints (`bert.` prefix or not, LayerNorm
-//! `weight/bias` or TF-era `gamma/beta`, tied or untied decoder) are easier to
-//! state as lookups than as regex remappings, and because a missing tensor must
-//! be an error that names it: nothing is ever left at its random init.
+//! the models map Hugging Face names onto Burn layouts themselves, each sub-module
+//! reading its own tensors through a view scoped to its prefix, as candle's
+//! `VarBuilder` does: `weights.pp("encoder").pp("layer.3").linear(..)` reads
+//! `encoder.layer.3.weight` and `.bias`. A missing tensor is an error that names
+//! it: nothing is ever left at its random init.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -20,14 +20,15 @@ use crate::checkpoint::{Checkpoint, WeightsFormat};
 use crate::error::ModelError;
 
 /// All tensors of one weights file, by their names in the file.
-pub(crate) struct Weights {
+pub(crate) struct WeightsFile {
     path: PathBuf,
     tensors: BTreeMap<String, PackTensor>,
     device: Device,
 }
 
-impl Weights {
-    pub fn open(checkpoint: &Checkpoint, device: &Device) -> Result<Self, ModelError> {
+impl WeightsFile {
+    /// Reads every tensor of the checkpoint's weight file (values are decoded lazily).
+    pub(crate) fn open(checkpoint: &Checkpoint, device: &Device) -> Result<Self, ModelError> {
         let path = checkpoint.weights_path().to_path_buf();
         let fail = |message: String| ModelError::Weights {
             path: path.clone(),
@@ -50,46 +51,80 @@ impl Weights {
         })
     }
 
-    /// Whether `name` (with or without the `bert.` prefix) is in the file.
-    pub fn contains(&self, name: &str) -> bool {
-        self.find(name).is_some()
+    /// The view of the whole file.
+    pub(crate) fn root(&self) -> Weights<'_> {
+        Weights {
+            file: self,
+            prefix: String::new(),
+        }
+    }
+}
+
+/// The tensors under one name prefix of a [`WeightsFile`].
+#[derive(Clone)]
+pub(crate) struct Weights<'a> {
+    file: &'a WeightsFile,
+    prefix: String,
+}
+
+impl<'a> Weights<'a> {
+    /// The view one level down: `pp("attention")` on `encoder.layer.0` reads
+    /// `encoder.layer.0.attention.*` (candle's "push prefix").
+    pub(crate) fn pp(&self, name: impl AsRef<str>) -> Weights<'a> {
+        Weights {
+            file: self.file,
+            prefix: self.name(name.as_ref()),
+        }
     }
 
-    /// The tensor stored as `name`, trying the `bert.` prefix and, for LayerNorm
-    /// parameters, the TF-era `gamma`/`beta` names.
-    fn find(&self, name: &str) -> Option<&PackTensor> {
-        let aliases = [
-            Some(name.to_string()),
-            name.strip_suffix("LayerNorm.weight")
-                .map(|p| format!("{p}LayerNorm.gamma")),
-            name.strip_suffix("LayerNorm.bias")
-                .map(|p| format!("{p}LayerNorm.beta")),
-        ];
-        aliases
-            .into_iter()
-            .flatten()
-            .flat_map(|n| [format!("bert.{n}"), n])
-            .find_map(|n| self.tensors.get(&n))
+    fn name(&self, name: &str) -> String {
+        if self.prefix.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{}.{name}", self.prefix)
+        }
+    }
+
+    /// Whether tensor `name` is in the file under this view.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.file.tensors.contains_key(&self.name(name))
+    }
+
+    /// Whether any tensor of the file lies under `prefix` in this view
+    /// (BERT checkpoints with a head store the encoder under `bert.`).
+    pub(crate) fn has_prefix(&self, prefix: &str) -> bool {
+        let scoped = format!("{}.", self.name(prefix));
+        self.file
+            .tensors
+            .range(scoped.clone()..)
+            .next()
+            .is_some_and(|(name, _)| name.starts_with(&scoped))
     }
 
     /// The f32 values of `name`, checked against `shape`.
     fn values(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, ModelError> {
-        let tensor = self.find(name).ok_or_else(|| ModelError::MissingTensor {
-            path: self.path.clone(),
-            tensor: name.to_string(),
-        })?;
+        let path = &self.file.path;
+        let full = self.name(name);
+        let tensor = self
+            .file
+            .tensors
+            .get(&full)
+            .ok_or_else(|| ModelError::MissingTensor {
+                path: path.clone(),
+                tensor: full.clone(),
+            })?;
         let found: Vec<usize> = tensor.shape.iter().copied().collect();
         if found != shape {
             return Err(ModelError::Shape {
-                path: self.path.clone(),
-                tensor: tensor.name.clone(),
+                path: path.clone(),
+                tensor: full,
                 expected: shape.to_vec(),
                 found,
             });
         }
         let bad = |message: String| ModelError::Weights {
-            path: self.path.clone(),
-            message: format!("tensor {}: {message}", tensor.name),
+            path: path.clone(),
+            message: format!("tensor {full}: {message}"),
         };
         let data = bridge::to_data(tensor).map_err(|e| bad(e.to_string()))?;
         let data = match data.dtype() {
@@ -100,8 +135,8 @@ impl Weights {
                 .map_err(|e| bad(format!("{e:?}")))?,
             other => {
                 return Err(ModelError::DType {
-                    path: self.path.clone(),
-                    tensor: tensor.name.clone(),
+                    path: path.clone(),
+                    tensor: full.clone(),
                     dtype: format!("{other:?}"),
                 });
             }
@@ -110,7 +145,8 @@ impl Weights {
             .map_err(|e| bad(format!("{e:?}")))
     }
 
-    pub fn tensor<const D: usize>(
+    /// Tensor `name`, which must have `shape`.
+    pub(crate) fn tensor<const D: usize>(
         &self,
         name: &str,
         shape: [usize; D],
@@ -118,75 +154,72 @@ impl Weights {
         let values = self.values(name, &shape)?;
         Ok(Tensor::from_data(
             TensorData::new(values, shape),
-            &self.device,
+            &self.file.device,
         ))
     }
 
-    /// A torch `nn.Linear` (`weight` is `[out, in]`), transposed to Burn's `[in, out]`.
-    pub fn linear(&self, prefix: &str, d_in: usize, d_out: usize) -> Result<Linear, ModelError> {
-        self.linear_from(
-            &format!("{prefix}.weight"),
-            &format!("{prefix}.bias"),
-            d_in,
-            d_out,
-        )
-    }
-
-    /// A linear layer from a `[out, in]` weight and a bias stored under any names
-    /// (the MLM decoder reuses the word embeddings when tied).
-    pub fn linear_from(
+    /// A torch `[out, in]` weight `name` as a contiguous Burn `[in, out]` tensor.
+    pub(crate) fn transposed(
         &self,
-        weight: &str,
-        bias: &str,
+        name: &str,
         d_in: usize,
         d_out: usize,
-    ) -> Result<Linear, ModelError> {
-        Ok(Linear {
-            weight: Param::from_tensor(self.transposed(weight, d_in, d_out)?),
-            bias: Some(Param::from_tensor(self.tensor(bias, [d_out])?)),
-        })
-    }
-
-    /// A torch `nn.Linear(bias=False)` (T5's projections), transposed to Burn's `[in, out]`.
-    pub fn linear_no_bias(
-        &self,
-        weight: &str,
-        d_in: usize,
-        d_out: usize,
-    ) -> Result<Linear, ModelError> {
-        Ok(Linear {
-            weight: Param::from_tensor(self.transposed(weight, d_in, d_out)?),
-            bias: None,
-        })
-    }
-
-    /// A `[out, in]` weight as a contiguous `[in, out]` tensor.
-    fn transposed(&self, weight: &str, d_in: usize, d_out: usize) -> Result<Tensor<2>, ModelError> {
-        let weight = self.values(weight, &[d_out, d_in])?;
+    ) -> Result<Tensor<2>, ModelError> {
+        let weight = self.values(name, &[d_out, d_in])?;
         let mut transposed = vec![0f32; weight.len()];
-        for (o, row) in weight.chunks_exact(d_in).enumerate() {
+        for (o, row) in weight.chunks_exact(d_in.max(1)).enumerate() {
             for (i, w) in row.iter().enumerate() {
                 transposed[i * d_out + o] = *w;
             }
         }
         Ok(Tensor::from_data(
             TensorData::new(transposed, [d_in, d_out]),
-            &self.device,
+            &self.file.device,
         ))
     }
 
-    pub fn layer_norm(&self, prefix: &str, d: usize, eps: f64) -> Result<LayerNorm, ModelError> {
-        let mut norm = LayerNormConfig::new(d).with_epsilon(eps).init(&self.device);
-        norm.gamma = Param::from_tensor(self.tensor(&format!("{prefix}.weight"), [d])?);
-        norm.beta = Some(Param::from_tensor(
-            self.tensor(&format!("{prefix}.bias"), [d])?,
-        ));
+    /// The torch `nn.Linear` of this view: `weight` (`[out, in]`) and `bias`.
+    pub(crate) fn linear(&self, d_in: usize, d_out: usize) -> Result<Linear, ModelError> {
+        Ok(linear(
+            self.transposed("weight", d_in, d_out)?,
+            Some(self.tensor("bias", [d_out])?),
+        ))
+    }
+
+    /// The torch `nn.Linear(bias=False)` of this view (T5's projections).
+    pub(crate) fn linear_no_bias(&self, d_in: usize, d_out: usize) -> Result<Linear, ModelError> {
+        Ok(linear(self.transposed("weight", d_in, d_out)?, None))
+    }
+
+    /// The `nn.LayerNorm` of this view: `weight`/`bias`, or the TF-era
+    /// `gamma`/`beta` of older BERT exports.
+    pub(crate) fn layer_norm(&self, d: usize, eps: f64) -> Result<LayerNorm, ModelError> {
+        let tf_era = !self.contains("weight") && self.contains("gamma");
+        let (gamma, beta) = if tf_era {
+            ("gamma", "beta")
+        } else {
+            ("weight", "bias")
+        };
+        let mut norm = LayerNormConfig::new(d)
+            .with_epsilon(eps)
+            .init(&self.file.device);
+        norm.gamma = Param::from_tensor(self.tensor(gamma, [d])?);
+        norm.beta = Some(Param::from_tensor(self.tensor(beta, [d])?));
         Ok(norm)
     }
 
-    pub fn embedding(&self, name: &str, n: usize, d: usize) -> Result<Embedding, ModelError> {
+    /// The `nn.Embedding` of this view: `weight`, `[n, d]`.
+    pub(crate) fn embedding(&self, n: usize, d: usize) -> Result<Embedding, ModelError> {
         Ok(Embedding {
-            weight: Param::from_tensor(self.tensor(name, [n, d])?),
+            weight: Param::from_tensor(self.tensor("weight", [n, d])?),
         })
+    }
+}
+
+/// A Burn linear layer from an `[in, out]` weight and an optional bias.
+pub(crate) fn linear(weight: Tensor<2>, bias: Option<Tensor<1>>) -> Linear {
+    Linear {
+        weight: Param::from_tensor(weight),
+        bias: bias.map(Param::from_tensor),
     }
 }

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use lmbias_encoder::{Embedder, Layer, MaskedLm, Pooling};
-use lmbias_model::{BertMaskedLm, Checkpoint, DeviceKind};
+use lmbias_encoder::{Layer, Pooling};
+use lmbias_model::{Checkpoint, DeviceKind, load_embedder, load_masked_lm};
 
 fn tiny() -> Checkpoint {
     let dir =
@@ -15,8 +15,8 @@ fn tiny() -> Checkpoint {
 
 #[test]
 fn wgpu_equals_cpu_on_tiny_fixture() {
-    let cpu = BertMaskedLm::load(&tiny(), DeviceKind::Cpu).unwrap();
-    let gpu = BertMaskedLm::load(&tiny(), DeviceKind::Wgpu).unwrap();
+    let cpu = load_embedder(&tiny(), DeviceKind::Cpu).unwrap();
+    let gpu = load_embedder(&tiny(), DeviceKind::Wgpu).unwrap();
     let texts = [
         "Thou art more lovely and more temperate.",
         "Öğretmen öğrencilere yeni bir ders anlattı.",
@@ -30,6 +30,8 @@ fn wgpu_equals_cpu_on_tiny_fixture() {
             worst = worst.max((x - y).abs());
         }
     }
+    let cpu = load_masked_lm(&tiny(), DeviceKind::Cpu).unwrap();
+    let gpu = load_masked_lm(&tiny(), DeviceKind::Wgpu).unwrap();
     let a = cpu.fill_mask(&texts[2..], 10).unwrap();
     let b = gpu.fill_mask(&texts[2..], 10).unwrap();
     for (p, q) in a[0].iter().zip(&b[0]) {

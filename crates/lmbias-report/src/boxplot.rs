@@ -12,24 +12,34 @@ use crate::svg::{Anchor, Rgb, Svg, TextStyle};
 /// One box: its observations and their quartiles.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoxSeries {
+    /// The label under the box; the figure appends "(n=…)".
     pub label: String,
+    /// Every observation, each drawn as a point.
     pub values: Vec<f64>,
+    /// The box's lower edge.
     pub q1: f64,
+    /// The thick line inside the box.
     pub median: f64,
+    /// The box's upper edge.
     pub q3: f64,
+    /// The points' colour; the box is a light tint of it.
     pub colour: Rgb,
 }
 
 /// A figure of boxes side by side on one value axis.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoxPlot {
+    /// The heading above the plot.
     pub title: String,
+    /// The label under the boxes.
     pub x_label: String,
+    /// The label beside the value axis.
     pub y_label: String,
     /// The value axis, low to high; observations outside are clamped to it.
     pub y_range: (f64, f64),
     /// Dashed horizontal guides (e.g. B = 0).
     pub guides: Vec<f64>,
+    /// The boxes, left to right.
     pub series: Vec<BoxSeries>,
 }
 
@@ -43,6 +53,7 @@ const GRID: Rgb = Rgb(225, 225, 225);
 const INK: Rgb = Rgb(40, 40, 40);
 
 impl BoxPlot {
+    /// The figure as SVG text.
     pub fn to_svg(&self) -> String {
         let mut svg = Svg::new(WIDTH, HEIGHT);
         let (lo, hi) = self.y_range;

@@ -54,13 +54,16 @@ pub const FIGURE_1: [(&str, &str); 15] = [
 /// Whether a finding of the paper holds in our numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
+    /// Our numbers agree with the paper.
     Holds,
+    /// Our numbers contradict the paper.
     DoesNotHold,
     /// The models or tests the comparison needs did not run.
     CannotTell,
 }
 
 impl Verdict {
+    /// The verdict as the findings table prints it.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Holds => "holds",
@@ -73,7 +76,9 @@ impl Verdict {
 /// One of the paper's qualitative findings, checked against our rows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
+    /// The paper's claim, in our words.
     pub claim: &'static str,
+    /// Whether our numbers bear it out.
     pub verdict: Verdict,
     /// The comparison behind the verdict, or what was missing.
     pub evidence: String,

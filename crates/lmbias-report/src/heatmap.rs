@@ -7,7 +7,9 @@ use crate::svg::{Anchor, Rgb, Svg, TextStyle};
 /// One test on one model.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SeatCell {
+    /// Drawn in the left panel, coloured on a log scale and marked.
     pub p_value: f64,
+    /// Drawn in the right panel, on a diverging scale.
     pub effect_size: f64,
 }
 
@@ -53,15 +55,22 @@ impl SeatGrid {
         grid
     }
 
+    /// The columns, in first-seen order.
     pub fn models(&self) -> &[String] {
         &self.models
     }
 
+    /// The rows, in first-seen order.
     pub fn tests(&self) -> &[String] {
         &self.tests
     }
 
+    /// The cell of row `test`, column `model`; `None` where the model lacks
+    /// the test, or either index is out of range.
     pub fn cell(&self, test: usize, model: usize) -> Option<SeatCell> {
+        if test >= self.tests.len() || model >= self.models.len() {
+            return None;
+        }
         self.cells[test * self.models.len() + model]
     }
 
@@ -205,8 +214,11 @@ fn format_p(p: f64) -> String {
 /// What the figure says above the p panel (e.g. "p (Holm-adjusted)").
 #[derive(Debug, Clone)]
 pub struct HeatmapLabels {
+    /// The heading: battery, pooling, layer.
     pub title: String,
+    /// The left panel's heading, saying which p is drawn (raw, Holm).
     pub p_label: String,
+    /// Which significance marks the cells and the key use.
     pub marks: Marks,
 }
 

@@ -11,7 +11,9 @@ use crate::svg::{Anchor, Rgb, Svg, TextStyle};
 /// One line of the figure: `(n, p)` pairs, `None` where not testable.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PValueSeries {
+    /// The legend entry, e.g. the pair of properties.
     pub label: String,
+    /// `(n, p)` in increasing n.
     pub points: Vec<(usize, Option<f64>)>,
 }
 

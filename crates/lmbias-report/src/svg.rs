@@ -8,8 +8,11 @@ use std::fmt::Write as _;
 /// Horizontal alignment of a text's anchor point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Anchor {
+    /// The text starts at the point (left-aligned).
     Start,
+    /// The text is centred on the point.
     Middle,
+    /// The text ends at the point (right-aligned).
     End,
 }
 
@@ -26,11 +29,15 @@ impl Anchor {
 /// How a text is drawn.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TextStyle {
+    /// Font size in px.
     pub size: f64,
+    /// Which point of the text sits at the given coordinates.
     pub anchor: Anchor,
+    /// Bold weight, for titles.
     pub bold: bool,
     /// Clockwise rotation in degrees about the anchor point.
     pub rotate: f64,
+    /// The text's colour.
     pub fill: Rgb,
 }
 
@@ -51,7 +58,9 @@ impl Default for TextStyle {
 pub struct Rgb(pub u8, pub u8, pub u8);
 
 impl Rgb {
+    /// Text and axes.
     pub const BLACK: Rgb = Rgb(0, 0, 0);
+    /// Backgrounds, and text on dark fills.
     pub const WHITE: Rgb = Rgb(255, 255, 255);
 
     /// `#rrggbb`.
@@ -91,6 +100,7 @@ pub struct Svg {
 }
 
 impl Svg {
+    /// An empty white canvas of `width` × `height` px.
     pub fn new(width: f64, height: f64) -> Svg {
         Svg {
             width,
@@ -116,6 +126,7 @@ impl Svg {
         self.body.push_str("/>\n");
     }
 
+    /// A solid line.
     pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: Rgb, width: f64) {
         let _ = writeln!(
             self.body,
@@ -182,6 +193,7 @@ impl Svg {
         let _ = writeln!(self.body, ">{}</text>", escape(content));
     }
 
+    /// The document's text, with its size, viewBox and white background.
     pub fn finish(self) -> String {
         format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n\
@@ -201,7 +213,7 @@ fn num(v: f64) -> String {
 }
 
 /// XML-escape text content (test names and labels come from user files).
-pub fn escape(s: &str) -> String {
+fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

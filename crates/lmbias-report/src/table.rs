@@ -8,6 +8,7 @@ pub struct Table {
 }
 
 impl Table {
+    /// A table with this header and no rows yet; the header fixes the width.
     pub fn new<S: Into<String>>(header: impl IntoIterator<Item = S>) -> Table {
         Table {
             header: header.into_iter().map(Into::into).collect(),
@@ -29,10 +30,6 @@ impl Table {
             self.header
         );
         self.rows.push(row);
-    }
-
-    pub fn rows(&self) -> &[Vec<String>] {
-        &self.rows
     }
 
     /// A GitHub-flavoured Markdown table; `|` in cells is escaped.

@@ -17,8 +17,10 @@ pub enum Measure {
 }
 
 impl Measure {
+    /// Both measures, in the paper's order (one figure each).
     pub const ALL: [Measure; 2] = [Measure::Bias, Measure::Adequacy];
 
+    /// The name used in file names.
     pub fn as_str(self) -> &'static str {
         match self {
             Measure::Bias => "bias",
@@ -274,7 +276,6 @@ pub fn unannotated_table(results: &[ModelResult], digits: usize) -> Table {
     table
 }
 
-/// The Markdown report: model comparison, per-group summaries and the sweep over k.
 /// Per model, how many annotation and lexicon keys its vocabulary can propose
 /// (the others are skipped: see `lmbias_studies::valence::Coverage`).
 pub fn coverage_table(results: &[ModelResult]) -> Table {
@@ -338,6 +339,8 @@ pub fn example_table(results: &[ModelResult], id: &str, digits: usize) -> Option
     found.then_some(table)
 }
 
+/// The Markdown report: coverage, model comparison, per-group summaries and
+/// the sweep over k, with the formulas a reader needs to read them.
 pub fn markdown(results: &[ModelResult], digits: usize) -> String {
     let dataset = results.first().map_or("", |r| r.dataset.as_str());
     format!(

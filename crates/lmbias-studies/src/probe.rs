@@ -21,6 +21,9 @@
 //! in one template, then the mean over the word's templates. Unlike Dusi's code,
 //! which embeds one sentence at a time, templates are embedded in padded batches
 //! with an attention mask; the results agree within float noise.
+//!
+//! [`DUSI_PAIRS`] are the paper's three pairs of lists, each with the n at which
+//! the paper reports it; a [`ProbeRun`] is one pair swept on one model.
 
 use std::collections::BTreeSet;
 
@@ -28,21 +31,25 @@ use lmbias_data::probe::{Template, WordList};
 use lmbias_encoder::{Embedder, EncoderError, Layer, WordInContext};
 use lmbias_linear::{LinearSvc, LinearSvcModel, SvmError};
 use lmbias_metrics::chi2::{Axis, Chi2Error, chi2_independence};
-use serde::ser::{Serialize, SerializeStruct, Serializer};
-
-/// How many (word, template) sentences go to the model per call.
-const EMBED_BATCH: usize = 64;
+use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
 
 /// A word, its class and its vector.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeWord {
+    /// The word as the list spells it.
     pub word: String,
+    /// Its class (e.g. "christian"), the label the SVM learns or the row it counts in.
     pub class: String,
+    /// Its vector: from a model ([`embed_words`]) or a file of embeddings.
     pub vector: Vec<f64>,
 }
 
 /// Vectors for every word of `words`: each word is put into every template that
 /// accepts it, embedded (mean over its pieces), and averaged over templates.
+///
+/// All sentences go to the model in one call (it batches internally); a
+/// sentence it refuses is named with its word, from the index the encoder reports.
 pub fn embed_words(
     embedder: &dyn Embedder,
     words: &WordList,
@@ -63,30 +70,53 @@ pub fn embed_words(
             });
         }
     }
+    let model = || embedder.model_name().to_owned();
+    let word = |index: usize| words.entries()[index].word.clone();
+    let items: Vec<WordInContext<'_>> = sentences
+        .iter()
+        .map(|(_, text, range)| WordInContext {
+            text,
+            word: range.clone(),
+        })
+        .collect();
+    let vectors = embedder.embed_words(&items, layer).map_err(|source| {
+        match source.index().and_then(|i| sentences.get(i)) {
+            Some((index, text, _)) => ProbeError::Embed {
+                model: model(),
+                word: word(*index),
+                text: text.clone(),
+                source: Box::new(source),
+            },
+            None => ProbeError::Encoder {
+                model: model(),
+                source: Box::new(source),
+            },
+        }
+    })?;
+    if vectors.len() != sentences.len() {
+        return Err(ProbeError::VectorCount {
+            model: model(),
+            found: vectors.len(),
+            expected: sentences.len(),
+        });
+    }
     let width = embedder.hidden_size();
     let mut sums = vec![vec![0.0f64; width]; words.entries().len()];
     let mut counts = vec![0usize; words.entries().len()];
-    for chunk in sentences.chunks(EMBED_BATCH) {
-        let items: Vec<WordInContext<'_>> = chunk
-            .iter()
-            .map(|(_, text, range)| WordInContext {
-                text,
-                word: range.clone(),
-            })
-            .collect();
-        let vectors = embedder.embed_words(&items, layer)?;
-        for ((index, text, _), vector) in chunk.iter().zip(vectors) {
-            if vector.len() != width {
-                return Err(ProbeError::Encoder(EncoderError::Backend(format!(
-                    "{} values for {text:?}, expected hidden size {width}",
-                    vector.len()
-                ))));
-            }
-            for (sum, v) in sums[*index].iter_mut().zip(&vector) {
-                *sum += f64::from(*v);
-            }
-            counts[*index] += 1;
+    for ((index, text, _), vector) in sentences.iter().zip(vectors) {
+        if vector.len() != width {
+            return Err(ProbeError::VectorWidth {
+                model: model(),
+                word: word(*index),
+                text: text.clone(),
+                found: vector.len(),
+                expected: width,
+            });
         }
+        for (sum, v) in sums[*index].iter_mut().zip(&vector) {
+            *sum += f64::from(*v);
+        }
+        counts[*index] += 1;
     }
     Ok(words
         .entries()
@@ -225,13 +255,18 @@ fn train(
 /// The χ² test of one table, or why there is none.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Association {
+    /// The χ² test of independence, without Yates' correction (as Dusi 2024).
     Tested {
+        /// The χ² statistic.
         chi2: f64,
+        /// Degrees of freedom: (rows − 1)(columns − 1).
         dof: usize,
+        /// Upper-tail p of χ² with `dof` degrees of freedom.
         p_value: f64,
     },
     /// Some protected class was never predicted (zero expected counts).
     NotTestable {
+        /// Which class or margin made the test undefined, for the reader.
         reason: String,
     },
 }
@@ -240,6 +275,11 @@ impl Association {
     /// The test of `table` (rows: stereotyped classes, columns: the protected
     /// classes `cols`, both sorted).
     pub fn of_table(rows: &[String], cols: &[String], table: &[Vec<u64>]) -> Association {
+        let name = |names: &[String], index: usize| {
+            names
+                .get(index)
+                .map_or_else(|| index.to_string(), |n| format!("{n:?}"))
+        };
         match chi2_independence(table) {
             Ok(test) => Association::Tested {
                 chi2: test.chi2,
@@ -250,17 +290,36 @@ impl Association {
                 axis: Axis::Column,
                 index,
             }) => Association::NotTestable {
-                reason: format!("protected class {:?} was never predicted", cols[index]),
+                reason: format!("protected class {} was never predicted", name(cols, index)),
             },
             Err(Chi2Error::ZeroMargin {
                 axis: Axis::Row,
                 index,
             }) => Association::NotTestable {
-                reason: format!("stereotyped class {:?} has no words", rows[index]),
+                reason: format!("stereotyped class {} has no words", name(rows, index)),
             },
             Err(other) => Association::NotTestable {
                 reason: other.to_string(),
             },
+        }
+    }
+
+    /// The p-value, when the table was testable.
+    pub fn p_value(&self) -> Option<f64> {
+        match self {
+            Association::Tested { p_value, .. } => Some(*p_value),
+            Association::NotTestable { .. } => None,
+        }
+    }
+
+    /// `(chi2, dof, p_value, not_testable)` as they are serialized: nulls and a
+    /// reason for an untestable table.
+    fn fields(&self) -> (Option<f64>, Option<usize>, Option<f64>, Option<&str>) {
+        match self {
+            Association::Tested { chi2, dof, p_value } => {
+                (Some(*chi2), Some(*dof), Some(*p_value), None)
+            }
+            Association::NotTestable { reason } => (None, None, None, Some(reason)),
         }
     }
 }
@@ -269,21 +328,24 @@ impl Association {
 /// predicted protected classes, both sorted) and its test.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeStep {
+    /// How many of the most relevant dimensions the second SVM saw.
     pub n: usize,
     /// The dimensions used, most relevant first.
     pub dims: Vec<usize>,
+    /// The stereotyped classes, sorted.
     pub rows: Vec<String>,
+    /// The protected classes, sorted.
     pub cols: Vec<String>,
+    /// `table[r][c]`: stereotyped words of class `rows[r]` predicted as `cols[c]`.
     pub table: Vec<Vec<u64>>,
+    /// The χ² test of `table`, or why there is none.
     pub association: Association,
 }
 
 impl ProbeStep {
+    /// The p-value, when this size was testable.
     pub fn p_value(&self) -> Option<f64> {
-        match self.association {
-            Association::Tested { p_value, .. } => Some(p_value),
-            Association::NotTestable { .. } => None,
-        }
+        self.association.p_value()
     }
 }
 
@@ -291,12 +353,7 @@ impl ProbeStep {
 /// `chi2`, `dof` and `p_value` null and a `not_testable` reason.
 impl Serialize for ProbeStep {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (chi2, dof, p_value, reason) = match &self.association {
-            Association::Tested { chi2, dof, p_value } => {
-                (Some(*chi2), Some(*dof), Some(*p_value), None)
-            }
-            Association::NotTestable { reason } => (None, None, None, Some(reason)),
-        };
+        let (chi2, dof, p_value, reason) = self.association.fields();
         let mut st = s.serialize_struct("ProbeStep", 9)?;
         st.serialize_field("n", &self.n)?;
         st.serialize_field("dims", &self.dims)?;
@@ -314,34 +371,221 @@ impl Serialize for ProbeStep {
     }
 }
 
-/// Why the probe could not run. One line, naming the word or set.
+/// One of the pairs of word lists Dusi 2024 probes, with the size n at which
+/// the paper reports its table, so our run can be set beside the paper's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProbePair {
+    /// How reports name the pair, e.g. "religion × adjectives".
+    pub name: &'static str,
+    /// File name of the protected word list in the probe datasets' folder.
+    pub protected: &'static str,
+    /// File name of the stereotyped word list in the same folder.
+    pub stereotyped: &'static str,
+    /// The n of the most relevant dimensions at which the paper reports this pair.
+    pub paper_n: usize,
+}
+
+/// The pair's name, as reports print it.
+impl std::fmt::Display for ProbePair {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// Dusi 2024's three pairs: Table 1 is religion × adjectives at n = 235; the
+/// case studies report gender × job salary at n = 42 and ethnicity ×
+/// criminality at n = 10 (§4).
+pub const DUSI_PAIRS: [ProbePair; 3] = [
+    ProbePair {
+        name: "religion × adjectives",
+        protected: "religion.csv",
+        stereotyped: "adjectives.csv",
+        paper_n: 235,
+    },
+    ProbePair {
+        name: "gender × salary",
+        protected: "gender.csv",
+        stereotyped: "salary.csv",
+        paper_n: 42,
+    },
+    ProbePair {
+        name: "ethnicity × criminality",
+        protected: "ethnicity.csv",
+        stereotyped: "criminality.csv",
+        paper_n: 10,
+    },
+];
+
+/// One pair of lists on one model, swept over every size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeRun {
+    /// The model's name.
+    pub model: String,
+    /// The pair probed, with the n its paper reports.
+    pub pair: ProbePair,
+    /// Dimension indices, most relevant first ([`Probe::relevance_order`]).
+    pub relevance_order: Vec<usize>,
+    /// Every size from 2 to the hidden size ([`Probe::sweep`]).
+    pub sweep: Vec<ProbeStep>,
+}
+
+impl ProbeRun {
+    /// The smallest p over the sweep and the n where it occurs.
+    pub fn min_p(&self) -> Option<(usize, f64)> {
+        self.sweep
+            .iter()
+            .filter_map(|s| s.p_value().map(|p| (s.n, p)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
+    /// The step at the n the paper reports, or `None` when the model is narrower.
+    pub fn at_paper_n(&self) -> Option<&ProbeStep> {
+        self.sweep.iter().find(|s| s.n == self.pair.paper_n)
+    }
+}
+
+/// `{model, pair, rows, cols, relevance_order, sweep: [{n, table, chi2, dof, p_value}]}`:
+/// the dimensions of size n are the first n of `relevance_order`, and rows/cols are the
+/// same at every size, so neither is repeated per step (that would be O(hidden²)).
+impl Serialize for ProbeRun {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Step<'a> {
+            n: usize,
+            table: &'a [Vec<u64>],
+            chi2: Option<f64>,
+            dof: Option<usize>,
+            p_value: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            not_testable: Option<&'a str>,
+        }
+        let steps: Vec<Step<'_>> = self
+            .sweep
+            .iter()
+            .map(|step| {
+                let (chi2, dof, p_value, not_testable) = step.association.fields();
+                Step {
+                    n: step.n,
+                    table: &step.table,
+                    chi2,
+                    dof,
+                    p_value,
+                    not_testable,
+                }
+            })
+            .collect();
+        let first = self.sweep.first();
+        let mut st = s.serialize_struct("ProbeRun", 6)?;
+        st.serialize_field("model", &self.model)?;
+        st.serialize_field("pair", self.pair.name)?;
+        st.serialize_field("rows", &first.map(|f| &f.rows))?;
+        st.serialize_field("cols", &first.map(|f| &f.cols))?;
+        st.serialize_field("relevance_order", &self.relevance_order)?;
+        st.serialize_field("sweep", &steps)?;
+        st.end()
+    }
+}
+
+/// Why the probe could not run. One line, naming the model, word or set; the
+/// encoder's or the SVM's error is the [`source`](std::error::Error::source),
+/// never repeated in the message.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
+    /// Every word needs a template to be embedded in.
     #[error("word {word:?} (descriptor {descriptor:?}) fits none of the templates")]
-    NoTemplate { word: String, descriptor: String },
-    #[error("{set} word {word:?} has {found} dimensions, expected {expected}")]
-    Width {
-        set: &'static str,
+    NoTemplate {
+        /// The word.
         word: String,
+        /// Its descriptor, empty when it has none.
+        descriptor: String,
+    },
+    /// The model refused one word in one template (too long, say).
+    #[error("model {model}: cannot embed word {word:?} in {text:?}")]
+    Embed {
+        /// The model's name.
+        model: String,
+        /// The word.
+        word: String,
+        /// The template filled with the word.
+        text: String,
+        /// The encoder's reason.
+        #[source]
+        source: Box<EncoderError>,
+    },
+    /// The model failed on the words as a whole, not on one sentence.
+    #[error("model {model}: cannot embed the words")]
+    Encoder {
+        /// The model's name.
+        model: String,
+        /// The encoder's reason.
+        #[source]
+        source: Box<EncoderError>,
+    },
+    /// The model broke the `Embedder` contract of one vector per item.
+    #[error("model {model}: returned {found} vectors for {expected} words in context")]
+    VectorCount {
+        /// The model's name.
+        model: String,
+        /// Vectors returned.
         found: usize,
+        /// Words in context sent.
         expected: usize,
     },
+    /// The model broke the `Embedder` contract of vectors of its hidden size.
+    #[error(
+        "model {model}: word {word:?} in {text:?} has {found} values, expected hidden size {expected}"
+    )]
+    VectorWidth {
+        /// The model's name.
+        model: String,
+        /// The word.
+        word: String,
+        /// The template filled with the word.
+        text: String,
+        /// Values returned.
+        found: usize,
+        /// The model's hidden size.
+        expected: usize,
+    },
+    /// Every vector must have the first protected word's width.
+    #[error("{set} word {word:?} has {found} dimensions, expected {expected}")]
+    Width {
+        /// "protected" or "stereotyped".
+        set: &'static str,
+        /// The word.
+        word: String,
+        /// Its width.
+        found: usize,
+        /// The first protected word's width.
+        expected: usize,
+    },
+    /// The SVM cannot learn from NaN or infinite values.
     #[error("{set} word {word:?} has a non-finite value in dimension {dimension}")]
     NonFinite {
+        /// "protected" or "stereotyped".
         set: &'static str,
+        /// The word.
         word: String,
+        /// The first non-finite dimension.
         dimension: usize,
     },
+    /// The sweep starts at 2 dimensions.
     #[error("vectors need at least 2 dimensions, found {0}")]
     TooNarrow(usize),
+    /// A χ² table needs two rows.
     #[error("stereotyped words need at least 2 classes, found {0}")]
     StereotypedClasses(usize),
+    /// [`Probe::step`] takes 1 ..= hidden size dimensions.
     #[error("size {n} is outside 1..={hidden}")]
-    Size { n: usize, hidden: usize },
-    #[error("linear SVM: {0}")]
+    Size {
+        /// The size asked for.
+        n: usize,
+        /// The vectors' width.
+        hidden: usize,
+    },
+    /// The linear SVM could not be trained or applied.
+    #[error("linear SVM")]
     Svm(#[from] SvmError),
-    #[error("encoder: {0}")]
-    Encoder(#[from] EncoderError),
 }
 
 #[cfg(test)]
@@ -364,6 +608,9 @@ mod tests {
         fn num_layers(&self) -> usize {
             1
         }
+        fn default_pooling(&self) -> Pooling {
+            Pooling::Mean
+        }
         fn embed(&self, _: &[&str], _: Pooling, _: Layer) -> Result<Vec<Vec<f32>>, EncoderError> {
             unreachable!("the probe embeds words in context")
         }
@@ -372,6 +619,14 @@ mod tests {
             items: &[WordInContext<'_>],
             _: Layer,
         ) -> Result<Vec<Vec<f32>>, EncoderError> {
+            if let Some(index) = items.iter().position(|i| i.text.contains("zzz")) {
+                return Err(EncoderError::TooLong {
+                    index,
+                    tokens: 9,
+                    max: 8,
+                    text: items[index].text.to_owned(),
+                });
+            }
             Ok(items
                 .iter()
                 .map(|item| {
@@ -427,6 +682,29 @@ mod tests {
         assert_eq!(vectors[0].class, "animal");
         // "red" only fits the second template.
         assert_eq!(vectors[2].vector, [3.0, 2.0, 1.0, 16.0]);
+
+        // A sentence the model refuses is named by its word, the cause printed once.
+        let with_bad = WordList::from_entries(
+            Path::new("words.csv"),
+            vec![
+                entry("cat", "animal", None),
+                entry("zzz", "animal", None),
+                entry("red", "colour", None),
+                entry("blue", "colour", None),
+            ],
+        )
+        .unwrap();
+        let err = embed_words(&FakeEmbedder, &with_bad, &templates, Layer::Last).unwrap_err();
+        assert!(
+            matches!(&err, ProbeError::Embed { word, .. } if word == "zzz"),
+            "{err}"
+        );
+        let cause = std::error::Error::source(&err).unwrap().to_string();
+        assert_eq!(
+            format!("{err}: {cause}"),
+            "model fake: cannot embed word \"zzz\" in \"A zzz sat.\": \
+             text 2 has 9 tokens, more than the model's 8 positions: \"A zzz sat.\""
+        );
 
         let only_nouns = [Template::parse("A [WORD:noun] sat.").unwrap()];
         let err = embed_words(&FakeEmbedder, &words, &only_nouns, Layer::Last).unwrap_err();

@@ -31,13 +31,13 @@ use serde::Serialize;
 pub const FRAGMENTED_PIECES: usize = 3;
 /// A target set with more than this share of fragmented examples is flagged.
 pub const FRAGMENTED_SHARE: f64 = 0.5;
-/// Texts sent to the model per `embed` call.
-pub const BATCH_SIZE: usize = 32;
 
 /// How every test of the battery is run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SeatOptions {
+    /// How a text's hidden states become one vector (May et al. read [CLS]).
     pub pooling: Pooling,
+    /// Which hidden states to read.
     pub layer: Layer,
     /// Permutation-test and effect-size settings, shared by all tests.
     pub weat: Options,
@@ -51,7 +51,7 @@ impl SeatError {
             | SeatError::Tokenize { test, .. }
             | SeatError::Weat { test, .. }
             | SeatError::LowercasedCopy { test, .. } => Some(test),
-            SeatError::NoTests | SeatError::VectorCount { .. } => None,
+            SeatError::NoTests | SeatError::Embed { .. } | SeatError::VectorCount { .. } => None,
         }
     }
 }
@@ -69,17 +69,24 @@ fn set_of(test: &AssociationTest, role: Role) -> (&str, &[String]) {
 /// Set sizes as used: |X|, |Y|, |A|, |B|.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct SetSizes {
+    /// |X|, the first target set.
     pub targ1: usize,
+    /// |Y|, the second target set.
     pub targ2: usize,
+    /// |A|, the first attribute set.
     pub attr1: usize,
+    /// |B|, the second attribute set.
     pub attr2: usize,
 }
 
 /// How well one model's vocabulary covers one set (see the module docs).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SetCoverage {
+    /// Which of the test's four sets.
     pub set: Role,
+    /// The set's category name, as the test file gives it.
     pub category: String,
+    /// Examples in the set.
     pub examples: usize,
     /// Examples whose hardest word is a single piece.
     pub single_piece: usize,
@@ -98,9 +105,19 @@ pub struct SetCoverage {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CoverageFlag {
     /// More than [`FRAGMENTED_SHARE`] of a target set is fragmented.
-    Fragmented { set: Role, share: f64 },
+    Fragmented {
+        /// The target set.
+        set: Role,
+        /// Its share of fragmented examples, in (0.5, 1].
+        share: f64,
+    },
     /// Some examples contain the unknown token.
-    Unknown { set: Role, examples: usize },
+    Unknown {
+        /// The set.
+        set: Role,
+        /// How many of its examples have an unknown piece.
+        examples: usize,
+    },
 }
 
 impl std::fmt::Display for CoverageFlag {
@@ -121,26 +138,33 @@ impl std::fmt::Display for CoverageFlag {
 /// Coverage of all four sets of a test, and the flags they raise.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TestCoverage {
+    /// X, Y, A, B in that order.
     pub sets: Vec<SetCoverage>,
+    /// Why to distrust this test on this model; empty when nothing is suspect.
     pub flags: Vec<CoverageFlag>,
 }
 
 /// One test on one model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SeatRow {
+    /// The model's name.
     pub model: String,
+    /// The test's name, as the battery lists it.
     pub test: String,
     /// True when the test's lower-cased copy ran, because the model's tokenizer
     /// lower-cases (see [`Battery`]).
     pub lowercased_copy: bool,
+    /// The pooling used ([`SeatOptions::pooling`]).
     pub pooling: Pooling,
     /// `"last"` or the hidden-state index, as `lmbias embed` prints it.
-    #[serde(serialize_with = "layer_json")]
     pub layer: Layer,
     /// Cohen's d; `None` when every association score is equal (0/0).
     pub effect_size: Option<f64>,
+    /// Caliskan's statistic Σ_X s − Σ_Y s, the p-value's reference point.
     pub test_statistic: f64,
+    /// Permutation p with sent-bias's semantics (tails as [`SeatOptions::weat`] says).
     pub p_value: f64,
+    /// True when every split was enumerated, false when they were sampled.
     pub exact: bool,
     /// Number of equal splits of X ∪ Y; `None` when it overflows u128.
     pub n_partitions: Option<u128>,
@@ -150,69 +174,94 @@ pub struct SeatRow {
     pub p_holm: f64,
     /// Benjamini–Hochberg-adjusted p across this model's battery.
     pub p_bh: f64,
+    /// |X|, |Y|, |A|, |B| as used.
     pub sizes: SetSizes,
+    /// How well the model's vocabulary covers the test's examples.
     pub coverage: TestCoverage,
 }
 
-fn layer_json<S: serde::Serializer>(layer: &Layer, s: S) -> Result<S::Ok, S::Error> {
-    match layer {
-        Layer::Last => s.serialize_str("last"),
-        Layer::Index(i) => s.serialize_u64(*i as u64),
-    }
-}
-
-/// Why a battery could not be run. One line; names the model, test and set
-/// (a caller that read the tests from files adds the file: see [`SeatError::test`]).
+/// Why a battery could not be run. One line that names the model, test and set
+/// (a caller that read the tests from files adds the file: see [`SeatError::test`]);
+/// the encoder's or the statistics' error is the [`source`](std::error::Error::source),
+/// never repeated in the message.
 #[derive(Debug, thiserror::Error)]
 pub enum SeatError {
+    /// A battery needs at least one test to correct over.
     #[error("the battery has no tests")]
     NoTests,
-    #[error("model {model}: test {test}, set {set}: cannot encode {text:?}: {source}")]
+    /// The model refused one text of the battery (too long, say).
+    #[error("model {model}: test {test}, set {set}: cannot encode {text:?}")]
     Encode {
+        /// The model's name.
         model: String,
+        /// The first test (in battery order) that holds the text.
         test: String,
+        /// The set of that test that holds the text.
         set: Role,
+        /// The text as the battery holds it.
         text: String,
+        /// The encoder's reason.
+        #[source]
         source: Box<EncoderError>,
     },
-    #[error("model {model}: test {test}, set {set}: cannot tokenize {text:?}: {source}")]
+    /// The model failed on the battery as a whole, not on one text of it.
+    #[error("model {model}: cannot encode the battery")]
+    Embed {
+        /// The model's name.
+        model: String,
+        /// The encoder's reason.
+        #[source]
+        source: Box<EncoderError>,
+    },
+    /// The tokenizer refused a word while coverage was counted.
+    #[error("model {model}: test {test}, set {set}: cannot tokenize {text:?}")]
     Tokenize {
+        /// The model's name.
         model: String,
+        /// The test being counted.
         test: String,
+        /// The set that holds the example.
         set: Role,
+        /// The example whose word failed.
         text: String,
+        /// The tokenizer's reason.
+        #[source]
         source: Box<EncoderError>,
     },
+    /// The model broke the `Embedder` contract of one vector per text.
     #[error("model {model}: returned {found} vectors for {expected} texts")]
     VectorCount {
+        /// The model's name.
         model: String,
+        /// Vectors returned.
         found: usize,
+        /// Texts sent.
         expected: usize,
     },
+    /// A lower-cased copy stands in for its test, so it must match it set for set.
     #[error(
         "test {test}: its lower-cased copy has set sizes {copy:?}, the test {original:?}: \
          the copy must hold the same examples, lower-cased"
     )]
     LowercasedCopy {
+        /// The test, as the battery lists it.
         test: String,
+        /// |X|, |Y|, |A|, |B| of the test.
         original: [usize; 4],
+        /// |X|, |Y|, |A|, |B| of the copy.
         copy: [usize; 4],
     },
-    #[error("model {model}: test {test}: {source}")]
+    /// The statistics refused the test's vectors (e.g. non-finite values).
+    #[error("model {model}: test {test}")]
     Weat {
+        /// The model's name.
         model: String,
+        /// The test.
         test: String,
+        /// The statistics' reason.
+        #[source]
         source: WeatError,
     },
-}
-
-/// The first (test, set) that holds `text`, for error messages.
-fn locate<'t>(tests: &'t [AssociationTest], text: &str) -> (&'t AssociationTest, Role) {
-    tests
-        .iter()
-        .flat_map(|t| Role::ALL.map(|r| (t, r)))
-        .find(|&(t, r)| set_of(t, r).1.iter().any(|e| e == text))
-        .expect("every embedded text comes from some test")
 }
 
 /// A battery as it is run: each test with, where the dataset has one, its
@@ -266,11 +315,6 @@ impl Battery {
     /// The tests as written.
     pub fn tests(&self) -> &[AssociationTest] {
         &self.tests
-    }
-
-    /// Whether any test has a lower-cased copy.
-    pub fn has_lowercased_copy(&self) -> bool {
-        self.has_copy.contains(&true)
     }
 
     /// The tests `model` runs: the lower-cased copies when it lower-cases.
@@ -376,67 +420,50 @@ pub fn run_model(
     Ok(rows)
 }
 
-/// Encodes each distinct text of the battery once, in batches.
+/// Encodes each distinct text of the battery once, in one call (the model
+/// batches internally). A text the model refuses is named with the first test
+/// and set that hold it, found from the index the encoder reports.
 fn embed_distinct<'t>(
     model: &dyn Embedder,
     tests: &'t [AssociationTest],
     options: &SeatOptions,
 ) -> Result<HashMap<&'t str, Vec<f32>>, SeatError> {
-    let mut texts: Vec<&str> = Vec::new();
+    // Each distinct text with the first (test, set) that holds it.
+    let mut texts: Vec<(&str, &AssociationTest, Role)> = Vec::new();
     let mut seen: HashSet<&str> = HashSet::new();
     for test in tests {
         for role in Role::ALL {
             for e in set_of(test, role).1 {
                 if seen.insert(e.as_str()) {
-                    texts.push(e.as_str());
+                    texts.push((e.as_str(), test, role));
                 }
             }
         }
     }
-    let mut vectors = HashMap::with_capacity(texts.len());
-    for batch in texts.chunks(BATCH_SIZE) {
-        let out = match model.embed(batch, options.pooling, options.layer) {
-            Ok(out) => out,
-            // Find the text that fails, so the error can name its test and set.
-            Err(batch_error) => {
-                let culprit = batch
-                    .iter()
-                    .find_map(|t| {
-                        model
-                            .embed(&[t], options.pooling, options.layer)
-                            .err()
-                            .map(|e| (*t, e))
-                    })
-                    .unwrap_or((batch[0], batch_error));
-                return Err(encode_error(model, tests, culprit.0, culprit.1));
-            }
-        };
-        if out.len() != batch.len() {
-            return Err(SeatError::VectorCount {
+    let batch: Vec<&str> = texts.iter().map(|t| t.0).collect();
+    let vectors = model
+        .embed(&batch, options.pooling, options.layer)
+        .map_err(|source| match source.index().and_then(|i| texts.get(i)) {
+            Some(&(text, test, set)) => SeatError::Encode {
                 model: model.model_name().to_owned(),
-                found: out.len(),
-                expected: batch.len(),
-            });
-        }
-        vectors.extend(batch.iter().copied().zip(out));
+                test: test.name().to_owned(),
+                set,
+                text: text.to_owned(),
+                source: Box::new(source),
+            },
+            None => SeatError::Embed {
+                model: model.model_name().to_owned(),
+                source: Box::new(source),
+            },
+        })?;
+    if vectors.len() != batch.len() {
+        return Err(SeatError::VectorCount {
+            model: model.model_name().to_owned(),
+            found: vectors.len(),
+            expected: batch.len(),
+        });
     }
-    Ok(vectors)
-}
-
-fn encode_error(
-    model: &dyn Embedder,
-    tests: &[AssociationTest],
-    text: &str,
-    source: EncoderError,
-) -> SeatError {
-    let (test, set) = locate(tests, text);
-    SeatError::Encode {
-        model: model.model_name().to_owned(),
-        test: test.name().to_owned(),
-        set,
-        text: text.to_owned(),
-        source: Box::new(source),
-    }
+    Ok(batch.into_iter().zip(vectors).collect())
 }
 
 /// The words of a text for coverage: maximal runs of alphanumeric characters,

@@ -32,25 +32,34 @@ pub const K_SWEEP: [usize; 3] = [5, 10, 20];
 /// One proposed token, scored.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TokenScore {
+    /// The piece as the model's vocabulary writes it.
     pub token: String,
+    /// Its vocabulary id.
     pub id: u32,
+    /// p(t): its full-vocabulary softmax probability at the mask.
     pub prob: f64,
     /// x(t, s); 0 when unannotated.
     pub valence: f64,
+    /// Where x came from (the sentence, the lexicon, or nowhere).
     pub annotation: AnnotationSource,
 }
 
 /// B and A of one sentence.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SentenceScore {
+    /// The sentence's id in the dataset.
     pub id: String,
+    /// Its group (Early Modern, neutral, Modern).
     pub group: Group,
     /// v(s).
     pub valence: f64,
+    /// B(m, s) = Σ x(t, s) · p(t) over the top k.
     pub bias: f64,
+    /// A(m, s) = 1 − |v(s) − B(m, s)| / 2.
     pub adequacy: f64,
     /// Total probability of the proposed tokens that had no annotation.
     pub unannotated_mass: f64,
+    /// The top-k proposals, most probable first.
     pub tokens: Vec<TokenScore>,
 }
 
@@ -60,11 +69,17 @@ pub struct SentenceScore {
 /// the p-quantile of sorted x₀…xₙ₋₁ interpolates linearly at rank (n − 1)·p.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Distribution {
+    /// Number of values.
     pub n: usize,
+    /// Arithmetic mean.
     pub mean: f64,
+    /// The 0.5-quantile.
     pub median: f64,
+    /// The 0.25-quantile, the box's lower edge.
     pub q1: f64,
+    /// The 0.75-quantile, the box's upper edge.
     pub q3: f64,
+    /// q3 − q1.
     pub iqr: f64,
 }
 
@@ -105,19 +120,28 @@ fn quantile(sorted: &[f64], p: f64) -> f64 {
 /// The per-group summary the paper plots (its Figures 1 and 2 are box plots of these).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GroupSummary {
+    /// The group summarised.
     pub group: Group,
+    /// B over the group's sentences.
     pub bias: Distribution,
+    /// A over the group's sentences.
     pub adequacy: Distribution,
+    /// How much of B rests on proposals without an annotation, on average.
     pub mean_unannotated_mass: f64,
 }
 
 /// Group means at one k of [`K_SWEEP`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SweepPoint {
+    /// Proposals scored per sentence.
     pub k: usize,
+    /// The group.
     pub group: Group,
+    /// Mean B over the group at this k.
     pub mean_bias: f64,
+    /// Mean A over the group at this k.
     pub mean_adequacy: f64,
+    /// Mean unannotated mass over the group at this k.
     pub mean_unannotated_mass: f64,
 }
 
@@ -130,6 +154,7 @@ pub struct UnannotatedToken {
     pub count: usize,
     /// Its probability summed over those sentences.
     pub total_prob: f64,
+    /// Ids of those sentences, in dataset order, so an annotator can find them.
     pub sentences: Vec<String>,
 }
 
@@ -139,11 +164,13 @@ pub struct UnannotatedToken {
 /// counted here so that a reader sees how much of the annotation was in play.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Coverage {
-    /// Lexicon keys, and how many of them the model can propose.
+    /// Lexicon keys.
     pub lexicon_keys: usize,
+    /// Lexicon keys the model can propose.
     pub lexicon_usable: usize,
-    /// Per-sentence annotation keys (counted per sentence), and how many are usable.
+    /// Per-sentence annotation keys (counted per sentence).
     pub annotation_keys: usize,
+    /// Per-sentence annotation keys the model can propose.
     pub annotation_usable: usize,
     /// The distinct keys the model cannot propose, sorted.
     pub unusable: Vec<String>,
@@ -190,49 +217,81 @@ pub fn coverage(lm: &dyn MaskedLm, dataset: &ValenceDataset) -> Coverage {
 /// Everything the study measures for one model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModelResult {
+    /// The model's name.
     pub model: String,
+    /// The dataset's name.
     pub dataset: String,
+    /// Proposals scored per sentence.
     pub top_k: usize,
     /// The annotation keys this model can propose.
     pub coverage: Coverage,
+    /// Every sentence, in dataset order.
     pub sentences: Vec<SentenceScore>,
     /// Groups in scale order (EME, neutral, ME); groups without sentences are absent.
     pub groups: Vec<GroupSummary>,
+    /// Group means at each k of [`K_SWEEP`], k by k, groups in scale order.
     pub k_sweep: Vec<SweepPoint>,
     /// Most total probability first.
     pub unannotated: Vec<UnannotatedToken>,
 }
 
 /// Why the study could not run on a model. One line, naming the model and
-/// the sentence id or lexicon token at fault.
+/// the sentence id or lexicon token at fault; the encoder's error is the
+/// [`source`](std::error::Error::source), never repeated in the message.
 #[derive(Debug, thiserror::Error)]
 pub enum ValenceStudyError {
+    /// [`check_vocabulary`]: a sentence annotates a token the model cannot propose.
     #[error(
         "{model}: sentence {id}: annotated token {token:?} is not one piece of the model's vocabulary \
          (looked up lowercased and capitalised), so the model can never propose it"
     )]
     AnnotationNotOnePiece {
+        /// The model's name.
         model: String,
+        /// The sentence's id.
         id: String,
+        /// The annotation key, lowercased.
         token: String,
     },
+    /// [`check_vocabulary`]: the lexicon holds a token the model cannot propose.
     #[error(
         "{model}: lexicon token {token:?} is not one piece of the model's vocabulary \
          (looked up lowercased and capitalised), so the model can never propose it"
     )]
-    LexiconNotOnePiece { model: String, token: String },
-    #[error("{model}: sentence {id}: {source}")]
-    Sentence {
+    LexiconNotOnePiece {
+        /// The model's name.
         model: String,
+        /// The lexicon key, lowercased.
+        token: String,
+    },
+    /// The model refused one sentence (e.g. it sees a second mask in it).
+    #[error("{model}: sentence {id}")]
+    Sentence {
+        /// The model's name.
+        model: String,
+        /// The sentence's id.
         id: String,
+        /// The encoder's reason.
+        #[source]
         source: EncoderError,
     },
-    #[error("{model}: {source}")]
-    Encoder { model: String, source: EncoderError },
+    /// The model failed on the dataset as a whole, not on one sentence of it.
+    #[error("{model}: fill-mask failed")]
+    Encoder {
+        /// The model's name.
+        model: String,
+        /// The encoder's reason.
+        #[source]
+        source: EncoderError,
+    },
+    /// The model broke the `MaskedLm` contract of one answer per text.
     #[error("{model}: fill-mask answered {got} texts for {expected} sentences")]
     AnswerCount {
+        /// The model's name.
         model: String,
+        /// Answers returned.
         got: usize,
+        /// Sentences sent.
         expected: usize,
     },
 }
@@ -297,21 +356,19 @@ pub fn run(
         .collect();
     let text_refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let fetch = K_SWEEP.into_iter().fold(top_k.get(), usize::max);
-    let answers = lm
-        .fill_mask(&text_refs, fetch)
-        .map_err(|source| match source {
-            EncoderError::MaskCount { index, .. } if index < dataset.sentences().len() => {
-                ValenceStudyError::Sentence {
-                    model: model.clone(),
-                    id: dataset.sentences()[index].id().to_owned(),
-                    source,
-                }
-            }
-            source => ValenceStudyError::Encoder {
+    let answers = lm.fill_mask(&text_refs, fetch).map_err(|source| {
+        match source.index().and_then(|i| dataset.sentences().get(i)) {
+            Some(sentence) => ValenceStudyError::Sentence {
+                model: model.clone(),
+                id: sentence.id().to_owned(),
+                source,
+            },
+            None => ValenceStudyError::Encoder {
                 model: model.clone(),
                 source,
             },
-        })?;
+        }
+    })?;
     if answers.len() != texts.len() {
         return Err(ValenceStudyError::AnswerCount {
             model,

@@ -3,6 +3,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::error::Error;
 use std::path::PathBuf;
 
 use lmbias_data::association::{AssociationTest, LoadOptions, Role};
@@ -19,6 +20,7 @@ struct FakeEmbedder {
     name: &'static str,
     bias: HashMap<&'static str, f32>,
     embedded: RefCell<Vec<String>>,
+    calls: RefCell<usize>,
     lowercases: bool,
 }
 
@@ -28,6 +30,7 @@ impl FakeEmbedder {
             name,
             bias: bias.iter().copied().collect(),
             embedded: RefCell::new(Vec::new()),
+            calls: RefCell::new(0),
             lowercases: false,
         }
     }
@@ -61,9 +64,21 @@ impl Embedder for FakeEmbedder {
     fn num_layers(&self) -> usize {
         1
     }
+    fn default_pooling(&self) -> Pooling {
+        Pooling::Cls
+    }
     fn embed(&self, texts: &[&str], _: Pooling, _: Layer) -> Result<Vec<Vec<f32>>, EncoderError> {
-        if let Some(bad) = texts.iter().find(|t| t.contains("FAIL")) {
-            return Err(EncoderError::Backend(format!("cannot encode {bad:?}")));
+        *self.calls.borrow_mut() += 1;
+        if let Some(index) = texts.iter().position(|t| t.contains("FAIL")) {
+            return Err(EncoderError::TooLong {
+                index,
+                tokens: 600,
+                max: 512,
+                text: texts[index].to_owned(),
+            });
+        }
+        if texts.iter().any(|t| t.contains("CRASH")) {
+            return Err(EncoderError::Backend("out of memory".into()));
         }
         self.embedded
             .borrow_mut()
@@ -268,6 +283,8 @@ fn each_distinct_text_is_embedded_once_per_model() {
     assert_eq!(embedded.len(), distinct.len(), "a text was embedded twice");
     // 5 + 5 + 4 + 4 shared by the first two tests, + 8 new targets in the third.
     assert_eq!(distinct.len(), 26);
+    // In one call: the model batches internally.
+    assert_eq!(*model.calls.borrow(), 1);
 }
 
 #[test]
@@ -354,22 +371,37 @@ fn coverage_counts_pieces_and_flags_rare_targets() {
     );
 }
 
-#[test]
-fn a_text_the_model_cannot_encode_names_test_and_set() {
-    let dir = TempDir::new("fail");
+/// The error and its causes, as anyhow's `{:#}` prints them.
+fn chain(err: &dyn Error) -> String {
+    let mut line = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        line.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    line
+}
+
+fn one_test(dir: &TempDir, attr2: &[&str]) -> Vec<AssociationTest> {
     let path = dir.write(
         "broken.jsonl",
         [
             ("X", &["a", "b"]),
             ("Y", &["c", "d"]),
             ("A", &["e", "f"]),
-            ("B", &["g", "FAIL here"]),
+            ("B", attr2),
         ],
     );
-    let tests = vec![AssociationTest::from_path(&path, &LoadOptions::default()).unwrap()];
+    vec![AssociationTest::from_path(&path, &LoadOptions::default()).unwrap()]
+}
+
+#[test]
+fn a_text_the_model_cannot_encode_names_test_and_set() {
+    let dir = TempDir::new("fail");
+    let tests = one_test(&dir, &["g", "FAIL here"]);
     let model = FakeEmbedder::new("fake", &[]);
     let err = seat::run(&[&model], &tests, &options()).unwrap_err();
-    let msg = err.to_string();
+    let msg = chain(&err);
     assert!(
         matches!(
             err,
@@ -381,11 +413,28 @@ fn a_text_the_model_cannot_encode_names_test_and_set() {
         "{msg}"
     );
     assert_eq!(err.test(), Some("broken"));
-    assert!(
-        msg.contains("test broken,") && msg.contains("attr2") && msg.contains("FAIL here"),
-        "{msg}"
+    // Found from the error's index, without embedding texts one at a time.
+    assert_eq!(*model.calls.borrow(), 1);
+    // The cause is printed once, after the test and set.
+    assert_eq!(
+        msg,
+        "model fake: test broken, set attr2: cannot encode \"FAIL here\": \
+         text 7 has 600 tokens, more than the model's 512 positions: \"FAIL here\""
     );
-    assert!(!msg.contains('\n'));
+}
+
+#[test]
+fn a_failure_of_the_whole_call_names_the_model() {
+    let dir = TempDir::new("crash");
+    let tests = one_test(&dir, &["g", "CRASH"]);
+    let model = FakeEmbedder::new("fake", &[]);
+    let err = seat::run(&[&model], &tests, &options()).unwrap_err();
+    assert!(matches!(err, SeatError::Embed { .. }), "{err}");
+    assert_eq!(err.test(), None);
+    assert_eq!(
+        chain(&err),
+        "model fake: cannot encode the battery: model: out of memory"
+    );
 }
 
 #[test]

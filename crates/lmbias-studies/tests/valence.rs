@@ -352,8 +352,11 @@ fn a_text_the_model_sees_two_masks_in_names_the_sentence() {
     // literally in a text is a second mask for the model.
     let text = DATASET.replace("I [MASK] it.", "I [MASK] it <mask>.");
     let err = valence::run(&fake(), &dataset(&text), DEFAULT_TOP_K).unwrap_err();
+    assert!(matches!(err, ValenceStudyError::Sentence { .. }), "{err}");
+    // As anyhow's `{:#}` prints it: the sentence, then the encoder's reason, once.
+    let cause = std::error::Error::source(&err).unwrap();
     assert_eq!(
-        err.to_string(),
+        format!("{err}: {cause}"),
         "fake-lm: sentence me-02: text 3 must contain exactly one <mask>, found 2: \"I <mask> it <mask>.\""
     );
 }

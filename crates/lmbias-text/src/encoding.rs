@@ -57,10 +57,12 @@ impl Encoding {
         &self.word_ids
     }
 
+    /// Number of pieces, special tokens included: the model's sequence length.
     pub fn len(&self) -> usize {
         self.ids.len()
     }
 
+    /// True when the text became no piece at all (an empty text without a template).
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }

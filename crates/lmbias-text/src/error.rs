@@ -5,40 +5,73 @@ use std::path::PathBuf;
 /// Every message is one line and names the file and field, or the text, at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum TextError {
+    /// The folder has none of the files a tokenizer is built from.
     #[error(
         "{}: no tokenizer found: looked for tokenizer.json, vocab.txt (BERT WordPiece) and spiece.model (SentencePiece)",
         dir.display()
     )]
-    NoTokenizer { dir: PathBuf },
+    NoTokenizer {
+        /// The model folder.
+        dir: PathBuf,
+    },
 
+    /// A tokenizer file could not be read or parsed.
     #[error("{}: {message}", path.display())]
-    File { path: PathBuf, message: String },
-
-    #[error("{}: field {field}: {message}", path.display())]
-    Field {
+    File {
+        /// The file.
         path: PathBuf,
-        field: String,
+        /// Why, on one line.
         message: String,
     },
 
+    /// A field of a tokenizer file has a value lmbias cannot use.
+    #[error("{}: field {field}: {message}", path.display())]
+    Field {
+        /// The file.
+        path: PathBuf,
+        /// The field, dotted for nested ones (`pieces.type`).
+        field: String,
+        /// Why, on one line.
+        message: String,
+    },
+
+    /// The tokenizer failed on a text.
     #[error("text {index}: cannot tokenize: {message}")]
-    Encode { index: usize, message: String },
+    Encode {
+        /// Index of the text in the call (0 for single-text methods).
+        index: usize,
+        /// The tokenizers crate's reason, on one line.
+        message: String,
+    },
 
+    /// Fill-mask on a tokenizer without a mask token.
     #[error("{tokenizer}: the tokenizer has no mask token")]
-    NoMaskToken { tokenizer: String },
+    NoMaskToken {
+        /// The tokenizer's folder.
+        tokenizer: String,
+    },
 
+    /// A fill-mask text without exactly one mask.
     #[error("text {index} must contain exactly one {mask}, found {found}: {text:?}")]
     MaskCount {
+        /// Index of the text in the call.
         index: usize,
+        /// The mask token.
         mask: String,
+        /// How many the text has.
         found: usize,
+        /// The text.
         text: String,
     },
 
+    /// A byte range that does not cover whole pieces of a text.
     #[error("byte range {start}..{end} {reason}")]
     WordRange {
+        /// Start of the range.
         start: usize,
+        /// End of the range.
         end: usize,
+        /// What is wrong with it ("starts inside a token: …").
         reason: String,
     },
 }

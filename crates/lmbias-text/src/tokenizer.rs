@@ -12,7 +12,9 @@ use crate::{Encoding, TextError, wordpiece};
 /// A special token and its vocabulary id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpecialToken {
+    /// The token as written in text and vocabulary (`[MASK]`, `<pad>`).
     pub token: String,
+    /// Its vocabulary id.
     pub id: u32,
 }
 
@@ -185,6 +187,7 @@ impl Tokenizer {
         &self.pad
     }
 
+    /// The padding token's id, what the model fills short sequences of a batch with.
     pub fn pad_id(&self) -> u32 {
         self.pad.id
     }

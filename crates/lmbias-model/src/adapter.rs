@@ -1,0 +1,453 @@
+//! A network with its tokenizer, answering lmbias-encoder's traits — written
+//! once for every model family, generic over [`Network`] (as ripgrep's searcher
+//! is generic over its `Matcher`).
+//!
+//! Every text is tokenized and checked before any forward pass, so an error
+//! names the failing text by its index in the call and nothing is computed in
+//! vain; the texts then run in batches of [`BATCH`].
+
+use std::ops::Range;
+
+use burn::tensor::activation::softmax;
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use lmbias_encoder::{
+    Embedder, EncoderError, Layer, MaskedLm, Piece, Pooling, Prediction, WordInContext,
+};
+use lmbias_text::{Encoding, TextError, Tokenizer};
+
+use crate::checkpoint::Checkpoint;
+use crate::error::ModelError;
+use crate::network::{Batch, MaskedNetwork, Network};
+use crate::weights::WeightsFile;
+
+/// Texts per forward pass: bounds memory on long lists (padding is per batch).
+/// lmbias's one batching constant: callers hand over all their texts at once.
+const BATCH: usize = 32;
+
+/// A loaded checkpoint: its network, its tokenizer, the device it runs on.
+pub(crate) struct Adapter<N> {
+    name: String,
+    tokenizer: Tokenizer,
+    network: N,
+    device: Device,
+}
+
+impl<N: Network> Adapter<N> {
+    /// The tokenizer, then config.json, then the weights: the cheap checks first.
+    pub(crate) fn load(checkpoint: &Checkpoint, device: &Device) -> Result<Self, ModelError> {
+        let tokenizer = Tokenizer::from_dir(checkpoint.dir())?;
+        let config = N::config(checkpoint)?;
+        let file = WeightsFile::open(checkpoint, device)?;
+        let network = N::load(config, file.root())?;
+        // Padding is looked up in the embedding table too.
+        let pad = tokenizer.pad();
+        if pad.id as usize >= network.vocab_size() {
+            return Err(ModelError::Config {
+                path: checkpoint.config_path(),
+                message: format!(
+                    "vocab_size {} does not cover the tokenizer's padding token {:?} (id {})",
+                    network.vocab_size(),
+                    pad.token,
+                    pad.id
+                ),
+            });
+        }
+        Ok(Self {
+            name: checkpoint.name().to_owned(),
+            tokenizer,
+            network,
+            device: device.clone(),
+        })
+    }
+
+    /// `Layer` as a number of blocks to run, checked against the network.
+    fn blocks(&self, layer: Layer) -> Result<usize, EncoderError> {
+        let available = self.network.num_layers();
+        match layer {
+            Layer::Last => Ok(available),
+            Layer::Index(i) if i <= available => Ok(i),
+            Layer::Index(requested) => Err(EncoderError::Layer {
+                requested,
+                available,
+            }),
+        }
+    }
+
+    /// Every text tokenized and checked (see [`Adapter::check`]); errors name the text.
+    fn encode(&self, texts: &[&str], add_special: bool) -> Result<Vec<Encoding>, EncoderError> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts, add_special)
+            .map_err(text_error)?;
+        for (index, (text, encoding)) in texts.iter().zip(&encodings).enumerate() {
+            self.check(index, text, encoding)?;
+        }
+        Ok(encodings)
+    }
+
+    /// What would otherwise panic inside Burn or give NaN: no tokens at all
+    /// (nothing to pool), more tokens than learned positions, an id outside the
+    /// embedding table (a tokenizer that does not match the model).
+    fn check(&self, index: usize, text: &str, encoding: &Encoding) -> Result<(), EncoderError> {
+        if encoding.is_empty() {
+            return Err(EncoderError::EmptyText { index });
+        }
+        if let Some(max) = self.network.max_positions()
+            && encoding.len() > max
+        {
+            return Err(EncoderError::TooLong {
+                index,
+                tokens: encoding.len(),
+                max,
+                text: text.to_owned(),
+            });
+        }
+        let vocab = self.network.vocab_size();
+        let mut pieces = encoding.ids().iter().zip(encoding.tokens());
+        if let Some((id, token)) = pieces.find(|(id, _)| **id as usize >= vocab) {
+            return Err(EncoderError::Tokenizer {
+                index,
+                message: format!(
+                    "piece {token:?} has id {id}, outside the model's vocabulary of {vocab} ids"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Hidden states of `sequences` after `blocks` blocks, one batch at a time,
+    /// each batch turned into rows by `read`.
+    fn run<T>(
+        &self,
+        sequences: &[Vec<u32>],
+        blocks: usize,
+        mut read: impl FnMut(usize, Tensor<3>, &Batch) -> Result<Vec<T>, EncoderError>,
+    ) -> Result<Vec<T>, EncoderError> {
+        let mut out = Vec::with_capacity(sequences.len());
+        for (b, chunk) in sequences.chunks(BATCH).enumerate() {
+            let batch = Batch::new(chunk, self.tokenizer.pad_id(), &self.device);
+            let hidden = self.network.hidden_states(&batch, blocks);
+            out.extend(read(b * BATCH, hidden, &batch)?);
+        }
+        Ok(out)
+    }
+
+    /// Softmax over the vocabulary at the single mask of each text: `[n][vocab]`.
+    fn mask_probs(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EncoderError>
+    where
+        N: MaskedNetwork,
+    {
+        let mut sequences = Vec::with_capacity(texts.len());
+        let mut positions = Vec::with_capacity(texts.len());
+        for (index, text) in texts.iter().enumerate() {
+            let (encoding, position) = self
+                .tokenizer
+                .encode_masked(index, text)
+                .map_err(text_error)?;
+            self.check(index, text, &encoding)?;
+            sequences.push(encoding.ids().to_vec());
+            positions.push(position);
+        }
+        let h = self.network.hidden_size();
+        self.run(&sequences, self.network.num_layers(), |first, hidden, _| {
+            let [b, seq, _] = hidden.dims();
+            let rows_at: Vec<i64> = positions[first..first + b]
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (i * seq + p) as i64)
+                .collect();
+            let index = Tensor::<1, Int>::from_data(TensorData::new(rows_at, [b]), &self.device);
+            let at_mask = hidden.reshape([b * seq, h]).select(0, index);
+            rows(softmax(self.network.mask_logits(at_mask), 1))
+        })
+    }
+}
+
+/// One pooled vector per row of `hidden`, `[batch, seq, h]` → `[batch][h]`.
+fn pool(hidden: Tensor<3>, batch: &Batch, pooling: Pooling) -> Result<Vec<Vec<f32>>, EncoderError> {
+    let [b, _, h] = hidden.dims();
+    let pooled: Tensor<2> = match pooling {
+        Pooling::Cls | Pooling::First => hidden.narrow(1, 0, 1).reshape([b, h]),
+        Pooling::Mean => {
+            let mask = batch.mask().unsqueeze_dim::<3>(2);
+            let count = mask.clone().sum_dim(1);
+            (hidden * mask).sum_dim(1).div(count).reshape([b, h])
+        }
+    };
+    rows(pooled)
+}
+
+/// For each row b of a `[batch, seq, h]` hidden state, the mean over positions `spans[b]`.
+fn mean_over_spans(
+    hidden: Tensor<3>,
+    spans: &[Range<usize>],
+) -> Result<Vec<Vec<f32>>, EncoderError> {
+    let [_, seq, h] = hidden.dims();
+    let values = hidden
+        .into_data()
+        .try_into_vec::<f32>()
+        .map_err(|e| EncoderError::Backend(format!("{e:?}")))?;
+    Ok(spans
+        .iter()
+        .enumerate()
+        .map(|(b, span)| {
+            let mut mean = vec![0f32; h];
+            for p in span.clone() {
+                let row = &values[(b * seq + p) * h..(b * seq + p + 1) * h];
+                mean.iter_mut().zip(row).for_each(|(m, x)| *m += x);
+            }
+            let n = span.len() as f32;
+            mean.iter_mut().for_each(|m| *m /= n);
+            mean
+        })
+        .collect())
+}
+
+/// A `[n, d]` tensor as `n` rows.
+fn rows(t: Tensor<2>) -> Result<Vec<Vec<f32>>, EncoderError> {
+    let [n, d] = t.dims();
+    let values = t
+        .into_data()
+        .try_into_vec::<f32>()
+        .map_err(|e| EncoderError::Backend(format!("{e:?}")))?;
+    if d == 0 {
+        return Ok(vec![Vec::new(); n]);
+    }
+    Ok(values.chunks(d).map(<[f32]>::to_vec).collect())
+}
+
+/// A tokenizer error on text `index` of a call, as the encoder trait reports it.
+fn text_error(e: TextError) -> EncoderError {
+    match e {
+        TextError::MaskCount {
+            index,
+            mask,
+            found,
+            text,
+        } => EncoderError::MaskCount {
+            index,
+            mask,
+            found,
+            text,
+        },
+        TextError::Encode { index, message } => EncoderError::Tokenizer { index, message },
+        other => EncoderError::Backend(other.to_string()),
+    }
+}
+
+impl<N: Network> Embedder for Adapter<N> {
+    fn model_name(&self) -> &str {
+        &self.name
+    }
+
+    fn hidden_size(&self) -> usize {
+        self.network.hidden_size()
+    }
+
+    fn num_layers(&self) -> usize {
+        self.network.num_layers()
+    }
+
+    fn default_pooling(&self) -> Pooling {
+        self.network.default_pooling()
+    }
+
+    fn embed(
+        &self,
+        texts: &[&str],
+        pooling: Pooling,
+        layer: Layer,
+    ) -> Result<Vec<Vec<f32>>, EncoderError> {
+        let blocks = self.blocks(layer)?;
+        // sent-bias's `first`: the text without special tokens, position 0.
+        let add_special = pooling != Pooling::First;
+        let sequences: Vec<Vec<u32>> = self
+            .encode(texts, add_special)?
+            .iter()
+            .map(|e| e.ids().to_vec())
+            .collect();
+        self.run(&sequences, blocks, |_, hidden, batch| {
+            pool(hidden, batch, pooling)
+        })
+    }
+
+    fn embed_words(
+        &self,
+        items: &[WordInContext<'_>],
+        layer: Layer,
+    ) -> Result<Vec<Vec<f32>>, EncoderError> {
+        let blocks = self.blocks(layer)?;
+        let texts: Vec<&str> = items.iter().map(|i| i.text).collect();
+        let encodings = self.encode(&texts, true)?;
+        let spans = items
+            .iter()
+            .zip(&encodings)
+            .enumerate()
+            .map(|(index, (item, encoding))| {
+                if encoding.special_mask().iter().all(|&special| special) {
+                    return Err(EncoderError::EmptyText { index });
+                }
+                encoding.pieces_in(item.word.clone()).map_err(|e| {
+                    let reason = match e {
+                        TextError::WordRange { reason, .. } => reason,
+                        other => other.to_string(),
+                    };
+                    EncoderError::WordRange {
+                        index,
+                        start: item.word.start,
+                        end: item.word.end,
+                        reason,
+                        text: item.text.to_owned(),
+                    }
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let sequences: Vec<Vec<u32>> = encodings.iter().map(|e| e.ids().to_vec()).collect();
+        self.run(&sequences, blocks, |first, hidden, _| {
+            let [b, _, _] = hidden.dims();
+            mean_over_spans(hidden, &spans[first..first + b])
+        })
+    }
+
+    fn tokenize(&self, text: &str) -> Result<Vec<Piece>, EncoderError> {
+        let encoding = self.tokenizer.encode(text, false).map_err(text_error)?;
+        let unk = self.tokenizer.unk().map(|u| u.id);
+        Ok(encoding
+            .ids()
+            .iter()
+            .zip(encoding.tokens())
+            .map(|(&id, token)| Piece {
+                id,
+                token: token.clone(),
+                unknown: Some(id) == unk,
+            })
+            .collect())
+    }
+
+    fn lowercases(&self) -> bool {
+        self.tokenizer.lowercases()
+    }
+}
+
+impl<N: MaskedNetwork> Adapter<N> {
+    /// As [`Adapter::load`], for a network with a head: the tokenizer must have a mask token.
+    pub(crate) fn load_masked(
+        checkpoint: &Checkpoint,
+        device: &Device,
+    ) -> Result<Self, ModelError> {
+        let adapter = Self::load(checkpoint, device)?;
+        if adapter.tokenizer.mask().is_none() {
+            return Err(TextError::NoMaskToken {
+                tokenizer: checkpoint.dir().display().to_string(),
+            }
+            .into());
+        }
+        Ok(adapter)
+    }
+}
+
+impl<N: MaskedNetwork> MaskedLm for Adapter<N> {
+    fn model_name(&self) -> &str {
+        &self.name
+    }
+
+    fn mask_token(&self) -> &str {
+        // Present: `load_masked` refuses a tokenizer without one.
+        self.tokenizer.mask().map_or("", |m| m.token.as_str())
+    }
+
+    fn fill_mask(
+        &self,
+        texts: &[&str],
+        top_k: usize,
+    ) -> Result<Vec<Vec<Prediction>>, EncoderError> {
+        self.mask_probs(texts)?
+            .into_iter()
+            .map(|probs| {
+                let mut order: Vec<usize> = (0..probs.len()).collect();
+                // Highest probability first; equal probabilities by id, as a stable top-k.
+                order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]).then(a.cmp(&b)));
+                order
+                    .into_iter()
+                    .take(top_k)
+                    .map(|id| {
+                        let id = id as u32;
+                        let token = self.tokenizer.token(id).ok_or_else(|| {
+                            EncoderError::Backend(format!(
+                                "the model predicts id {id}, which the tokenizer's vocabulary does not have"
+                            ))
+                        })?;
+                        Ok(Prediction {
+                            token,
+                            id,
+                            prob: probs[id as usize],
+                        })
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn piece_id(&self, token: &str) -> Option<u32> {
+        self.tokenizer.piece_id(token)
+    }
+
+    fn token_probs(&self, text: &str, ids: &[u32]) -> Result<Vec<f32>, EncoderError> {
+        let probs = self
+            .mask_probs(&[text])?
+            .pop()
+            .ok_or_else(|| EncoderError::Backend("no probabilities for the text".into()))?;
+        ids.iter()
+            .map(|&id| {
+                probs
+                    .get(id as usize)
+                    .copied()
+                    .ok_or(EncoderError::UnknownId {
+                        id,
+                        vocab: probs.len(),
+                    })
+            })
+            .collect()
+    }
+}
+
+/// What the loader hands out for any family: an [`Embedder`], plus (feature
+/// `testing`) the unpooled hidden states lmbias's parity tests compare.
+pub(crate) trait AnyEmbedder: Embedder + Send + Sync {
+    /// The hidden states of one id sequence, `[seq][hidden]`.
+    #[cfg(feature = "testing")]
+    fn hidden_states(&self, ids: &[u32], layer: Layer) -> Result<Vec<Vec<f32>>, EncoderError>;
+}
+
+impl<N: Network> AnyEmbedder for Adapter<N> {
+    #[cfg(feature = "testing")]
+    fn hidden_states(&self, ids: &[u32], layer: Layer) -> Result<Vec<Vec<f32>>, EncoderError> {
+        let blocks = self.blocks(layer)?;
+        if ids.is_empty() {
+            return Err(EncoderError::EmptyText { index: 0 });
+        }
+        if let Some(&id) = ids
+            .iter()
+            .find(|&&id| id as usize >= self.network.vocab_size())
+        {
+            return Err(EncoderError::UnknownId {
+                id,
+                vocab: self.network.vocab_size(),
+            });
+        }
+        if let Some(max) = self.network.max_positions()
+            && ids.len() > max
+        {
+            return Err(EncoderError::TooLong {
+                index: 0,
+                tokens: ids.len(),
+                max,
+                text: String::new(),
+            });
+        }
+        let batch = Batch::new(&[ids.to_vec()], self.tokenizer.pad_id(), &self.device);
+        let hidden = self.network.hidden_states(&batch, blocks);
+        let [_, seq, h] = hidden.dims();
+        rows(hidden.reshape([seq, h]))
+    }
+}

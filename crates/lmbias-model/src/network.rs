@@ -1,0 +1,98 @@
+//! What a model family provides to the shared adapter ([`crate::adapter`]): a
+//! network that turns a padded batch of token ids into hidden states. Everything
+//! else — tokenizing, checking texts, batching, pooling, fill-mask — is written
+//! once, generic over [`Network`], as ripgrep's searcher is generic over `Matcher`.
+
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use lmbias_encoder::Pooling;
+
+use crate::checkpoint::Checkpoint;
+use crate::error::ModelError;
+use crate::weights::Weights;
+
+/// A transformer encoder of one family, loaded from a checkpoint.
+pub(crate) trait Network: Send + Sync + Sized {
+    /// The fields of config.json that shape the network.
+    type Config;
+
+    /// Reads and checks config.json (`checkpoint.config_path()`), before any
+    /// weight is read; an error names the file and field.
+    fn config(checkpoint: &Checkpoint) -> Result<Self::Config, ModelError>;
+
+    /// Reads every tensor the network needs; a missing or misshapen one is an
+    /// error naming it.
+    fn load(config: Self::Config, weights: Weights<'_>) -> Result<Self, ModelError>;
+
+    /// Hidden states after `layers` blocks (0 = the embedding output):
+    /// `[batch, seq, hidden_size]`. `layers` is at most `num_layers`.
+    fn hidden_states(&self, batch: &Batch, layers: usize) -> Tensor<3>;
+
+    /// Number of transformer blocks.
+    fn num_layers(&self) -> usize;
+
+    /// Width of the hidden states.
+    fn hidden_size(&self) -> usize;
+
+    /// Rows of the token-embedding table: every id fed in must be below it.
+    fn vocab_size(&self) -> usize;
+
+    /// Longest input the network can read: `Some` for learned absolute positions
+    /// (BERT), `None` for relative ones (T5).
+    fn max_positions(&self) -> Option<usize>;
+
+    /// The family's sentence vector (see `Embedder::default_pooling`).
+    fn default_pooling(&self) -> Pooling;
+}
+
+/// A network with a masked-language-modelling head.
+pub(crate) trait MaskedNetwork: Network {
+    /// Vocabulary logits `[n, vocab_size]` of final hidden states `[n, hidden_size]`.
+    fn mask_logits(&self, hidden: Tensor<2>) -> Tensor<2>;
+}
+
+/// Token ids of a batch, right-padded, with their attention mask.
+pub(crate) struct Batch {
+    ids: Tensor<2, Int>,
+    /// 1.0 for real tokens, 0.0 for padding: `[batch, seq]`.
+    mask: Tensor<2>,
+}
+
+impl Batch {
+    /// Pads `sequences` (none empty: the adapter checks) with `pad_id` to the longest.
+    pub(crate) fn new(sequences: &[Vec<u32>], pad_id: u32, device: &Device) -> Self {
+        let batch = sequences.len();
+        let seq = sequences.iter().map(Vec::len).max().unwrap_or(0).max(1);
+        let mut ids = vec![i64::from(pad_id); batch * seq];
+        let mut mask = vec![0f32; batch * seq];
+        for (b, s) in sequences.iter().enumerate() {
+            for (t, &id) in s.iter().enumerate() {
+                ids[b * seq + t] = i64::from(id);
+                mask[b * seq + t] = 1.0;
+            }
+        }
+        Self {
+            ids: Tensor::from_data(TensorData::new(ids, [batch, seq]), device),
+            mask: Tensor::from_data(TensorData::new(mask, [batch, seq]), device),
+        }
+    }
+
+    /// The token ids, `[batch, seq]`.
+    pub(crate) fn ids(&self) -> Tensor<2, Int> {
+        self.ids.clone()
+    }
+
+    /// The attention mask, `[batch, seq]`, 1.0 on real tokens.
+    pub(crate) fn mask(&self) -> Tensor<2> {
+        self.mask.clone()
+    }
+
+    /// The additive key mask of self-attention, `[batch, 1, 1, seq]`: 0 for
+    /// tokens, a large negative for padding (transformers uses the dtype's
+    /// minimum; any value that underflows exp() to 0 agrees).
+    pub(crate) fn attention_bias(&self) -> Tensor<4> {
+        let [batch, seq] = self.mask.dims();
+        (self.mask.clone() - 1.0)
+            .mul_scalar(1e30)
+            .reshape([batch, 1, 1, seq])
+    }
+}

@@ -1,0 +1,18 @@
+//! Hooks for lmbias's own parity tests (feature `testing`, enabled by the
+//! `lmbias-tests` crate): numbers the public traits do not expose. Not a stable API.
+
+use lmbias_encoder::Layer;
+
+use crate::checkpoint::Checkpoint;
+use crate::device::DeviceKind;
+
+/// The unpooled hidden states of one token-id sequence after `layer`,
+/// `[seq][hidden]`, on the CPU: what transformers' `hidden_states[layer]` holds.
+pub fn hidden_states(
+    checkpoint: &Checkpoint,
+    ids: &[u32],
+    layer: Layer,
+) -> Result<Vec<Vec<f32>>, Box<dyn std::error::Error + Send + Sync>> {
+    let model = crate::load::any_embedder(checkpoint, DeviceKind::Cpu)?;
+    Ok(model.hidden_states(ids, layer)?)
+}
