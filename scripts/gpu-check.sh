@@ -15,7 +15,7 @@ TARGET=${CARGO_TARGET_DIR:-target}
 SECS=${SECS:-10}
 {
   nvidia-smi -L 2>/dev/null || true
-  cargo test --release -p lmbias-model --features wgpu --test wgpu_parity -- --nocapture
+  cargo test --release -p lmbias-model --features wgpu --test it wgpu_parity -- --nocapture
 } 2>&1 | tee "$OUT/wgpu-parity.log"
 
 cargo build --release -p lmbias-model --features wgpu --example throughput 2>&1 | tail -3

@@ -1,0 +1,8 @@
+//! lmbias-cli's integration tests, one binary (as ripgrep does): each module
+//! below was a test binary of its own, and each linked the whole dependency tree.
+
+mod model_commands;
+mod probe_command;
+mod seat_cli;
+mod valence;
+mod weat_cli;

@@ -1,0 +1,7 @@
+//! lmbias-data's integration tests, one binary (as ripgrep does): each module
+//! below was a test binary of its own, and each linked the whole dependency tree.
+
+mod association;
+mod embeddings;
+mod never_panics;
+mod valence_dataset;

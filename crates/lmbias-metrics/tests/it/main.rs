@@ -1,0 +1,5 @@
+//! lmbias-metrics's integration tests, one binary (as ripgrep does): each module
+//! below was a test binary of its own, and each linked the whole dependency tree.
+
+mod snapshots;
+mod weat_api;
