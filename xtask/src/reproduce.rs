@@ -12,11 +12,11 @@ use lmbias_data::probe::{Template, WordList, load_templates, load_word_list};
 use lmbias_data::valence::ValenceDataset;
 use lmbias_encoder::Layer;
 use lmbias_metrics::weat::Options as WeatOptions;
-use lmbias_model::{DeviceKind, load_embedder, load_masked_lm};
+use lmbias_model::DeviceKind;
 use lmbias_report::heatmap::Marks;
 use lmbias_report::table::Table;
 use lmbias_studies::probe::{DUSI_PAIRS, Probe, ProbePair, ProbeRun, embed_words};
-use lmbias_studies::seat::{self, Battery, SeatOptions, SeatRow};
+use lmbias_studies::seat::{self, Battery, BatteryResult, Lost, SeatOptions, SeatRow};
 use lmbias_studies::valence::{self, ModelResult};
 use serde::Serialize;
 
@@ -46,7 +46,7 @@ const BATTERIES: [(&str, &str, Marks); 2] = [
 pub struct Results {
     pub valence: Vec<ModelResult>,
     /// Per battery name, its rows over all models.
-    pub seat: Vec<(String, Vec<SeatRow>)>,
+    pub seat: Vec<(String, BatteryResult)>,
     pub probe: Vec<ProbeRun>,
     /// Models a study could not run on, and why: the run goes on without them.
     pub failures: Vec<Failure>,
@@ -65,7 +65,7 @@ impl Failure {
     fn new(study: Study, model: &Available, err: anyhow::Error) -> Failure {
         let failure = Failure {
             study,
-            model: model.checkpoint.name().to_owned(),
+            model: model.name().to_owned(),
             reason: format!("{err:#}"),
         };
         eprintln!(
@@ -141,7 +141,7 @@ fn valence_study(
     for model in models {
         progress.inc(1);
         let run = || -> Result<ModelResult> {
-            let lm = load_masked_lm(&model.checkpoint, options.device)?;
+            let lm = model.masked_lm(options.device)?;
             Ok(valence::run(lm.as_ref(), &dataset, options.top_k)?)
         };
         let result = match run() {
@@ -186,7 +186,7 @@ fn seat_study(
     options: &Options,
     dir: &Path,
     failures: &mut Vec<Failure>,
-) -> Result<Vec<(String, Vec<SeatRow>)>> {
+) -> Result<Vec<(String, BatteryResult)>> {
     let batteries: Vec<(&str, Marks, Battery)> = BATTERIES
         .iter()
         .map(|(name, sub, marks)| {
@@ -197,13 +197,13 @@ fn seat_study(
             Ok((*name, *marks, Battery::new(tests)?))
         })
         .collect::<Result<_>>()?;
-    let mut rows: Vec<Vec<SeatRow>> = vec![Vec::new(); batteries.len()];
+    let mut runs: Vec<BatteryResult> = vec![BatteryResult::default(); batteries.len()];
     let progress = bar(models.len() * batteries.len(), "seat");
     for model in models {
-        let embedder = match load_embedder(&model.checkpoint, options.device) {
+        let embedder = match model.embedder(options.device) {
             Ok(embedder) => embedder,
             Err(err) => {
-                failures.push(Failure::new(Study::Seat, model, err.into()));
+                failures.push(Failure::new(Study::Seat, model, err));
                 progress.inc(batteries.len() as u64);
                 continue;
             }
@@ -217,11 +217,20 @@ fn seat_study(
                 seed: options.seed,
                 ..WeatOptions::default()
             },
+            lost: if model.is_static() {
+                Lost::Drop
+            } else {
+                Lost::Keep
+            },
         };
         // A battery fails or succeeds whole on a model, so a heatmap never shows half a model.
-        for ((name, _, battery), all) in batteries.iter().zip(&mut rows) {
+        for ((name, _, battery), all) in batteries.iter().zip(&mut runs) {
+            if *name == "tr" && !model.turkish {
+                progress.inc(1);
+                continue;
+            }
             match seat::run_battery(embedder.as_ref(), battery, &seat_options) {
-                Ok(r) => all.extend(r),
+                Ok(r) => all.append(r),
                 Err(err) => failures.push(Failure::new(
                     Study::Seat,
                     model,
@@ -233,29 +242,30 @@ fn seat_study(
     }
     progress.finish_and_clear();
     let mut results = Vec::new();
-    for ((name, marks, _), rows) in batteries.into_iter().zip(rows) {
-        if rows.is_empty() {
+    for ((name, marks, _), run) in batteries.into_iter().zip(runs) {
+        let rows = &run.rows;
+        if rows.is_empty() && run.refused.is_empty() {
             continue;
         }
         let sub = dir.join(name);
         std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
-        write_json(&sub.join("results.json"), &rows)?;
+        write_json(&sub.join("results.json"), &run)?;
         write(
             &sub.join("results.csv"),
-            lmbias_report::seat::table(&rows).to_csv(),
+            lmbias_report::seat::table(rows).to_csv(),
         )?;
         write(
             &sub.join("results.md"),
-            lmbias_report::seat::markdown(&rows, marks),
+            lmbias_report::seat::battery_markdown(&run, marks),
         )?;
         let title = format!("SEAT ({name}), [CLS] for BERT, mean for T5, last layer");
-        for (file, svg) in lmbias_report::seat::heatmaps(&rows, &title, marks) {
+        for (file, svg) in lmbias_report::seat::heatmaps(rows, &title, marks) {
             write(&sub.join(file), svg)?;
         }
         if name == "tr" {
-            caglidil_outputs(&sub, &rows)?;
+            caglidil_outputs(&sub, rows)?;
         }
-        results.push((name.to_owned(), rows));
+        results.push((name.to_owned(), run));
     }
     Ok(results)
 }
@@ -300,9 +310,9 @@ fn probe_study(
     let progress = bar(models.len() * pairs.len(), "probe");
     let mut runs = Vec::new();
     for model in models {
-        let name = model.checkpoint.name().to_owned();
+        let name = model.name().to_owned();
         let run = || -> Result<Vec<ProbeRun>> {
-            let embedder = load_embedder(&model.checkpoint, options.device)?;
+            let embedder = model.embedder(options.device)?;
             let mut model_runs = Vec::new();
             for (pair, protected, stereotyped) in &pairs {
                 let context = || format!("{pair}");

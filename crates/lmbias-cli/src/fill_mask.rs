@@ -1,6 +1,5 @@
 //! `lmbias fill-mask`: the most probable tokens at the one mask of each text.
 
-use lmbias_model::load_masked_lm;
 use serde_json::json;
 
 use crate::model_args::ModelArgs;
@@ -21,8 +20,7 @@ pub struct FillMaskArgs {
 }
 
 pub fn run(args: FillMaskArgs) -> anyhow::Result<()> {
-    let checkpoint = args.model.checkpoint()?;
-    let model = load_masked_lm(&checkpoint, args.model.device)?;
+    let model = args.model.masked_lm()?;
     let texts: Vec<&str> = args.texts.iter().map(String::as_str).collect();
     let predictions = model.fill_mask(&texts, args.top_k)?;
     if args.json {

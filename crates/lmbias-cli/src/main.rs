@@ -24,9 +24,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Sentence vectors from a BERT or T5 checkpoint (cls, mean or first pooling, any layer).
+    /// Sentence vectors from a BERT or T5 checkpoint (cls, mean or first pooling, any layer), or from static word vectors (GloVe, word2vec).
     Embed(embed::EmbedArgs),
-    /// The most probable tokens at the one mask of each text.
+    /// The most probable tokens at the one mask of each text (masked language models only).
     FillMask(fill_mask::FillMaskArgs),
     /// Dusi 2024's categorical-association probe: χ² p against the n most relevant dimensions.
     Probe(probe::ProbeArgs),

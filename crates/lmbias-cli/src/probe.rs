@@ -1,5 +1,6 @@
 //! `lmbias probe`: Dusi 2024's categorical-association probe, on precomputed
-//! vectors (`--embeddings`) or on a model (`--model` with `--templates`).
+//! vectors (`--embeddings`), on a model (`--model` with `--templates`), or on static
+//! word vectors (`--model glove-6b-50d`: each word's own vector, no templates).
 
 use std::path::PathBuf;
 
@@ -10,23 +11,31 @@ use lmbias_encoder::Layer;
 use lmbias_model::DeviceKind;
 use lmbias_report::probe::{p_text, step_markdown, sweep_markdown};
 use lmbias_report::pvalue_curve::{PValueSeries, pvalue_curve};
-use lmbias_studies::probe::{Probe, ProbeStep, ProbeWord, embed_words};
+use lmbias_studies::probe::{Probe, ProbeStep, ProbeWord, embed_words, word_vectors};
 use serde_json::json;
 
-use crate::model_args::ModelArgs;
+use crate::model_args::{Model, ModelArgs};
+
+/// Said in the output when the model is static word vectors.
+const STATIC_NOTE: &str = "static word vectors have no context: each word is its own vector, \
+     and templates are not used";
 
 #[derive(clap::Args, Debug)]
 pub struct ProbeArgs {
     /// Precomputed vectors: JSON {word: [..]} or word2vec/GloVe text.
     #[arg(long, required_unless_present = "model", conflicts_with_all = ["model", "templates"])]
     embeddings: Option<PathBuf>,
-    /// Model folder or Hugging Face id (ORG/NAME) to embed the words with.
-    #[arg(long, requires = "templates")]
+    /// Model folder or Hugging Face id (ORG/NAME) to embed the words with, in --templates.
+    /// Or static word vectors (glove-6b-50d, a *.txt/*.vec/*.bin file, a folder of vectors.npy
+    /// and vocab.txt): they have no context, so each word is its own vector and --templates is
+    /// not needed (ignored if given).
+    #[arg(long)]
     model: Option<String>,
     /// Where to run the model: cpu, or wgpu (needs a build with `--features wgpu`).
     #[arg(long, default_value = "cpu")]
     device: DeviceKind,
-    /// Templates, one per line, each with one [WORD:<descriptor>] placeholder.
+    /// Templates, one per line, each with one [WORD:<descriptor>] placeholder (needed with a
+    /// checkpoint --model; static word vectors ignore them).
     #[arg(long)]
     templates: Option<PathBuf>,
     /// Hidden-state layer for --model: `last` or 0 (embeddings) … number of layers.
@@ -65,22 +74,38 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
             )
         }
         (None, Some(model)) => {
-            let templates_path = args
-                .templates
-                .as_ref()
-                .context("--model needs --templates")?;
-            let templates = load_templates(templates_path)?;
             let model_args = ModelArgs {
                 model: model.clone(),
                 device: args.device,
             };
-            let embedder = lmbias_model::load_embedder(&model_args.checkpoint()?, args.device)?;
+            let loaded = model_args.embedder()?;
+            let embedder = loaded.embedder();
+            let templates = match (&loaded, &args.templates) {
+                (Model::Static(_), _) => None,
+                (Model::Checkpoint(..), Some(path)) => Some((path, load_templates(path)?)),
+                (Model::Checkpoint(..), None) => {
+                    bail!("--model {model} needs --templates (only static word vectors do not)")
+                }
+            };
             let embed = |list: &WordList, path: &PathBuf| {
-                embed_words(embedder.as_ref(), list, &templates, args.layer)
-                    .with_context(|| path.display().to_string())
+                match &templates {
+                    Some((_, templates)) => embed_words(embedder, list, templates, args.layer),
+                    None => word_vectors(embedder, list, args.layer),
+                }
+                .with_context(|| path.display().to_string())
+            };
+            let source = match &templates {
+                Some((path, _)) => {
+                    json!({ "model": embedder.model_name(), "layer": args.layer, "templates": path })
+                }
+                None => json!({
+                    "model": embedder.model_name(),
+                    "static": true,
+                    "note": STATIC_NOTE,
+                }),
             };
             (
-                json!({ "model": embedder.model_name(), "layer": args.layer, "templates": templates_path }),
+                source,
                 embed(&protected, &args.protected)?,
                 embed(&stereotyped, &args.stereotyped)?,
             )
@@ -132,6 +157,12 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
         probe.hidden_size(),
         top.join(", ")
     );
+    if source.get("static").is_some() {
+        println!(
+            "{}: {STATIC_NOTE}.",
+            source["model"].as_str().unwrap_or_default()
+        );
+    }
     println!();
     if let [step] = &steps[..] {
         print!("{}", step_markdown(step));

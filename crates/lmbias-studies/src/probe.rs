@@ -131,6 +131,62 @@ pub fn embed_words(
         .collect())
 }
 
+/// Vectors for every word of `words` embedded alone, with no template: what a
+/// static model (GloVe, word2vec), which has no context, gives for a word — its
+/// own vector, or for a word of several tokens the mean of theirs. The model's
+/// default pooling is used; a word it refuses is named (for a static model, a
+/// word without a vector).
+pub fn word_vectors(
+    embedder: &dyn Embedder,
+    words: &WordList,
+    layer: Layer,
+) -> Result<Vec<ProbeWord>, ProbeError> {
+    let model = || embedder.model_name().to_owned();
+    let texts: Vec<&str> = words.entries().iter().map(|e| e.word.as_str()).collect();
+    let vectors = embedder
+        .embed(&texts, embedder.default_pooling(), layer)
+        .map_err(|source| match source.index().and_then(|i| texts.get(i)) {
+            Some(word) => ProbeError::EmbedWord {
+                model: model(),
+                word: (*word).to_owned(),
+                source: Box::new(source),
+            },
+            None => ProbeError::Encoder {
+                model: model(),
+                source: Box::new(source),
+            },
+        })?;
+    if vectors.len() != texts.len() {
+        return Err(ProbeError::VectorCount {
+            model: model(),
+            found: vectors.len(),
+            expected: texts.len(),
+        });
+    }
+    let width = embedder.hidden_size();
+    words
+        .entries()
+        .iter()
+        .zip(vectors)
+        .map(|(entry, vector)| {
+            if vector.len() != width {
+                return Err(ProbeError::VectorWidth {
+                    model: model(),
+                    word: entry.word.clone(),
+                    text: entry.word.clone(),
+                    found: vector.len(),
+                    expected: width,
+                });
+            }
+            Ok(ProbeWord {
+                word: entry.word.clone(),
+                class: entry.class.clone(),
+                vector: vector.into_iter().map(f64::from).collect(),
+            })
+        })
+        .collect()
+}
+
 /// The probe after step 1: the relevance order is fixed, sizes can be tested.
 #[derive(Debug, Clone)]
 pub struct Probe {
@@ -512,6 +568,18 @@ pub enum ProbeError {
         #[source]
         source: Box<EncoderError>,
     },
+    /// The model refused one word embedded alone ([`word_vectors`]); for static
+    /// vectors, a word without a vector.
+    #[error("model {model}: cannot embed word {word:?}")]
+    EmbedWord {
+        /// The model's name.
+        model: String,
+        /// The word.
+        word: String,
+        /// The encoder's reason.
+        #[source]
+        source: Box<EncoderError>,
+    },
     /// The model failed on the words as a whole, not on one sentence.
     #[error("model {model}: cannot embed the words")]
     Encoder {
@@ -611,8 +679,23 @@ mod tests {
         fn default_pooling(&self) -> Pooling {
             Pooling::Mean
         }
-        fn embed(&self, _: &[&str], _: Pooling, _: Layer) -> Result<Vec<Vec<f32>>, EncoderError> {
-            unreachable!("the probe embeds words in context")
+        /// A word alone ([`word_vectors`]): [length, 0, 1, length]; "zzz" is refused.
+        fn embed(
+            &self,
+            texts: &[&str],
+            _: Pooling,
+            _: Layer,
+        ) -> Result<Vec<Vec<f32>>, EncoderError> {
+            if let Some(index) = texts.iter().position(|t| t.contains("zzz")) {
+                return Err(EncoderError::Tokenizer {
+                    index,
+                    message: "no vector".into(),
+                });
+            }
+            Ok(texts
+                .iter()
+                .map(|t| vec![t.len() as f32, 0.0, 1.0, t.len() as f32])
+                .collect())
         }
         fn embed_words(
             &self,
@@ -711,6 +794,35 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "word \"red\" (descriptor \"adj\") fits none of the templates"
+        );
+    }
+
+    #[test]
+    fn word_vectors_embed_each_word_alone() {
+        let list = |last: &str| {
+            WordList::from_entries(
+                Path::new("words.csv"),
+                vec![
+                    entry("cat", "animal", Some("noun")),
+                    entry("horse", "animal", None),
+                    entry("red", "colour", None),
+                    entry(last, "colour", None),
+                ],
+            )
+            .unwrap()
+        };
+        let vectors = word_vectors(&FakeEmbedder, &list("blue"), Layer::Last).unwrap();
+        assert_eq!(vectors[0].vector, [3.0, 0.0, 1.0, 3.0]);
+        assert_eq!(
+            (vectors[1].word.as_str(), vectors[1].class.as_str()),
+            ("horse", "animal")
+        );
+        assert_eq!(vectors[1].vector, [5.0, 0.0, 1.0, 5.0]);
+        let err = word_vectors(&FakeEmbedder, &list("zzz"), Layer::Last).unwrap_err();
+        let cause = std::error::Error::source(&err).unwrap().to_string();
+        assert!(
+            format!("{err}: {cause}").starts_with("model fake: cannot embed word \"zzz\": "),
+            "{err}: {cause}"
         );
     }
 

@@ -18,6 +18,19 @@
 //! A test is flagged ([`CoverageFlag`]) when more than
 //! [`FRAGMENTED_SHARE`] of a **target** set is fragmented, or when any example
 //! of **any** set contains an unknown piece.
+//!
+//! ## Lost examples
+//! A static model (GloVe, word2vec) has no vector for a word outside its
+//! vocabulary, where a subword model always has pieces. With [`Lost::Drop`]
+//! (WEFE's `lost_vocabulary_threshold` idea, without its threshold), an example
+//! is *lost* when the model's [`tokenize`](Embedder::tokenize) gives no piece or
+//! only unknown pieces; lost examples are removed from their set before
+//! embedding and listed in the row ([`SeatRow::lost`]), whose sizes are those
+//! used. A test whose sets no longer fit WEAT — a set left empty, or X and Y of
+//! equal size as written but unequal after dropping — is not run: it is
+//! [`Refused`], beside the rows, and Holm/BH correct over the tests that ran.
+//! [`Lost::Keep`] (the default) embeds every example as written, as BERT-family
+//! models do with their unknown token.
 
 use std::collections::{HashMap, HashSet};
 
@@ -41,6 +54,119 @@ pub struct SeatOptions {
     pub layer: Layer,
     /// Permutation-test and effect-size settings, shared by all tests.
     pub weat: Options,
+    /// What to do with examples the model has nothing but unknown pieces for.
+    pub lost: Lost,
+}
+
+/// What to do with a *lost* example: one whose [`tokenize`](Embedder::tokenize)
+/// gives no piece or only unknown pieces (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lost {
+    /// Embed it as written (the unknown token's vector, for a BERT-family model);
+    /// results are those of the test as written.
+    #[default]
+    Keep,
+    /// Remove it from its set before embedding and list it in the row; refuse a
+    /// test that this leaves with an empty set or unequal target sets. What a
+    /// static model (GloVe, word2vec) needs: it cannot embed such an example.
+    Drop,
+}
+
+/// An example removed from its set because the model had no known piece for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LostExample {
+    /// The set it was removed from.
+    pub set: Role,
+    /// The example, as the test holds it.
+    pub text: String,
+}
+
+impl std::fmt::Display for LostExample {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {:?}", self.set, self.text)
+    }
+}
+
+/// Why a test was not run once its lost examples were dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Refusal {
+    /// Every example of a set was lost: a mean over it is undefined.
+    EmptySet {
+        /// The set left empty.
+        set: Role,
+    },
+    /// X and Y were of equal size as written and are not any more: sent-bias's
+    /// permutation test needs |X| = |Y| ([`Options::allow_unequal_sizes`] lifts it).
+    UnequalTargets {
+        /// |X| after dropping.
+        targ1: usize,
+        /// |Y| after dropping.
+        targ2: usize,
+    },
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::EmptySet { set } => write!(f, "set {set} lost all its examples"),
+            Refusal::UnequalTargets { targ1, targ2 } => write!(
+                f,
+                "targ1 and targ2 have {targ1} and {targ2} examples once lost ones are dropped \
+                 (WEAT needs equal sizes)"
+            ),
+        }
+    }
+}
+
+/// A test of the battery that was not run on a model (see the module docs).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Refused {
+    /// The model's name.
+    pub model: String,
+    /// The test's name, as the battery lists it.
+    pub test: String,
+    /// True when it was the test's lower-cased copy that was refused.
+    pub lowercased_copy: bool,
+    /// Why.
+    pub reason: Refusal,
+    /// |X|, |Y|, |A|, |B| once the lost examples were dropped.
+    pub sizes: SetSizes,
+    /// The examples dropped, in set and file order.
+    pub lost: Vec<LostExample>,
+}
+
+/// One line: model, test, reason and the examples dropped.
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let lost: Vec<String> = self.lost.iter().map(ToString::to_string).collect();
+        write!(
+            f,
+            "model {}: test {} refused: {}; lost: {}",
+            self.model,
+            self.test,
+            self.reason,
+            lost.join(", ")
+        )
+    }
+}
+
+/// What a battery gives: a row per test that ran, and the tests refused.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct BatteryResult {
+    /// One per (model, test) that ran, in model then battery order.
+    pub rows: Vec<SeatRow>,
+    /// The tests not run because of lost examples; always empty with [`Lost::Keep`].
+    pub refused: Vec<Refused>,
+}
+
+impl BatteryResult {
+    /// Appends another model's results.
+    pub fn append(&mut self, other: BatteryResult) {
+        self.rows.extend(other.rows);
+        self.refused.extend(other.refused);
+    }
 }
 
 impl SeatError {
@@ -176,8 +302,11 @@ pub struct SeatRow {
     pub p_bh: f64,
     /// |X|, |Y|, |A|, |B| as used.
     pub sizes: SetSizes,
-    /// How well the model's vocabulary covers the test's examples.
+    /// How well the model's vocabulary covers the test's examples (all of them,
+    /// lost ones included).
     pub coverage: TestCoverage,
+    /// The examples dropped with [`Lost::Drop`]; `sizes` count without them.
+    pub lost: Vec<LostExample>,
 }
 
 /// Why a battery could not be run. One line that names the model, test and set
@@ -213,7 +342,7 @@ pub enum SeatError {
         #[source]
         source: Box<EncoderError>,
     },
-    /// The tokenizer refused a word while coverage was counted.
+    /// The tokenizer refused an example (finding lost ones) or a word (counting coverage).
     #[error("model {model}: test {test}, set {set}: cannot tokenize {text:?}")]
     Tokenize {
         /// The model's name.
@@ -222,7 +351,7 @@ pub enum SeatError {
         test: String,
         /// The set that holds the example.
         set: Role,
-        /// The example whose word failed.
+        /// The example that failed, or whose word did.
         text: String,
         /// The tokenizer's reason.
         #[source]
@@ -333,30 +462,38 @@ pub fn run_battery(
     model: &dyn Embedder,
     battery: &Battery,
     options: &SeatOptions,
-) -> Result<Vec<SeatRow>, SeatError> {
-    let mut rows = run_model(model, battery.tests_for(model), options)?;
+) -> Result<BatteryResult, SeatError> {
+    let mut outcomes = run_tests(model, battery.tests_for(model), options)?;
     let lowercases = model.lowercases();
-    for ((row, test), &copy) in rows.iter_mut().zip(&battery.tests).zip(&battery.has_copy) {
-        // A row is named for the test as the battery lists it, whichever file ran.
-        row.test = test.name().to_owned();
-        row.lowercased_copy = lowercases && copy;
+    for ((outcome, test), &copy) in outcomes
+        .iter_mut()
+        .zip(&battery.tests)
+        .zip(&battery.has_copy)
+    {
+        // A test is named as the battery lists it, whichever file ran.
+        let (name, lowercased_copy) = match outcome {
+            Outcome::Ran(row) => (&mut row.test, &mut row.lowercased_copy),
+            Outcome::Refused(refused) => (&mut refused.test, &mut refused.lowercased_copy),
+        };
+        *name = test.name().to_owned();
+        *lowercased_copy = lowercases && copy;
     }
-    Ok(rows)
+    Ok(collect(outcomes))
 }
 
-/// Runs every test on every model: one row per (model, test), models in the
-/// order given, tests in battery order. Holm and BH are applied per model, over
-/// that model's whole battery.
+/// Runs every test on every model: rows per (model, test), models in the order
+/// given, tests in battery order. Holm and BH are applied per model, over the
+/// tests that ran on it.
 pub fn run(
     models: &[&dyn Embedder],
     tests: &[AssociationTest],
     options: &SeatOptions,
-) -> Result<Vec<SeatRow>, SeatError> {
-    let mut rows = Vec::with_capacity(models.len() * tests.len());
+) -> Result<BatteryResult, SeatError> {
+    let mut result = BatteryResult::default();
     for model in models {
-        rows.extend(run_model(*model, tests, options)?);
+        result.append(run_model(*model, tests, options)?);
     }
-    Ok(rows)
+    Ok(result)
 }
 
 /// Runs the battery on one model.
@@ -364,22 +501,152 @@ pub fn run_model(
     model: &dyn Embedder,
     tests: &[AssociationTest],
     options: &SeatOptions,
-) -> Result<Vec<SeatRow>, SeatError> {
+) -> Result<BatteryResult, SeatError> {
+    Ok(collect(run_tests(model, tests, options)?))
+}
+
+/// What became of one test.
+enum Outcome {
+    Ran(SeatRow),
+    Refused(Refused),
+}
+
+/// The rows of the tests that ran.
+fn ran(outcomes: &mut [Outcome]) -> impl Iterator<Item = &mut SeatRow> {
+    outcomes.iter_mut().filter_map(|o| match o {
+        Outcome::Ran(row) => Some(row),
+        Outcome::Refused(_) => None,
+    })
+}
+
+fn collect(outcomes: Vec<Outcome>) -> BatteryResult {
+    let mut result = BatteryResult::default();
+    for outcome in outcomes {
+        match outcome {
+            Outcome::Ran(row) => result.rows.push(row),
+            Outcome::Refused(refused) => result.refused.push(refused),
+        }
+    }
+    result
+}
+
+/// A test's sets as they are used: every example with [`Lost::Keep`], the
+/// examples that are not lost with [`Lost::Drop`].
+struct Kept<'t> {
+    test: &'t AssociationTest,
+    sets: [Vec<&'t str>; 4],
+    lost: Vec<LostExample>,
+}
+
+impl<'t> Kept<'t> {
+    fn new(
+        test: &'t AssociationTest,
+        lost: Lost,
+        pieces: &mut PieceCounter<'_>,
+    ) -> Result<Self, SeatError> {
+        let mut kept = Kept {
+            test,
+            sets: Default::default(),
+            lost: Vec::new(),
+        };
+        for (role, set) in Role::ALL.into_iter().zip(&mut kept.sets) {
+            for example in set_of(test, role).1 {
+                let is_lost = match lost {
+                    Lost::Keep => false,
+                    Lost::Drop => {
+                        pieces
+                            .is_lost(example)
+                            .map_err(|source| SeatError::Tokenize {
+                                model: pieces.model.model_name().to_owned(),
+                                test: test.name().to_owned(),
+                                set: role,
+                                text: example.clone(),
+                                source: Box::new(source),
+                            })?
+                    }
+                };
+                if is_lost {
+                    kept.lost.push(LostExample {
+                        set: role,
+                        text: example.clone(),
+                    });
+                } else {
+                    set.push(example.as_str());
+                }
+            }
+        }
+        Ok(kept)
+    }
+
+    fn sizes(&self) -> SetSizes {
+        let [targ1, targ2, attr1, attr2] = [0, 1, 2, 3].map(|i| self.sets[i].len());
+        SetSizes {
+            targ1,
+            targ2,
+            attr1,
+            attr2,
+        }
+    }
+
+    /// Why the test cannot run on what is left, if it cannot.
+    fn refusal(&self, options: &Options) -> Option<Refusal> {
+        if let Some((role, _)) = Role::ALL
+            .into_iter()
+            .zip(&self.sets)
+            .find(|(_, set)| set.is_empty())
+        {
+            return Some(Refusal::EmptySet { set: role });
+        }
+        let (targ1, targ2) = (self.sets[0].len(), self.sets[1].len());
+        let as_written = (
+            self.test.set(Role::Targ1).len(),
+            self.test.set(Role::Targ2).len(),
+        );
+        // Unequal as written is the statistics' error, as it is without dropping.
+        (targ1 != targ2 && as_written.0 == as_written.1 && !options.allow_unequal_sizes)
+            .then_some(Refusal::UnequalTargets { targ1, targ2 })
+    }
+}
+
+/// Runs each test on one model, in order: a row, or the reason it was refused.
+/// Holm and BH adjust over the rows.
+fn run_tests(
+    model: &dyn Embedder,
+    tests: &[AssociationTest],
+    options: &SeatOptions,
+) -> Result<Vec<Outcome>, SeatError> {
     if tests.is_empty() {
         return Err(SeatError::NoTests);
     }
-    let vectors = embed_distinct(model, tests, options)?;
     let mut pieces = PieceCounter::new(model);
-    let mut rows = Vec::with_capacity(tests.len());
-    for test in tests {
-        let lookup = |role| -> Vec<&[f32]> {
-            set_of(test, role)
-                .1
-                .iter()
-                .map(|e| vectors[e.as_str()].as_slice())
-                .collect()
-        };
-        let [x, y, a, b] = Role::ALL.map(lookup);
+    let kept: Vec<Kept<'_>> = tests
+        .iter()
+        .map(|test| Kept::new(test, options.lost, &mut pieces))
+        .collect::<Result<_, _>>()?;
+    let refusals: Vec<Option<Refusal>> = kept.iter().map(|k| k.refusal(&options.weat)).collect();
+    let running: Vec<&Kept<'_>> = kept
+        .iter()
+        .zip(&refusals)
+        .filter(|(_, r)| r.is_none())
+        .map(|(k, _)| k)
+        .collect();
+    let vectors = embed_distinct(model, &running, options)?;
+    let mut outcomes = Vec::with_capacity(tests.len());
+    for (k, refusal) in kept.iter().zip(refusals) {
+        let test = k.test;
+        if let Some(reason) = refusal {
+            outcomes.push(Outcome::Refused(Refused {
+                model: model.model_name().to_owned(),
+                test: test.name().to_owned(),
+                lowercased_copy: false,
+                reason,
+                sizes: k.sizes(),
+                lost: k.lost.clone(),
+            }));
+            continue;
+        }
+        let [x, y, a, b] = [0, 1, 2, 3]
+            .map(|i| -> Vec<&[f32]> { k.sets[i].iter().map(|e| vectors[e].as_slice()).collect() });
         let weat_error = |source| SeatError::Weat {
             model: model.model_name().to_owned(),
             test: test.name().to_owned(),
@@ -387,7 +654,7 @@ pub fn run_model(
         };
         let assoc = Associations::from_vectors(&x, &y, &a, &b).map_err(weat_error)?;
         let result = weat::weat(&assoc, &options.weat).map_err(weat_error)?;
-        rows.push(SeatRow {
+        outcomes.push(Outcome::Ran(SeatRow {
             model: model.model_name().to_owned(),
             test: test.name().to_owned(),
             lowercased_copy: false,
@@ -401,23 +668,19 @@ pub fn run_model(
             n_evaluated: result.permutation.n_evaluated,
             p_holm: f64::NAN,
             p_bh: f64::NAN,
-            sizes: SetSizes {
-                targ1: x.len(),
-                targ2: y.len(),
-                attr1: a.len(),
-                attr2: b.len(),
-            },
+            sizes: k.sizes(),
             coverage: pieces.coverage(test)?,
-        });
+            lost: k.lost.clone(),
+        }));
     }
-    let p: Vec<f64> = rows.iter().map(|r| r.p_value).collect();
+    let p: Vec<f64> = ran(&mut outcomes).map(|r| r.p_value).collect();
     let holm = correction::holm(&p).expect("permutation p-values lie in [0, 1]");
     let bh = correction::benjamini_hochberg(&p).expect("permutation p-values lie in [0, 1]");
-    for ((row, h), b) in rows.iter_mut().zip(holm).zip(bh) {
+    for ((row, h), b) in ran(&mut outcomes).zip(holm).zip(bh) {
         row.p_holm = h;
         row.p_bh = b;
     }
-    Ok(rows)
+    Ok(outcomes)
 }
 
 /// Encodes each distinct text of the battery once, in one call (the model
@@ -425,20 +688,24 @@ pub fn run_model(
 /// and set that hold it, found from the index the encoder reports.
 fn embed_distinct<'t>(
     model: &dyn Embedder,
-    tests: &'t [AssociationTest],
+    tests: &[&Kept<'t>],
     options: &SeatOptions,
 ) -> Result<HashMap<&'t str, Vec<f32>>, SeatError> {
     // Each distinct text with the first (test, set) that holds it.
     let mut texts: Vec<(&str, &AssociationTest, Role)> = Vec::new();
     let mut seen: HashSet<&str> = HashSet::new();
-    for test in tests {
-        for role in Role::ALL {
-            for e in set_of(test, role).1 {
-                if seen.insert(e.as_str()) {
-                    texts.push((e.as_str(), test, role));
+    for kept in tests {
+        for (role, set) in Role::ALL.into_iter().zip(&kept.sets) {
+            for &e in set {
+                if seen.insert(e) {
+                    texts.push((e, kept.test, role));
                 }
             }
         }
+    }
+    if texts.is_empty() {
+        // Every test was refused: nothing to ask the model.
+        return Ok(HashMap::new());
     }
     let batch: Vec<&str> = texts.iter().map(|t| t.0).collect();
     let vectors = model
@@ -474,11 +741,14 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
-/// Pieces per word, each word tokenized once per model.
+/// Pieces per word, each word tokenized once per model; and which whole
+/// examples are lost, each tokenized once.
 struct PieceCounter<'m> {
     model: &'m dyn Embedder,
     /// word → (pieces, has an unknown piece)
     cache: HashMap<String, (usize, bool)>,
+    /// example → lost (no piece, or only unknown ones)
+    lost: HashMap<String, bool>,
 }
 
 impl<'m> PieceCounter<'m> {
@@ -486,7 +756,17 @@ impl<'m> PieceCounter<'m> {
         PieceCounter {
             model,
             cache: HashMap::new(),
+            lost: HashMap::new(),
         }
+    }
+
+    fn is_lost(&mut self, example: &str) -> Result<bool, EncoderError> {
+        if let Some(&hit) = self.lost.get(example) {
+            return Ok(hit);
+        }
+        let lost = self.model.tokenize(example)?.iter().all(|p| p.unknown);
+        self.lost.insert(example.to_owned(), lost);
+        Ok(lost)
     }
 
     fn word(&mut self, word: &str) -> Result<(usize, bool), EncoderError> {

@@ -4,5 +4,6 @@
 mod model_commands;
 mod probe_command;
 mod seat_cli;
+mod static_models;
 mod valence;
 mod weat_cli;

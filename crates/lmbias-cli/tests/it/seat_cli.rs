@@ -49,6 +49,13 @@ impl Drop for Scratch {
     }
 }
 
+/// `--json` prints `{"rows": [...], "refused": [...]}`; a checkpoint refuses nothing.
+fn json_rows(out: &Output) -> Vec<Value> {
+    let mut json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["refused"], serde_json::json!([]), "{json}");
+    serde_json::from_value(json["rows"].take()).unwrap()
+}
+
 fn one_line_error(out: &Output) -> String {
     assert!(
         !out.status.success(),
@@ -82,7 +89,7 @@ fn json_on_minilm_matches_sent_bias() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = json_rows(&out);
     let reference: Value = serde_json::from_slice(
         &std::fs::read(fixtures().join("reference/seat-minilm.json")).unwrap(),
     )
@@ -215,7 +222,7 @@ fn the_turkish_battery_runs_end_to_end_on_an_mt5_encoder() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = json_rows(&out);
     assert_eq!(rows.len(), 37);
     for row in &rows {
         let p = row["p_value"].as_f64().unwrap();
@@ -251,7 +258,7 @@ fn uncased_models_run_the_lowercased_turkish_copy() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        serde_json::from_slice(&out.stdout).unwrap()
+        json_rows(&out)
     };
     let rows = run(&[&minilm, &mt5], &test);
     assert_eq!(rows.len(), 2);

@@ -4,6 +4,7 @@
 mod static_formats;
 mod static_glove;
 mod static_model;
+mod static_open;
 mod static_parquet;
 mod static_tokenize;
 

@@ -10,7 +10,9 @@ use lmbias_data::association::{AssociationTest, LoadOptions, Role};
 use lmbias_encoder::{Embedder, EncoderError, Layer, Piece, Pooling, WordInContext};
 use lmbias_metrics::correction;
 use lmbias_metrics::weat::{self, Associations, Options};
-use lmbias_studies::seat::{self, Battery, CoverageFlag, SeatError, SeatOptions};
+use lmbias_studies::seat::{
+    self, Battery, CoverageFlag, Lost, LostExample, Refusal, SeatError, SeatOptions,
+};
 
 const DIM: usize = 6;
 
@@ -207,6 +209,7 @@ fn options() -> SeatOptions {
         pooling: Pooling::Cls,
         layer: Layer::Last,
         weat: Options::default(),
+        lost: Lost::Keep,
     }
 }
 
@@ -215,7 +218,7 @@ fn battery_matches_metrics_on_the_same_vectors() {
     let dir = TempDir::new("match");
     let tests = battery(&dir);
     let model = FakeEmbedder::new("fake", &planted());
-    let rows = seat::run(&[&model], &tests, &options()).unwrap();
+    let rows = seat::run(&[&model], &tests, &options()).unwrap().rows;
     assert_eq!(rows.len(), 3);
 
     for (row, test) in rows.iter().zip(&tests) {
@@ -293,7 +296,9 @@ fn several_models_make_one_table_corrected_per_model() {
     let tests = battery(&dir);
     let biased = FakeEmbedder::new("biased", &planted());
     let neutral = FakeEmbedder::new("neutral", &[]);
-    let rows = seat::run(&[&biased, &neutral], &tests, &options()).unwrap();
+    let rows = seat::run(&[&biased, &neutral], &tests, &options())
+        .unwrap()
+        .rows;
     let names: Vec<_> = rows
         .iter()
         .map(|r| (r.model.as_str(), r.test.as_str()))
@@ -321,7 +326,7 @@ fn coverage_counts_pieces_and_flags_rare_targets() {
     let dir = TempDir::new("coverage");
     let tests = battery(&dir);
     let model = FakeEmbedder::new("fake", &planted());
-    let rows = seat::run(&[&model], &tests, &options()).unwrap();
+    let rows = seat::run(&[&model], &tests, &options()).unwrap().rows;
 
     // Flowers: all ≤ 5 chars; "tulip", "daisy" have 5 chars → 2 pieces.
     let flowers = &rows[0].coverage.sets[0];
@@ -482,13 +487,17 @@ fn an_uncased_model_runs_the_lowercased_copy() {
     let cased = FakeEmbedder::new("cased", &planted());
     let mut uncased = FakeEmbedder::new("uncased", &planted());
     uncased.lowercases = true;
-    let rows = seat::run_battery(&cased, &battery, &options()).unwrap();
+    let rows = seat::run_battery(&cased, &battery, &options())
+        .unwrap()
+        .rows;
     assert_eq!(
         rows.iter().map(|r| r.lowercased_copy).collect::<Vec<_>>(),
         [false, false, false]
     );
     assert!(cased.embedded.borrow().iter().any(|t| t == "Berxwedanxx"));
-    let rows = seat::run_battery(&uncased, &battery, &options()).unwrap();
+    let rows = seat::run_battery(&uncased, &battery, &options())
+        .unwrap()
+        .rows;
     assert_eq!(
         rows.iter().map(|r| r.lowercased_copy).collect::<Vec<_>>(),
         [false, false, true]
@@ -516,4 +525,203 @@ fn an_uncased_model_runs_the_lowercased_copy() {
         "test c_rare: its lower-cased copy has set sizes [4, 4, 1, 1], the test [4, 4, 4, 4]: \
          the copy must hold the same examples, lower-cased"
     );
+}
+
+/// The fake's words with a `q` are unknown: an example of such words only is lost.
+fn lossy_battery(dir: &TempDir) -> Vec<AssociationTest> {
+    let flowers_q: Vec<&str> = FLOWERS.iter().copied().chain(["quince"]).collect();
+    let insects_q: Vec<&str> = INSECTS.iter().copied().chain(["squid"]).collect();
+    let pleasant_q: Vec<&str> = PLEASANT.iter().copied().chain(["quiet"]).collect();
+    let paths = [
+        // Loses one example of X, Y and A: still 5/5, runs.
+        dir.write(
+            "a_lost.jsonl",
+            [
+                ("Flowers", &flowers_q),
+                ("Insects", &insects_q),
+                ("Pleasant", &pleasant_q),
+                ("Unpleasant", UNPLEASANT),
+            ],
+        ),
+        // A loses every example: refused.
+        dir.write(
+            "b_empty.jsonl",
+            [
+                ("Flowers", FLOWERS),
+                ("Insects", INSECTS),
+                ("Q", &["quiz", "queue qi"]),
+                ("Unpleasant", UNPLEASANT),
+            ],
+        ),
+        // X loses one of three, Y none: 2 against 3, refused. "a quilt" keeps a known word.
+        dir.write(
+            "c_unequal.jsonl",
+            [
+                ("X", &["rose", "quilt", "a quilt"]),
+                ("Y", &["ant", "beetle", "moth"]),
+                ("Pleasant", PLEASANT),
+                ("Unpleasant", UNPLEASANT),
+            ],
+        ),
+        // Nothing to lose.
+        dir.write(
+            "d_plain.jsonl",
+            [
+                ("Insects", INSECTS),
+                ("Flowers", FLOWERS),
+                ("Pleasant", PLEASANT),
+                ("Unpleasant", UNPLEASANT),
+            ],
+        ),
+    ];
+    paths
+        .iter()
+        .map(|p| AssociationTest::from_path(p, &LoadOptions::default()).unwrap())
+        .collect()
+}
+
+fn dropping() -> SeatOptions {
+    SeatOptions {
+        lost: Lost::Drop,
+        ..options()
+    }
+}
+
+fn lost(set: Role, text: &str) -> LostExample {
+    LostExample {
+        set,
+        text: text.to_owned(),
+    }
+}
+
+#[test]
+fn dropped_examples_are_listed_and_refused_tests_do_not_stop_the_battery() {
+    let dir = TempDir::new("lost");
+    let tests = lossy_battery(&dir);
+    let battery = Battery::new(tests.iter().map(|t| (t.clone(), None)).collect()).unwrap();
+    let model = FakeEmbedder::new("fake", &planted());
+    let result = seat::run_battery(&model, &battery, &dropping()).unwrap();
+
+    // The two tests that still fit WEAT ran, the two others are refused, in battery order.
+    let ran: Vec<&str> = result.rows.iter().map(|r| r.test.as_str()).collect();
+    assert_eq!(ran, ["a_lost", "d_plain"]);
+    let refused: Vec<(&str, Refusal)> = result
+        .refused
+        .iter()
+        .map(|r| (r.test.as_str(), r.reason))
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            ("b_empty", Refusal::EmptySet { set: Role::Attr1 }),
+            ("c_unequal", Refusal::UnequalTargets { targ1: 2, targ2: 3 }),
+        ]
+    );
+    assert_eq!(
+        result.refused[0].lost,
+        [lost(Role::Attr1, "quiz"), lost(Role::Attr1, "queue qi")]
+    );
+    assert_eq!(result.refused[1].lost, [lost(Role::Targ1, "quilt")]);
+    assert_eq!(
+        (result.refused[1].sizes.targ1, result.refused[1].sizes.targ2),
+        (2, 3)
+    );
+    assert_eq!(
+        result.refused[1].to_string(),
+        "model fake: test c_unequal refused: targ1 and targ2 have 2 and 3 examples once lost \
+         ones are dropped (WEAT needs equal sizes); lost: targ1 \"quilt\""
+    );
+
+    // The lost examples are listed, left out of the sizes, and never embedded; nor is any
+    // text of a refused test alone ("beetle").
+    let a = &result.rows[0];
+    assert_eq!(
+        a.lost,
+        [
+            lost(Role::Targ1, "quince"),
+            lost(Role::Targ2, "squid"),
+            lost(Role::Attr1, "quiet")
+        ]
+    );
+    assert_eq!(
+        (a.sizes.targ1, a.sizes.targ2, a.sizes.attr1, a.sizes.attr2),
+        (5, 5, 4, 4)
+    );
+    // Coverage still describes the test as written.
+    assert_eq!(a.coverage.sets[0].examples, 6);
+    for text in ["quince", "squid", "quiet", "quiz", "quilt", "beetle"] {
+        let embedded = model.embedded.borrow();
+        assert!(!embedded.iter().any(|t| t == text), "{text} was embedded");
+    }
+    assert!(result.rows[1].lost.is_empty());
+
+    // The numbers are the metrics' on the examples kept.
+    let vecs = |set: &[&str]| set.iter().map(|t| model.vector(t)).collect::<Vec<_>>();
+    let assoc = Associations::from_vectors(
+        &vecs(FLOWERS),
+        &vecs(INSECTS),
+        &vecs(PLEASANT),
+        &vecs(UNPLEASANT),
+    )
+    .unwrap();
+    let direct = weat::weat(&assoc, &Options::default()).unwrap();
+    assert_eq!(a.effect_size, direct.effect_size);
+    assert_eq!(a.p_value, direct.permutation.p_value);
+
+    // Holm and BH over the two tests that ran.
+    let p: Vec<f64> = result.rows.iter().map(|r| r.p_value).collect();
+    let holm = correction::holm(&p).unwrap();
+    let bh = correction::benjamini_hochberg(&p).unwrap();
+    for (i, r) in result.rows.iter().enumerate() {
+        assert_eq!((r.p_holm, r.p_bh), (holm[i], bh[i]), "{}", r.test);
+    }
+
+    // A test with nothing to lose gives what it gives when nothing is dropped.
+    let kept = seat::run_battery(&model, &battery, &options()).unwrap();
+    assert!(kept.refused.is_empty() && kept.rows.iter().all(|r| r.lost.is_empty()));
+    assert_eq!(kept.rows.len(), 4);
+    let (plain_kept, plain_dropped) = (&kept.rows[3], &result.rows[1]);
+    assert_eq!(plain_kept.test, "d_plain");
+    assert_eq!(plain_kept.effect_size, plain_dropped.effect_size);
+    assert_eq!(plain_kept.p_value, plain_dropped.p_value);
+    assert_eq!(kept.rows[0].sizes.targ1, 6);
+
+    // JSON: rows and refused, each refusal tagged by kind.
+    let json = serde_json::to_value(&result).unwrap();
+    assert_eq!(
+        json["rows"][0]["lost"][0],
+        serde_json::json!({"set": "targ1", "text": "quince"})
+    );
+    assert_eq!(
+        json["refused"][0]["reason"],
+        serde_json::json!({"kind": "empty_set", "set": "attr1"})
+    );
+    assert_eq!(
+        json["refused"][1]["reason"],
+        serde_json::json!({"kind": "unequal_targets", "targ1": 2, "targ2": 3})
+    );
+}
+
+#[test]
+fn unequal_sizes_allowed_are_not_refused() {
+    let dir = TempDir::new("unequal-allowed");
+    let tests = lossy_battery(&dir);
+    let model = FakeEmbedder::new("fake", &planted());
+    let mut options = dropping();
+    options.weat.allow_unequal_sizes = true;
+    let result = seat::run_model(&model, &tests[2..3], &options).unwrap();
+    assert!(result.refused.is_empty());
+    assert_eq!(result.rows[0].sizes.targ1, 2);
+    assert_eq!(result.rows[0].lost, [lost(Role::Targ1, "quilt")]);
+}
+
+#[test]
+fn a_battery_refused_whole_asks_the_model_nothing() {
+    let dir = TempDir::new("all-refused");
+    let tests = lossy_battery(&dir);
+    let model = FakeEmbedder::new("fake", &planted());
+    let result = seat::run(&[&model], &tests[1..3], &dropping()).unwrap();
+    assert!(result.rows.is_empty());
+    assert_eq!(result.refused.len(), 2);
+    assert_eq!(*model.calls.borrow(), 0);
 }
