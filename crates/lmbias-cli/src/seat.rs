@@ -103,7 +103,7 @@ pub fn run(args: SeatArgs) -> Result<()> {
     for row in result.rows.iter().filter(|r| !r.lost.is_empty()) {
         let lost: Vec<String> = row.lost.iter().map(ToString::to_string).collect();
         eprintln!(
-            "warning: model {}: test {}: dropped, no known word: {}",
+            "warning: model {}: test {}: dropped, a word without a vector: {}",
             row.model,
             row.test,
             lost.join(", ")

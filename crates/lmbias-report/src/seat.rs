@@ -119,7 +119,7 @@ pub fn markdown(rows: &[SeatRow], marks: Marks) -> String {
         .collect();
     if !lost_rows.is_empty() {
         out.push_str(
-            "\nLost examples (no known word for the model: dropped before embedding, \
+            "\nLost examples (a word the model has no vector for: dropped before embedding, \
              not counted in the sizes):\n\n",
         );
         out.extend(lost_rows);
@@ -134,8 +134,8 @@ pub fn refused_markdown(refused: &[Refused]) -> String {
         return String::new();
     }
     let mut out = String::from(
-        "\nRefused tests (not run: dropping the examples the model has no known word for \
-         left a set empty, or X and Y of unequal size):\n\n",
+        "\nRefused tests (not run: dropping the examples with a word the model has no vector \
+         for left a set empty, or X and Y of unequal size):\n\n",
     );
     for r in refused {
         out.push_str(&format!(

@@ -24,7 +24,12 @@
 //! vocabulary, where a subword model always has pieces. With [`Lost::Drop`]
 //! (WEFE's `lost_vocabulary_threshold` idea, without its threshold), an example
 //! is *lost* when the model's [`tokenize`](Embedder::tokenize) gives no piece or
-//! only unknown pieces; lost examples are removed from their set before
+//! any unknown piece: sent-bias's bag-of-words encoder cannot encode a text with
+//! a word outside the vocabulary (a `KeyError`), and the mean of the other words
+//! would be another sentence ("This is a gladiola." without *gladiola*). So
+//! `gladiola` is lost from WEAT 1 and every bleached sentence that holds it from
+//! sent-WEAT 1, while a two-word term whose words are both known stays. Lost
+//! examples are removed from their set before
 //! embedding and listed in the row ([`SeatRow::lost`]), whose sizes are those
 //! used. A test whose sets no longer fit WEAT — a set left empty, or X and Y of
 //! equal size as written but unequal after dropping — is not run: it is
@@ -54,12 +59,12 @@ pub struct SeatOptions {
     pub layer: Layer,
     /// Permutation-test and effect-size settings, shared by all tests.
     pub weat: Options,
-    /// What to do with examples the model has nothing but unknown pieces for.
+    /// What to do with examples the model has no vector for (an unknown piece, or none).
     pub lost: Lost,
 }
 
 /// What to do with a *lost* example: one whose [`tokenize`](Embedder::tokenize)
-/// gives no piece or only unknown pieces (see the module docs).
+/// gives no piece or an unknown piece (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Lost {
@@ -747,7 +752,7 @@ struct PieceCounter<'m> {
     model: &'m dyn Embedder,
     /// word → (pieces, has an unknown piece)
     cache: HashMap<String, (usize, bool)>,
-    /// example → lost (no piece, or only unknown ones)
+    /// example → lost (no piece, or an unknown one)
     lost: HashMap<String, bool>,
 }
 
@@ -764,7 +769,8 @@ impl<'m> PieceCounter<'m> {
         if let Some(&hit) = self.lost.get(example) {
             return Ok(hit);
         }
-        let lost = self.model.tokenize(example)?.iter().all(|p| p.unknown);
+        let pieces = self.model.tokenize(example)?;
+        let lost = pieces.is_empty() || pieces.iter().any(|p| p.unknown);
         self.lost.insert(example.to_owned(), lost);
         Ok(lost)
     }

@@ -5,5 +5,6 @@ mod model_commands;
 mod probe_command;
 mod seat_cli;
 mod static_models;
+mod support;
 mod valence;
 mod weat_cli;

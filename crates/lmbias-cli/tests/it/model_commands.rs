@@ -2,24 +2,13 @@
 //! against the transformers numbers in tests/fixtures/reference/tiny-bert-mlm.json.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
 
+use crate::support::lmbias;
+
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
-}
-
-fn lmbias(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lmbias"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
 }
 
 fn reference_sentence(id: &str) -> Value {

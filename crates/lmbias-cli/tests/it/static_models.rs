@@ -3,7 +3,6 @@
 //! looked up directly; `fill-mask` and `valence` refuse it in one line.
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::OnceLock;
 
 use lmbias_data::association::{AssociationTest, LoadOptions, Role};
@@ -12,6 +11,8 @@ use lmbias_metrics::weat::{Associations, Options, weat};
 use lmbias_static::StaticEmbeddings;
 use serde_json::Value;
 
+use crate::support::lmbias;
+
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -19,18 +20,6 @@ fn repo() -> PathBuf {
 fn glove() -> &'static StaticEmbeddings {
     static GLOVE: OnceLock<StaticEmbeddings> = OnceLock::new();
     GLOVE.get_or_init(|| StaticEmbeddings::glove_6b_50d().unwrap_or_else(|e| panic!("{e}")))
-}
-
-fn lmbias(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lmbias"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
 }
 
 fn english(name: &str) -> String {
@@ -147,7 +136,7 @@ fn seat_on_glove_drops_lost_words_and_refuses_weat1() {
     assert!(stdout.contains("8,8,8,7,"), "{stdout}");
     assert!(stdout.contains(r#"attr2 ""unliked"""#), "{stdout}");
     assert!(
-        stderr.contains("dropped, no known word: attr2 \"unliked\""),
+        stderr.contains("dropped, a word without a vector: attr2 \"unliked\""),
         "{stderr}"
     );
 }

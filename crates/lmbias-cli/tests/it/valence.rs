@@ -2,9 +2,10 @@
 //! figures, and one-line errors naming the file and the sentence id.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
+
+use crate::support::lmbias;
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
@@ -20,18 +21,6 @@ fn model() -> String {
 
 fn dataset() -> PathBuf {
     fixtures().join("valence/tiny-bert-mlm.json")
-}
-
-fn lmbias(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lmbias"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
 }
 
 /// A scratch folder for this test only, emptied first.

@@ -527,7 +527,8 @@ fn an_uncased_model_runs_the_lowercased_copy() {
     );
 }
 
-/// The fake's words with a `q` are unknown: an example of such words only is lost.
+/// The fake's words with a `q` are unknown: an example holding one is lost, even
+/// beside known words (sent-bias's bag-of-words encoder cannot encode it either).
 fn lossy_battery(dir: &TempDir) -> Vec<AssociationTest> {
     let flowers_q: Vec<&str> = FLOWERS.iter().copied().chain(["quince"]).collect();
     let insects_q: Vec<&str> = INSECTS.iter().copied().chain(["squid"]).collect();
@@ -549,15 +550,15 @@ fn lossy_battery(dir: &TempDir) -> Vec<AssociationTest> {
             [
                 ("Flowers", FLOWERS),
                 ("Insects", INSECTS),
-                ("Q", &["quiz", "queue qi"]),
+                ("Q", &["quiz", "queue qi", "a quiz"]),
                 ("Unpleasant", UNPLEASANT),
             ],
         ),
-        // X loses one of three, Y none: 2 against 3, refused. "a quilt" keeps a known word.
+        // X loses one of three, Y none: 2 against 3, refused.
         dir.write(
             "c_unequal.jsonl",
             [
-                ("X", &["rose", "quilt", "a quilt"]),
+                ("X", &["rose", "quilt", "a rose"]),
                 ("Y", &["ant", "beetle", "moth"]),
                 ("Pleasant", PLEASANT),
                 ("Unpleasant", UNPLEASANT),
@@ -619,7 +620,11 @@ fn dropped_examples_are_listed_and_refused_tests_do_not_stop_the_battery() {
     );
     assert_eq!(
         result.refused[0].lost,
-        [lost(Role::Attr1, "quiz"), lost(Role::Attr1, "queue qi")]
+        [
+            lost(Role::Attr1, "quiz"),
+            lost(Role::Attr1, "queue qi"),
+            lost(Role::Attr1, "a quiz")
+        ]
     );
     assert_eq!(result.refused[1].lost, [lost(Role::Targ1, "quilt")]);
     assert_eq!(
