@@ -258,7 +258,9 @@ fn seat_study(
             &sub.join("results.md"),
             lmbias_report::seat::battery_markdown(&run, marks),
         )?;
-        let title = format!("SEAT ({name}), [CLS] for BERT, mean for T5, last layer");
+        let title = format!(
+            "SEAT ({name}), [CLS] for BERT, mean for T5, word mean for static vectors; last layer"
+        );
         for (file, svg) in lmbias_report::seat::heatmaps(rows, &title, marks) {
             write(&sub.join(file), svg)?;
         }
