@@ -13,6 +13,19 @@ pub fn model_dir(name: &str) -> PathBuf {
     fixtures().join("models").join(name)
 }
 
+/// A writable copy of fixture model `name` in a fresh temporary folder named by
+/// `tag` (unique per test), for tests that break a file and load the folder.
+pub fn copy_fixture(name: &str, tag: &str) -> PathBuf {
+    let dst = std::env::temp_dir().join(format!("lmbias-fixture-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dst);
+    std::fs::create_dir_all(&dst).unwrap();
+    for entry in std::fs::read_dir(model_dir(name)).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), dst.join(entry.file_name())).unwrap();
+    }
+    dst
+}
+
 /// A reference file written by `tests/fixtures/generate/*.py`, `tests/fixtures/reference/NAME.json`.
 pub fn reference(name: &str) -> serde_json::Value {
     let path = fixtures().join("reference").join(format!("{name}.json"));

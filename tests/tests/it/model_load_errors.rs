@@ -1,25 +1,12 @@
 //! Every way a checkpoint folder can be broken gives a one-line error naming
 //! the file (and the tensor): broken copies of the tiny fixture in a temp dir.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use lmbias_model::{Checkpoint, DeviceKind, ModelError, load_embedder, load_masked_lm};
 use lmbias_text::TextError;
 use safetensors::SafeTensors;
 use safetensors::tensor::TensorView;
-
-/// A fresh copy of fixture folder `name` under the temp dir.
-fn copy_fixture(name: &str, tag: &str) -> PathBuf {
-    let src = lmbias_tests::fixtures().join("models").join(name);
-    let dst = std::env::temp_dir().join(format!("lmbias-broken-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dst);
-    std::fs::create_dir_all(&dst).unwrap();
-    for entry in std::fs::read_dir(&src).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), dst.join(entry.file_name())).unwrap();
-    }
-    dst
-}
 
 /// Rewrite `model.safetensors` in `dir` with tensor `name` replaced, or removed when `None`.
 fn rewrite_tensor(dir: &Path, name: &str, replacement: Option<TensorView<'_>>) {
@@ -57,7 +44,7 @@ fn load_error(dir: &Path) -> String {
 
 #[test]
 fn missing_tensor_is_named() {
-    let dir = copy_fixture("tiny-bert-mlm", "missing");
+    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "missing");
     rewrite_tensor(&dir, "bert.encoder.layer.1.output.dense.weight", None);
     assert_eq!(
         load_error(&dir),
@@ -71,7 +58,7 @@ fn missing_tensor_is_named() {
 
 #[test]
 fn missing_head_tensor_is_named() {
-    let dir = copy_fixture("tiny-bert-mlm", "missinghead");
+    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "missinghead");
     rewrite_tensor(&dir, "cls.predictions.transform.LayerNorm.weight", None);
     let err = load_error(&dir);
     assert!(
@@ -88,7 +75,7 @@ fn missing_head_tensor_is_named() {
 
 #[test]
 fn wrong_shape_is_named() {
-    let dir = copy_fixture("tiny-bert-mlm", "shape");
+    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "shape");
     let small = [0u8; 16];
     let view = TensorView::new(safetensors::Dtype::F32, vec![2, 2], &small).unwrap();
     rewrite_tensor(&dir, "bert.encoder.layer.1.output.dense.weight", Some(view));
@@ -104,7 +91,7 @@ fn wrong_shape_is_named() {
 
 #[test]
 fn integer_weights_are_refused() {
-    let dir = copy_fixture("tiny-bert-mlm", "dtype");
+    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "dtype");
     let ints = vec![0u8; 32 * 8];
     let view = TensorView::new(safetensors::Dtype::I64, vec![32], &ints).unwrap();
     rewrite_tensor(&dir, "bert.embeddings.LayerNorm.bias", Some(view));
@@ -120,7 +107,7 @@ fn integer_weights_are_refused() {
 
 #[test]
 fn corrupt_weights_file_is_named() {
-    let dir = copy_fixture("tiny-bert-mlm", "corrupt");
+    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "corrupt");
     std::fs::write(dir.join("model.safetensors"), b"not a safetensors file").unwrap();
     let err = load_error(&dir);
     assert!(
@@ -135,7 +122,7 @@ fn corrupt_weights_file_is_named() {
 
 #[test]
 fn folder_without_weights_is_named() {
-    let dir = copy_fixture("tiny-bert-mlm", "noweights");
+    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "noweights");
     std::fs::remove_file(dir.join("model.safetensors")).unwrap();
     assert_eq!(
         load_error(&dir),
@@ -149,7 +136,7 @@ fn folder_without_weights_is_named() {
 
 #[test]
 fn config_problems_are_named() {
-    let dir = copy_fixture("tiny-bert-mlm", "config");
+    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "config");
     let config_path = dir.join("config.json");
     let original = std::fs::read_to_string(&config_path).unwrap();
 
@@ -195,7 +182,7 @@ fn config_problems_are_named() {
 
 #[test]
 fn relative_position_berts_are_refused() {
-    let dir = copy_fixture("tiny-bert-mlm", "relative");
+    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "relative");
     let config_path = dir.join("config.json");
     let original = std::fs::read_to_string(&config_path).unwrap();
     std::fs::write(
@@ -221,7 +208,7 @@ fn relative_position_berts_are_refused() {
 /// folder, and no source repeating it.
 #[test]
 fn tokenizer_problems_keep_their_type() {
-    let dir = copy_fixture("tiny-bert-mlm", "notokenizer");
+    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "notokenizer");
     std::fs::remove_file(dir.join("tokenizer.json")).unwrap();
     std::fs::remove_file(dir.join("vocab.txt")).unwrap();
     let checkpoint = Checkpoint::resolve(dir.to_str().unwrap()).unwrap();

@@ -25,18 +25,6 @@ fn load_t5(dir: &Path) -> Box<dyn Embedder + Send + Sync> {
     load_embedder(&checkpoint(dir), DeviceKind::Cpu).unwrap()
 }
 
-/// A fresh copy of fixture folder `name` under the temp dir.
-fn copy_fixture(name: &str, tag: &str) -> PathBuf {
-    let dst = std::env::temp_dir().join(format!("lmbias-t5-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dst);
-    std::fs::create_dir_all(&dst).unwrap();
-    for entry in std::fs::read_dir(model_dir(name)).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), dst.join(entry.file_name())).unwrap();
-    }
-    dst
-}
-
 /// Every sentence of tiny-mt5.json through the model in `dir`: token ids, `cls`
 /// (= the reference's position-0 `first`) and `mean`, batched and one at a time,
 /// and the full last hidden state of the four `full_hidden` sentences. Returns
@@ -245,7 +233,7 @@ fn load_error(dir: &Path) -> String {
 
 #[test]
 fn unsupported_feed_forward_is_named() {
-    let dir = copy_fixture("tiny-mt5", "ff");
+    let dir = lmbias_tests::copy_fixture("tiny-mt5", "ff");
     let config = dir.join("config.json");
     let text = std::fs::read_to_string(&config).unwrap();
     let broken = text.replace("\"gated-gelu\"", "\"gated-silu\"");
@@ -279,7 +267,7 @@ fn rewrite_safetensors(dir: &Path, rename: impl Fn(&str) -> Option<String>) -> P
 
 #[test]
 fn missing_relative_attention_bias_is_named() {
-    let dir = copy_fixture("tiny-mt5", "bias");
+    let dir = lmbias_tests::copy_fixture("tiny-mt5", "bias");
     let name = "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight";
     let path = rewrite_safetensors(&dir, |n| (n != name).then(|| n.to_string()));
     assert_eq!(
@@ -293,7 +281,7 @@ fn missing_relative_attention_bias_is_named() {
 /// instead of `shared.weight`: same numbers.
 #[test]
 fn embeddings_stored_as_encoder_embed_tokens() {
-    let dir = copy_fixture("tiny-mt5", "embed");
+    let dir = lmbias_tests::copy_fixture("tiny-mt5", "embed");
     rewrite_safetensors(&dir, |n| {
         Some(match n {
             "shared.weight" => "encoder.embed_tokens.weight".to_string(),

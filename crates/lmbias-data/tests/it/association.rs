@@ -1,12 +1,13 @@
 //! Association tests: sent-bias's files load unmodified; every bad input is a one-line error
 //! naming the file and the set or field.
 
-use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use lmbias_data::{
     AssociationError, AssociationTest, Duplicates, LoadOptions, Role, TargetSizes, load_dir,
 };
+
+use crate::chain;
 
 fn seat_en() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/seat/en")
@@ -23,21 +24,6 @@ fn spec(targ1: &str, targ2: &str) -> String {
             "attr1": {{"category": "Pleasant", "examples": ["love", "peace"]}},
             "attr2": {{"category": "Unpleasant", "examples": ["hatred"]}}}}"#
     )
-}
-
-/// The error and its causes as anyhow's `{:#}` prints them: each once, joined by ": ".
-fn chain(error: &dyn Error) -> String {
-    let mut line = error.to_string();
-    let mut cause = error.source();
-    while let Some(e) = cause {
-        assert!(
-            !line.contains(&e.to_string()),
-            "cause printed twice: {line} / {e}"
-        );
-        line = format!("{line}: {e}");
-        cause = e.source();
-    }
-    line
 }
 
 fn one_line_error(json: &str, options: &LoadOptions) -> String {

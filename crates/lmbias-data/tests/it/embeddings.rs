@@ -1,25 +1,11 @@
 //! Embedding files: JSON objects and word2vec/GloVe text; every bad file is a one-line error
 //! naming it and the text or line at fault.
 
-use std::error::Error;
 use std::path::Path;
 
 use lmbias_data::{Embeddings, EmbeddingsError};
 
-/// The error and its causes as anyhow's `{:#}` prints them: each once, joined by ": ".
-fn chain(error: &dyn Error) -> String {
-    let mut line = error.to_string();
-    let mut cause = error.source();
-    while let Some(e) = cause {
-        assert!(
-            !line.contains(&e.to_string()),
-            "cause printed twice: {line} / {e}"
-        );
-        line = format!("{line}: {e}");
-        cause = e.source();
-    }
-    line
-}
+use crate::chain;
 
 fn parse(content: &str) -> Result<Embeddings, String> {
     Embeddings::from_slice(Path::new("emb.txt"), content.as_bytes()).map_err(|e| {
