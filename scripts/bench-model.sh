@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CPU throughput of lmbias's BERT vs PyTorch, side by side on the same cores:
 # MiniLM and a random bert-base-shaped model, batch 32 of ~10-token sentences.
-# Results go to docs/benchmarks.md by hand (with the machine load at the time).
+# Results go to docs/benchmarks.md by hand, with the CPU and the load printed here.
 #
 #   scripts/bench-model.sh                         # default CPU backend (flex)
 #   FEATURES=ndarray NO_DEFAULT=1 scripts/bench-model.sh   # burn-ndarray instead
@@ -16,6 +16,7 @@ TARGET=${CARGO_TARGET_DIR:-target}
 
 [ -f "$BASE/model.safetensors" ] || python3 scripts/bench_torch.py make-bert-base "$BASE" "$MINILM"
 cargo build --release -p lmbias-model --example throughput ${NO_DEFAULT:+--no-default-features} ${FEATURES:+--features "$FEATURES"}
+lscpu | grep 'Model name'
 uptime
 for threads in $THREADS; do
   for model in "$MINILM" "$BASE"; do

@@ -6,6 +6,7 @@ Also creates the bert-base-shaped random checkpoint both sides load.
 
   python3 scripts/bench_torch.py make-bert-base OUT_DIR TOKENIZER_DIR
   python3 scripts/bench_torch.py run MODEL_DIR BATCH SECONDS THREADS
+  python3 scripts/bench_torch.py embed MODEL_DIR TEXTS_FILE THREADS   # the way a notebook would
 """
 
 import json
@@ -70,8 +71,31 @@ def run(model_dir: Path, batch: int, seconds: float, threads: int) -> None:
                       "batches": batches, "seconds": round(elapsed, 3), "sentences_per_s": round(batches * batch / elapsed, 1)}))
 
 
+@torch.no_grad()
+def embed(model_dir: Path, texts_file: Path, threads: int, batch: int = 32) -> None:
+    """Every line of TEXTS_FILE through AutoModel in input order, batches of 32 padded to
+    their longest, CLS pooling: what a researcher writes in a notebook (issue #12)."""
+    from transformers import AutoModel, AutoTokenizer
+
+    torch.set_num_threads(threads)
+    texts = texts_file.read_text(encoding="utf-8").splitlines()
+    start = time.perf_counter()
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModel.from_pretrained(model_dir, dtype=torch.float32).eval()
+    vectors = []
+    for i in range(0, len(texts), batch):
+        enc = tok(texts[i : i + batch], padding=True, truncation=False, return_tensors="pt")
+        vectors.append(model(**enc).last_hidden_state[:, 0])
+    out = torch.cat(vectors)
+    elapsed = time.perf_counter() - start
+    print(json.dumps({"impl": f"torch-{torch.__version__}-{threads}threads", "model": str(model_dir), "texts": len(texts),
+                      "shape": list(out.shape), "seconds": round(elapsed, 2)}))
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "make-bert-base":
+    if sys.argv[1] == "embed":
+        embed(Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]))
+    elif sys.argv[1] == "make-bert-base":
         make_bert_base(Path(sys.argv[2]), Path(sys.argv[3]))
     else:
         run(Path(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]))

@@ -20,10 +20,9 @@
 //! high subset counts the matching low subsets with two binary searches. That is
 //! O(2^(m/2) · m) instead of C(m, n); for n = 16 per side, 65 536 sums instead of 6·10^8 splits.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 
 use crate::numpy_sum::numpy_sum;
 
@@ -169,41 +168,30 @@ pub(crate) fn exact(scores: &[f64], nx: usize, tails: Tails) -> Option<u64> {
         group.sort_unstable();
     }
     let high_count = 1u64 << high_bits;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(high_count as usize)
-        .max(1);
-    let total = AtomicU64::new(0);
-    let next = AtomicU64::new(0);
+    // Chunks of high subsets, spread over rayon's pool (a battery's tests share it).
     const CHUNK: u64 = 256;
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let mut buf = Vec::with_capacity(nx);
+    let total = (0..high_count.div_ceil(CHUNK))
+        .into_par_iter()
+        .map_init(
+            || Vec::with_capacity(nx),
+            |buf, chunk| {
                 let mut count = 0u64;
-                loop {
-                    let start = next.fetch_add(CHUNK, Ordering::Relaxed);
-                    if start >= high_count {
-                        break;
+                for high in chunk * CHUNK..((chunk + 1) * CHUNK).min(high_count) {
+                    let k = high.count_ones() as usize;
+                    if k > nx || nx - k > low_bits {
+                        continue;
                     }
-                    for high in start..(start + CHUNK).min(high_count) {
-                        let k = high.count_ones() as usize;
-                        if k > nx || nx - k > low_bits {
-                            continue;
-                        }
-                        let base: i64 = bits(high).map(|i| quant.q[i + low_bits]).sum();
-                        let group = &by_size[nx - k];
-                        for rule in &rules {
-                            count +=
-                                count_group(&quant, rule, group, base, high << low_bits, &mut buf);
-                        }
+                    let base: i64 = bits(high).map(|i| quant.q[i + low_bits]).sum();
+                    let group = &by_size[nx - k];
+                    for rule in &rules {
+                        count += count_group(&quant, rule, group, base, high << low_bits, buf);
                     }
                 }
-                total.fetch_add(count, Ordering::Relaxed);
-            });
-        }
-    });
-    Some(total.into_inner())
+                count
+            },
+        )
+        .sum();
+    Some(total)
 }
 
 /// Extreme splits among `high_mask` joined with each low subset in `group` (sorted by sum).
@@ -257,68 +245,49 @@ pub(crate) fn sampled(scores: &[f64], nx: usize, tails: Tails, n: u64, seed: u64
     let draw = nx.min(m - nx);
     let drawn_is_x = draw == nx;
     let streams = n.div_ceil(SAMPLES_PER_STREAM);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |t| t.get())
-        .min(streams as usize)
-        .max(1);
-    let next = AtomicU64::new(0);
-    let total = AtomicU64::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let mut perm: Vec<usize> = Vec::with_capacity(m);
-                let mut member = vec![false; m];
-                let mut buf = Vec::with_capacity(nx);
-                let mut count = 0u64;
-                loop {
-                    let stream = next.fetch_add(1, Ordering::Relaxed);
-                    if stream >= streams {
+    (0..streams)
+        .into_par_iter()
+        .map(|stream| {
+            let mut perm: Vec<usize> = (0..m).collect();
+            let mut member = vec![false; m];
+            let mut buf = Vec::with_capacity(nx);
+            let mut count = 0u64;
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            rng.set_stream(stream);
+            let samples = SAMPLES_PER_STREAM.min(n - stream * SAMPLES_PER_STREAM);
+            for _ in 0..samples {
+                let mut drawn = 0i64;
+                for i in 0..draw {
+                    let j = rng.random_range(i..m);
+                    perm.swap(i, j);
+                    drawn += quant.q[perm[i]];
+                }
+                let q = if drawn_is_x { drawn } else { total_q - drawn };
+                let mut recomputed = None;
+                for rule in &rules {
+                    let hit = match rule.decide(q) {
+                        Decision::Hit => true,
+                        Decision::Miss => false,
+                        Decision::Recompute => {
+                            let sum = *recomputed.get_or_insert_with(|| {
+                                member.fill(!drawn_is_x);
+                                for &i in &perm[..draw] {
+                                    member[i] = drawn_is_x;
+                                }
+                                quant.numpy_subset_sum((0..m).filter(|&i| member[i]), &mut buf)
+                            });
+                            rule.hit_exact(sum)
+                        }
+                    };
+                    if hit {
+                        count += 1;
                         break;
                     }
-                    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                    rng.set_stream(stream);
-                    perm.clear();
-                    perm.extend(0..m);
-                    let samples = SAMPLES_PER_STREAM.min(n - stream * SAMPLES_PER_STREAM);
-                    for _ in 0..samples {
-                        let mut drawn = 0i64;
-                        for i in 0..draw {
-                            let j = rng.random_range(i..m);
-                            perm.swap(i, j);
-                            drawn += quant.q[perm[i]];
-                        }
-                        let q = if drawn_is_x { drawn } else { total_q - drawn };
-                        let mut recomputed = None;
-                        for rule in &rules {
-                            let hit = match rule.decide(q) {
-                                Decision::Hit => true,
-                                Decision::Miss => false,
-                                Decision::Recompute => {
-                                    let sum = *recomputed.get_or_insert_with(|| {
-                                        member.fill(!drawn_is_x);
-                                        for &i in &perm[..draw] {
-                                            member[i] = drawn_is_x;
-                                        }
-                                        quant.numpy_subset_sum(
-                                            (0..m).filter(|&i| member[i]),
-                                            &mut buf,
-                                        )
-                                    });
-                                    rule.hit_exact(sum)
-                                }
-                            };
-                            if hit {
-                                count += 1;
-                                break;
-                            }
-                        }
-                    }
                 }
-                total.fetch_add(count, Ordering::Relaxed);
-            });
-        }
-    });
-    total.into_inner()
+            }
+            count
+        })
+        .sum()
 }
 
 #[cfg(test)]

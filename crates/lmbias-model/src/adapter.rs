@@ -4,7 +4,8 @@
 //!
 //! Every text is tokenized and checked before any forward pass, so an error
 //! names the failing text by its index in the call and nothing is computed in
-//! vain; the texts then run in batches of [`BATCH`].
+//! vain; the texts then run sorted by length in batches of at most [`BATCH`],
+//! in parallel on the CPU (see [`Adapter::run`]).
 
 use std::ops::Range;
 
@@ -15,13 +16,18 @@ use lmbias_encoder::{
 };
 use lmbias_text::{Encoding, TextError, Tokenizer};
 
+use rayon::prelude::*;
+
 use crate::checkpoint::Checkpoint;
+use crate::device::on_host;
 use crate::error::ModelError;
 use crate::network::{Batch, MaskedNetwork, Network};
 use crate::weights::WeightsFile;
 
-/// Texts per forward pass: bounds memory on long lists (padding is per batch).
-/// lmbias's one batching constant: callers hand over all their texts at once.
+/// Most texts per forward pass: bounds memory on long lists. lmbias's one
+/// batching constant: callers hand over all their texts at once. Measured on
+/// MiniLM, one thread, 128 ~11-token texts (docs/benchmarks.md): 16 and 32 run
+/// alike, 64 is 10 % and 128 20 % slower (the activations outgrow the caches).
 const BATCH: usize = 32;
 
 /// A loaded checkpoint: its network, its tokenizer, the device it runs on.
@@ -30,6 +36,8 @@ pub(crate) struct Adapter<N> {
     tokenizer: Tokenizer,
     network: N,
     device: Device,
+    /// The device is the CPU (see [`on_host`]).
+    host: bool,
 }
 
 impl<N: Network> Adapter<N> {
@@ -57,6 +65,7 @@ impl<N: Network> Adapter<N> {
             tokenizer,
             network,
             device: device.clone(),
+            host: on_host(device),
         })
     }
 
@@ -115,21 +124,49 @@ impl<N: Network> Adapter<N> {
         Ok(())
     }
 
-    /// Hidden states of `sequences` after `blocks` blocks, one batch at a time,
-    /// each batch turned into rows by `read`.
-    fn run<T>(
+    /// Hidden states of `sequences` after `blocks` blocks, turned into one
+    /// row per sequence by `read`, returned in input order. Batches come from
+    /// [`plan`]; on the CPU they run in parallel, one per core (rayon's pool:
+    /// `RAYON_NUM_THREADS` caps it), each batch's own matrix products staying
+    /// on its core, since at these sizes splitting one product across cores
+    /// gains little. `read` gets the input index of each row of its batch.
+    fn run<T: Send>(
         &self,
         sequences: &[Vec<u32>],
         blocks: usize,
-        mut read: impl FnMut(usize, Tensor<3>, &Batch) -> Result<Vec<T>, EncoderError>,
+        read: impl Fn(&[usize], Tensor<3>, &Batch) -> Result<Vec<T>, EncoderError> + Sync,
     ) -> Result<Vec<T>, EncoderError> {
-        let mut out = Vec::with_capacity(sequences.len());
-        for (b, chunk) in sequences.chunks(BATCH).enumerate() {
-            let batch = Batch::new(chunk, self.tokenizer.pad_id(), &self.device);
+        let workers = if self.host {
+            rayon::current_num_threads()
+        } else {
+            1
+        };
+        let batches = plan(sequences, workers);
+        let forward = |rows: &Vec<usize>| {
+            let chunk: Vec<&[u32]> = rows.iter().map(|&i| sequences[i].as_slice()).collect();
+            let batch = Batch::new(&chunk, self.tokenizer.pad_id(), &self.device);
             let hidden = self.network.hidden_states(&batch, blocks);
-            out.extend(read(b * BATCH, hidden, &batch)?);
+            read(rows, hidden, &batch)
+        };
+        let outputs: Vec<Result<Vec<T>, EncoderError>> = if workers > 1 {
+            batches.par_iter().map(forward).collect()
+        } else {
+            batches.iter().map(forward).collect()
+        };
+        let mut slots: Vec<Option<T>> = std::iter::repeat_with(|| None)
+            .take(sequences.len())
+            .collect();
+        for (rows, output) in batches.iter().zip(outputs) {
+            for (&i, row) in rows.iter().zip(output?) {
+                slots[i] = Some(row);
+            }
         }
-        Ok(out)
+        slots
+            .into_iter()
+            .map(|row| {
+                row.ok_or_else(|| EncoderError::Backend("a batch returned too few rows".into()))
+            })
+            .collect()
     }
 
     /// Softmax over the vocabulary at the single mask of each text: `[n][vocab]`.
@@ -149,18 +186,34 @@ impl<N: Network> Adapter<N> {
             positions.push(position);
         }
         let h = self.network.hidden_size();
-        self.run(&sequences, self.network.num_layers(), |first, hidden, _| {
-            let [b, seq, _] = hidden.dims();
-            let rows_at: Vec<i64> = positions[first..first + b]
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (i * seq + p) as i64)
-                .collect();
-            let index = Tensor::<1, Int>::from_data(TensorData::new(rows_at, [b]), &self.device);
-            let at_mask = hidden.reshape([b * seq, h]).select(0, index);
-            rows(softmax(self.network.mask_logits(at_mask), 1))
-        })
+        self.run(
+            &sequences,
+            self.network.num_layers(),
+            |members, hidden, _| {
+                let [b, seq, _] = hidden.dims();
+                let rows_at: Vec<i64> = members
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &member)| (i * seq + positions[member]) as i64)
+                    .collect();
+                let index =
+                    Tensor::<1, Int>::from_data(TensorData::new(rows_at, [b]), &self.device);
+                let at_mask = hidden.reshape([b * seq, h]).select(0, index);
+                rows(softmax(self.network.mask_logits(at_mask), 1))
+            },
+        )
     }
+}
+
+/// The batches of one call, as input indices: sequences sorted by length, so
+/// each batch pads only to its own longest (results go back in input order),
+/// cut into batches of at most [`BATCH`], and into at least `workers` batches
+/// when there are enough sequences, so every core gets work.
+fn plan(sequences: &[Vec<u32>], workers: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..sequences.len()).collect();
+    order.sort_by_key(|&i| sequences[i].len());
+    let size = BATCH.min(sequences.len().div_ceil(workers.max(1))).max(1);
+    order.chunks(size).map(<[usize]>::to_vec).collect()
 }
 
 /// One pooled vector per row of `hidden`, `[batch, seq, h]` → `[batch][h]`.
@@ -180,7 +233,7 @@ fn pool(hidden: Tensor<3>, batch: &Batch, pooling: Pooling) -> Result<Vec<Vec<f3
 /// For each row b of a `[batch, seq, h]` hidden state, the mean over positions `spans[b]`.
 fn mean_over_spans(
     hidden: Tensor<3>,
-    spans: &[Range<usize>],
+    spans: &[&Range<usize>],
 ) -> Result<Vec<Vec<f32>>, EncoderError> {
     let [_, seq, h] = hidden.dims();
     let values = hidden
@@ -192,7 +245,7 @@ fn mean_over_spans(
         .enumerate()
         .map(|(b, span)| {
             let mut mean = vec![0f32; h];
-            for p in span.clone() {
+            for p in (*span).clone() {
                 let row = &values[(b * seq + p) * h..(b * seq + p + 1) * h];
                 mean.iter_mut().zip(row).for_each(|(m, x)| *m += x);
             }
@@ -303,9 +356,9 @@ impl<N: Network> Embedder for Adapter<N> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let sequences: Vec<Vec<u32>> = encodings.iter().map(|e| e.ids().to_vec()).collect();
-        self.run(&sequences, blocks, |first, hidden, _| {
-            let [b, _, _] = hidden.dims();
-            mean_over_spans(hidden, &spans[first..first + b])
+        self.run(&sequences, blocks, |members, hidden, _| {
+            let spans: Vec<&Range<usize>> = members.iter().map(|&m| &spans[m]).collect();
+            mean_over_spans(hidden, &spans)
         })
     }
 
@@ -445,7 +498,7 @@ impl<N: Network> AnyEmbedder for Adapter<N> {
                 text: String::new(),
             });
         }
-        let batch = Batch::new(&[ids.to_vec()], self.tokenizer.pad_id(), &self.device);
+        let batch = Batch::new(&[ids], self.tokenizer.pad_id(), &self.device);
         let hidden = self.network.hidden_states(&batch, blocks);
         let [_, seq, h] = hidden.dims();
         rows(hidden.reshape([seq, h]))

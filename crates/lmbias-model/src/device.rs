@@ -49,6 +49,20 @@ impl DeviceKind {
     }
 }
 
+/// Whether tensors on `device` live in host memory (the CPU backends): there
+/// element-wise work is cheapest on the slice, and batches run in parallel, one
+/// per core; a GPU gets Burn's kernels and one batch at a time.
+#[cfg(feature = "wgpu")]
+pub(crate) fn on_host(device: &Device) -> bool {
+    *device != Device::wgpu(Default::default())
+}
+
+/// Whether tensors on `device` live in host memory: without a GPU backend, always.
+#[cfg(not(feature = "wgpu"))]
+pub(crate) fn on_host(_device: &Device) -> bool {
+    true
+}
+
 #[cfg(feature = "flex")]
 fn cpu_device() -> Result<Device, ModelError> {
     Ok(Device::flex())

@@ -1,5 +1,5 @@
-//! Hugging Face checkpoints in Burn: resolution (a folder, the HF cache, the hub
-//! with feature `hub`), weight loading (safetensors or `.bin`, f32/f16/bf16),
+//! Hugging Face checkpoints in Burn: resolution (a folder, the HF cache, else a
+//! download from the hub into that cache), weight loading (safetensors or `.bin`, f32/f16/bf16),
 //! and the BERT (encoder + MLM head) and T5 / mT5 encoders, answering
 //! lmbias-encoder's traits.
 //!
@@ -23,6 +23,7 @@ mod bert;
 mod checkpoint;
 mod device;
 mod error;
+mod gelu;
 pub mod hub;
 mod load;
 mod network;

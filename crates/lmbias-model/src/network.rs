@@ -59,9 +59,9 @@ pub(crate) struct Batch {
 
 impl Batch {
     /// Pads `sequences` (none empty: the adapter checks) with `pad_id` to the longest.
-    pub(crate) fn new(sequences: &[Vec<u32>], pad_id: u32, device: &Device) -> Self {
+    pub(crate) fn new(sequences: &[&[u32]], pad_id: u32, device: &Device) -> Self {
         let batch = sequences.len();
-        let seq = sequences.iter().map(Vec::len).max().unwrap_or(0).max(1);
+        let seq = sequences.iter().map(|s| s.len()).max().unwrap_or(0).max(1);
         let mut ids = vec![i64::from(pad_id); batch * seq];
         let mut mask = vec![0f32; batch * seq];
         for (b, s) in sequences.iter().enumerate() {

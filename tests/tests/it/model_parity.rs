@@ -173,18 +173,33 @@ fn tiny_cased_turkish_matches_transformers() {
     check_tiny_embeddings("tiny-bert-cased-tr");
 }
 
+/// One call over many texts equals one call per text: texts of every length,
+/// repeated and interleaved so that the length-sorted batches (at most 32 texts,
+/// run in parallel) mix texts from all over the input, and each result must come
+/// back to its own place; sentence vectors and word vectors alike.
 #[test]
 fn batched_equals_one_at_a_time() {
     let reference = reference("tiny-bert-mlm");
     let model = embedder(&model_dir("tiny-bert-mlm"));
-    let texts: Vec<&str> = reference["sentences"]
+    let distinct: Vec<&str> = reference["sentences"]
         .as_array()
         .unwrap()
         .iter()
         .map(|s| s["text"].as_str().unwrap())
         .collect();
+    // 9 rounds, each in a different rotation: well over two batches of 32.
+    let texts: Vec<&str> = (0..9)
+        .flat_map(|r| distinct.iter().cycle().skip(r * 5).take(distinct.len()))
+        .copied()
+        .collect();
+    assert!(
+        texts.len() > 64,
+        "{} texts: too few to fill three batches",
+        texts.len()
+    );
     for pooling in [Pooling::Cls, Pooling::Mean, Pooling::First] {
         let batched = model.embed(&texts, pooling, Layer::Last).unwrap();
+        assert_eq!(batched.len(), texts.len());
         for (text, got) in texts.iter().zip(&batched) {
             let single = model
                 .embed(&[text], pooling, Layer::Last)
@@ -196,6 +211,27 @@ fn batched_equals_one_at_a_time() {
                 "{pooling} {text:?}: batched differs by {diff}"
             );
         }
+    }
+    // The first word of each text, in context: spans must follow their texts too.
+    let words: Vec<WordInContext<'_>> = texts
+        .iter()
+        .map(|&text| {
+            let end = text.find(' ').unwrap_or(text.len());
+            WordInContext { text, word: 0..end }
+        })
+        .collect();
+    let batched = model.embed_words(&words, Layer::Last).unwrap();
+    for (word, got) in words.iter().zip(&batched) {
+        let single = model
+            .embed_words(std::slice::from_ref(word), Layer::Last)
+            .unwrap()
+            .remove(0);
+        let diff = max_abs_diff(got, &single);
+        assert!(
+            diff <= 1e-5,
+            "{:?}: batched word differs by {diff}",
+            word.text
+        );
     }
 }
 

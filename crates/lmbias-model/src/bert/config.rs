@@ -1,11 +1,12 @@
 //! The fields of a BERT config.json that shape the computation.
 
 use burn::tensor::Tensor;
-use burn::tensor::activation::{gelu, gelu_approximate, relu};
+use burn::tensor::activation::{gelu_approximate, relu};
 use serde::Deserialize;
 
 use crate::checkpoint::{Checkpoint, read_json};
 use crate::error::ModelError;
+use crate::gelu::gelu;
 
 /// transformers' `BertConfig` names and defaults; other fields are ignored.
 #[derive(Debug, Clone, Deserialize)]
