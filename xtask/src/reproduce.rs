@@ -1,5 +1,8 @@
-//! `reproduce-paper`: run the three studies on the models that can be had and
-//! write every table, figure and the comparison report under one folder.
+//! `reproduce-paper`: run the three studies on the models that can be had, then
+//! write every table, figure and the comparison report under one folder. The two
+//! halves are apart so that a sweep can be sharded: each shard runs its slice of
+//! the models into [`ModelOutcome`]s, and the merge writes from all of them what
+//! one run would have written (see `crate::shards`).
 
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
@@ -18,19 +21,26 @@ use lmbias_report::table::Table;
 use lmbias_studies::probe::{DUSI_PAIRS, Probe, ProbePair, ProbeRun, embed_words};
 use lmbias_studies::seat::{self, Battery, BatteryResult, Lost, SeatOptions, SeatRow};
 use lmbias_studies::valence::{self, ModelResult};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::models::{Available, Study};
+use crate::models::{Available, ModelInfo, Study};
 
-/// Everything a run needs besides the models.
-pub struct Options {
+/// How the studies are run: what REPORT.md's header says, equal in every shard of a sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
     pub studies: Vec<Study>,
-    pub device: DeviceKind,
-    pub out: PathBuf,
-    pub datasets: PathBuf,
+    /// The device's name (`cpu`, `wgpu`).
+    pub device: String,
     pub seed: u64,
     pub n_samples: u64,
     pub top_k: NonZeroUsize,
+}
+
+/// Everything a run needs besides the models.
+pub struct Options {
+    pub settings: Settings,
+    pub device: DeviceKind,
+    pub datasets: PathBuf,
 }
 
 /// The SEAT batteries: English (May et al. 2019) and our Turkish one, each with
@@ -41,7 +51,20 @@ const BATTERIES: [(&str, &str, Marks); 2] = [
     ("tr", "seat/tr", Marks::Caglidil),
 ];
 
-/// What each study produced, for the report.
+/// What every study gave on one model: the unit a shard saves and a merge reassembles.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ModelOutcome {
+    /// The model's position in the list of available models.
+    pub model: usize,
+    pub valence: Option<ModelResult>,
+    /// Per battery that ran on the model, by name, in [`BATTERIES`] order.
+    pub seat: Vec<(String, BatteryResult)>,
+    pub probe: Vec<ProbeRun>,
+    /// The studies that failed on it, in study order.
+    pub failures: Vec<Failure>,
+}
+
+/// What each study produced over all models, for the report.
 #[derive(Default)]
 pub struct Results {
     pub valence: Vec<ModelResult>,
@@ -50,11 +73,42 @@ pub struct Results {
     pub probe: Vec<ProbeRun>,
     /// Models a study could not run on, and why: the run goes on without them.
     pub failures: Vec<Failure>,
-    pub timings: Vec<(Study, Duration)>,
+}
+
+impl Results {
+    /// The studies' results over all models, in model order (study order for the
+    /// failures): the same however the models were split between runs.
+    pub fn assemble(mut outcomes: Vec<ModelOutcome>) -> Results {
+        outcomes.sort_by_key(|o| o.model);
+        let mut results = Results::default();
+        for (name, _, _) in BATTERIES {
+            let mut all = BatteryResult::default();
+            for o in &outcomes {
+                for (_, run) in o.seat.iter().filter(|(b, _)| b == name) {
+                    all.append(run.clone());
+                }
+            }
+            if !all.rows.is_empty() || !all.refused.is_empty() {
+                results.seat.push((name.to_owned(), all));
+            }
+        }
+        for study in Study::ALL {
+            for o in &outcomes {
+                let failed = o.failures.iter().filter(|f| f.study == study);
+                results.failures.extend(failed.cloned());
+            }
+        }
+        for o in outcomes {
+            results.valence.extend(o.valence);
+            results.probe.extend(o.probe);
+        }
+        results
+    }
 }
 
 /// A study that failed on one model (e.g. a vocabulary that cannot produce an
 /// annotated token): reported, never turned into a number.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Failure {
     pub study: Study,
     pub model: String,
@@ -78,32 +132,60 @@ impl Failure {
     }
 }
 
-/// Runs every study on the models that serve it; the report is written from the result.
-pub fn run(models: &[Available], options: &Options) -> Result<Results> {
-    let mut results = Results::default();
-    for &study in &options.studies {
-        let on: Vec<&Available> = models
+/// How long each study took (stderr only: nothing time-dependent goes into a file).
+pub type Timings = Vec<(Study, Duration)>;
+
+/// Runs every study on the models that serve it, each model given with its
+/// position in the full list; returns each model's outcome and each study's time.
+pub fn run(
+    models: &[(usize, &Available)],
+    options: &Options,
+) -> Result<(Vec<ModelOutcome>, Timings)> {
+    let mut outcomes: Vec<ModelOutcome> = models
+        .iter()
+        .map(|(model, _)| ModelOutcome {
+            model: *model,
+            ..ModelOutcome::default()
+        })
+        .collect();
+    let mut timings = Vec::new();
+    for &study in &options.settings.studies {
+        let on: Vec<(&Available, &mut ModelOutcome)> = models
             .iter()
-            .filter(|m| m.studies.contains(&study))
+            .zip(&mut outcomes)
+            .filter(|((_, m), _)| m.studies.contains(&study))
+            .map(|((_, m), o)| (*m, o))
             .collect();
         if on.is_empty() {
             continue;
         }
-        let dir = options.out.join(study.as_str());
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let started = Instant::now();
         match study {
-            Study::Valence => {
-                results.valence = valence_study(&on, options, &dir, &mut results.failures)?
-            }
-            Study::Seat => results.seat = seat_study(&on, options, &dir, &mut results.failures)?,
-            Study::Probe => results.probe = probe_study(&on, options, &dir, &mut results.failures)?,
+            Study::Valence => valence_study(on, options)?,
+            Study::Seat => seat_study(on, options)?,
+            Study::Probe => probe_study(on, options)?,
+        }
+        timings.push((study, started.elapsed()));
+    }
+    Ok((outcomes, timings))
+}
+
+/// Writes every study's tables and figures under `out`; `models` is the full list
+/// (a study with no model to serve it writes nothing).
+pub fn write_studies(out: &Path, results: &Results, models: &[ModelInfo]) -> Result<()> {
+    let served = |study: Study| models.iter().any(|m| m.studies.contains(&study));
+    for study in Study::ALL.into_iter().filter(|s| served(*s)) {
+        let dir = out.join(study.as_str());
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        match study {
+            Study::Valence => write_valence(&dir, &results.valence)?,
+            Study::Seat => write_seat(&dir, &results.seat)?,
+            Study::Probe => write_probe(&dir, &results.probe)?,
         }
         // A study that produced nothing leaves no empty folder behind.
         let _ = std::fs::remove_dir(&dir);
-        results.timings.push((study, started.elapsed()));
     }
-    Ok(results)
+    Ok(())
 }
 
 fn bar(len: usize, what: &str) -> ProgressBar {
@@ -124,86 +206,78 @@ fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     write(path, serde_json::to_string_pretty(value)? + "\n")
 }
 
-fn valence_study(
-    models: &[&Available],
-    options: &Options,
-    dir: &Path,
-    failures: &mut Vec<Failure>,
-) -> Result<Vec<ModelResult>> {
+fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Result<()> {
+    let path = options.datasets.join("valence/eme-me-60.json");
+    let dataset = ValenceDataset::load(&path)?;
+    let progress = bar(on.len(), "valence");
+    for (model, outcome) in on {
+        progress.inc(1);
+        let run = || -> Result<ModelResult> {
+            let lm = model.masked_lm(options.device)?;
+            Ok(valence::run(lm.as_ref(), &dataset, options.settings.top_k)?)
+        };
+        match run() {
+            Ok(result) => outcome.valence = Some(result),
+            Err(err) => outcome
+                .failures
+                .push(Failure::new(Study::Valence, model, err)),
+        }
+    }
+    progress.finish_and_clear();
+    Ok(())
+}
+
+fn write_valence(dir: &Path, results: &[ModelResult]) -> Result<()> {
     use lmbias_report::valence::{
         Measure, comparison_table, figure, figure_file_name, group_table, sentence_table,
         sweep_table,
     };
-    let path = options.datasets.join("valence/eme-me-60.json");
-    let dataset = ValenceDataset::load(&path)?;
-    let progress = bar(models.len(), "valence");
-    let mut results = Vec::new();
-    for model in models {
-        progress.inc(1);
-        let run = || -> Result<ModelResult> {
-            let lm = model.masked_lm(options.device)?;
-            Ok(valence::run(lm.as_ref(), &dataset, options.top_k)?)
-        };
-        let result = match run() {
-            Ok(result) => result,
-            Err(err) => {
-                failures.push(Failure::new(Study::Valence, model, err));
-                continue;
-            }
-        };
+    if results.is_empty() {
+        return Ok(());
+    }
+    for result in results {
         for measure in Measure::ALL {
             write(
-                &dir.join(figure_file_name(&result, measure)),
-                figure(&result, measure),
+                &dir.join(figure_file_name(result, measure)),
+                figure(result, measure),
             )?;
         }
-        results.push(result);
-    }
-    progress.finish_and_clear();
-    if results.is_empty() {
-        return Ok(results);
     }
     write_json(&dir.join("results.json"), &results)?;
     write(
         &dir.join("examples.md"),
-        crate::shapes::valence_examples(&results),
+        crate::shapes::valence_examples(results),
     )?;
     let tables: [(&str, Table); 4] = [
-        ("comparison", comparison_table(&results, 3)),
-        ("groups", group_table(&results, 3)),
-        ("k-sweep", sweep_table(&results, 3)),
-        ("sentences", sentence_table(&results, 3)),
+        ("comparison", comparison_table(results, 3)),
+        ("groups", group_table(results, 3)),
+        ("k-sweep", sweep_table(results, 3)),
+        ("sentences", sentence_table(results, 3)),
     ];
     for (name, table) in tables {
         write(&dir.join(format!("{name}.md")), table.to_markdown())?;
         write(&dir.join(format!("{name}.csv")), table.to_csv())?;
     }
-    Ok(results)
+    Ok(())
 }
 
-fn seat_study(
-    models: &[&Available],
-    options: &Options,
-    dir: &Path,
-    failures: &mut Vec<Failure>,
-) -> Result<Vec<(String, BatteryResult)>> {
-    let batteries: Vec<(&str, Marks, Battery)> = BATTERIES
+fn seat_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Result<()> {
+    let batteries: Vec<(&str, Battery)> = BATTERIES
         .iter()
-        .map(|(name, sub, marks)| {
+        .map(|(name, sub, _)| {
             let tests = association::load_dir_with_copies(
                 &options.datasets.join(sub),
                 &LoadOptions::default(),
             )?;
-            Ok((*name, *marks, Battery::new(tests)?))
+            Ok((*name, Battery::new(tests)?))
         })
         .collect::<Result<_>>()?;
-    let mut runs: Vec<BatteryResult> = vec![BatteryResult::default(); batteries.len()];
-    let progress = bar(models.len() * batteries.len(), "seat");
-    for model in models {
+    let progress = bar(on.len() * batteries.len(), "seat");
+    for (model, outcome) in on {
         let embedder = match model.embedder(options.device) {
             Ok(embedder) => embedder,
             Err(err) => {
-                failures.push(Failure::new(Study::Seat, model, err));
+                outcome.failures.push(Failure::new(Study::Seat, model, err));
                 progress.inc(batteries.len() as u64);
                 continue;
             }
@@ -213,8 +287,8 @@ fn seat_study(
             pooling: embedder.default_pooling(),
             layer: Layer::Last,
             weat: WeatOptions {
-                n_samples: options.n_samples,
-                seed: options.seed,
+                n_samples: options.settings.n_samples,
+                seed: options.settings.seed,
                 ..WeatOptions::default()
             },
             lost: if model.is_static() {
@@ -224,14 +298,14 @@ fn seat_study(
             },
         };
         // A battery fails or succeeds whole on a model, so a heatmap never shows half a model.
-        for ((name, _, battery), all) in batteries.iter().zip(&mut runs) {
+        for (name, battery) in &batteries {
             if *name == "tr" && !model.turkish {
                 progress.inc(1);
                 continue;
             }
             match seat::run_battery(embedder.as_ref(), battery, &seat_options) {
-                Ok(r) => all.append(r),
-                Err(err) => failures.push(Failure::new(
+                Ok(r) => outcome.seat.push(((*name).to_owned(), r)),
+                Err(err) => outcome.failures.push(Failure::new(
                     Study::Seat,
                     model,
                     anyhow::Error::new(err).context(format!("battery {name}")),
@@ -241,22 +315,26 @@ fn seat_study(
         }
     }
     progress.finish_and_clear();
-    let mut results = Vec::new();
-    for ((name, marks, _), run) in batteries.into_iter().zip(runs) {
+    Ok(())
+}
+
+fn write_seat(dir: &Path, results: &[(String, BatteryResult)]) -> Result<()> {
+    for (name, run) in results {
+        let marks = BATTERIES
+            .iter()
+            .find(|(battery, _, _)| battery == name)
+            .map_or(Marks::Stars, |(_, _, marks)| *marks);
         let rows = &run.rows;
-        if rows.is_empty() && run.refused.is_empty() {
-            continue;
-        }
         let sub = dir.join(name);
         std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
-        write_json(&sub.join("results.json"), &run)?;
+        write_json(&sub.join("results.json"), run)?;
         write(
             &sub.join("results.csv"),
             lmbias_report::seat::table(rows).to_csv(),
         )?;
         write(
             &sub.join("results.md"),
-            lmbias_report::seat::battery_markdown(&run, marks),
+            lmbias_report::seat::battery_markdown(run, marks),
         )?;
         let title = format!(
             "SEAT ({name}), [CLS] for BERT, mean for T5, word mean for static vectors; last layer"
@@ -267,9 +345,8 @@ fn seat_study(
         if name == "tr" {
             caglidil_outputs(&sub, rows)?;
         }
-        results.push((name.to_owned(), run));
     }
-    Ok(results)
+    Ok(())
 }
 
 /// The Turkish battery in the shape of Caglidil et al.'s Figure 1 (models as
@@ -291,12 +368,7 @@ fn caglidil_outputs(dir: &Path, rows: &[SeatRow]) -> Result<()> {
     write(&dir.join("findings.csv"), table.to_csv())
 }
 
-fn probe_study(
-    models: &[&Available],
-    options: &Options,
-    dir: &Path,
-    failures: &mut Vec<Failure>,
-) -> Result<Vec<ProbeRun>> {
+fn probe_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Result<()> {
     let lists = options.datasets.join("probe");
     let templates: Vec<Template> = load_templates(&lists.join("templates.txt"))?;
     let pairs: Vec<(&ProbePair, WordList, WordList)> = DUSI_PAIRS
@@ -309,9 +381,8 @@ fn probe_study(
             ))
         })
         .collect::<Result<_>>()?;
-    let progress = bar(models.len() * pairs.len(), "probe");
-    let mut runs = Vec::new();
-    for model in models {
+    let progress = bar(on.len() * pairs.len(), "probe");
+    for (model, outcome) in on {
         let name = model.name().to_owned();
         let run = || -> Result<Vec<ProbeRun>> {
             let embedder = model.embedder(options.device)?;
@@ -334,35 +405,49 @@ fn probe_study(
             }
             Ok(model_runs)
         };
-        let model_runs = match run() {
-            Ok(model_runs) => model_runs,
-            Err(err) => {
-                failures.push(Failure::new(Study::Probe, model, err));
-                continue;
-            }
-        };
-        let series: Vec<_> = model_runs
+        match run() {
+            Ok(model_runs) => outcome.probe = model_runs,
+            Err(err) => outcome
+                .failures
+                .push(Failure::new(Study::Probe, model, err)),
+        }
+    }
+    progress.finish_and_clear();
+    Ok(())
+}
+
+/// Writes the probe's files; unlike the other studies, also when every model failed
+/// (empty tables say that it ran on none).
+fn write_probe(dir: &Path, runs: &[ProbeRun]) -> Result<()> {
+    // One figure per model, its pairs as series; a model's runs are consecutive.
+    let mut start = 0;
+    while start < runs.len() {
+        let name = &runs[start].model;
+        let end = start
+            + runs[start..]
+                .iter()
+                .take_while(|r| &r.model == name)
+                .count();
+        let series: Vec<_> = runs[start..end]
             .iter()
             .map(|r| lmbias_report::pvalue_curve::PValueSeries {
                 label: r.pair.to_string(),
                 points: r.sweep.iter().map(|s| (s.n, s.p_value())).collect(),
             })
             .collect();
-        runs.extend(model_runs);
         let title = format!("Categorical association, {name}: χ² p against n");
         write(
-            &dir.join(format!("{}-p-vs-n.svg", lmbias_report::file_stem(&name))),
+            &dir.join(format!("{}-p-vs-n.svg", lmbias_report::file_stem(name))),
             lmbias_report::pvalue_curve::pvalue_curve(&title, &series),
         )?;
+        start = end;
     }
-    progress.finish_and_clear();
     write_json(&dir.join("results.json"), &runs)?;
-    let summary = lmbias_report::probe::summary_table(&runs);
+    let summary = lmbias_report::probe::summary_table(runs);
     write(&dir.join("summary.md"), summary.to_markdown())?;
     write(&dir.join("summary.csv"), summary.to_csv())?;
     write(
         &dir.join("table-1.md"),
-        lmbias_report::probe::table_1_markdown(&runs),
-    )?;
-    Ok(runs)
+        lmbias_report::probe::table_1_markdown(runs),
+    )
 }

@@ -56,8 +56,8 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
         .arg(&out)
         .env("HF_HOME", root.join("hf"))
         .env_remove("HF_HUB_CACHE")
-        // Built with the `hub` feature (the test build unifies it in), the paper set
-        // would otherwise try to download the missing checkpoints.
+        // The hub is on by default: the paper set would otherwise try to download
+        // the missing checkpoints.
         .env("HF_HUB_OFFLINE", "1")
         .output()
         .unwrap();
@@ -206,4 +206,181 @@ fn glove_runs_the_english_battery_and_caliskans_table() {
         "refused tests are listed:\n{results}"
     );
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Every file under `dir`, by path relative to it, with its bytes.
+fn tree(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap();
+                files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), bytes);
+            }
+        }
+    }
+    files
+}
+
+fn xtask(args: &[&str], hf_home: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(args)
+        .env("HF_HOME", hf_home)
+        .env_remove("HF_HUB_CACHE")
+        .env("HF_HUB_OFFLINE", "1")
+        .output()
+        .unwrap()
+}
+
+/// A sweep of five fixture models (one with no MLM head, one whose Turkish battery
+/// fails, one folder that does not exist) run once, and as three shards merged: the
+/// merge writes the same files, byte for byte, as the single run.
+#[test]
+fn three_shards_merged_equal_one_run() {
+    let root = std::env::temp_dir().join(format!("lmbias-shards-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let hf = root.join("hf");
+    let models: Vec<String> = [
+        "tiny-bert-mlm",
+        "tiny-bert-nohead",
+        "tiny-mt5",
+        "tiny-bert-cased-tr",
+        "tiny-bert-mlm-f16",
+    ]
+    .iter()
+    .map(|m| fixture(m).display().to_string())
+    .chain([root.join("no-such-model").display().to_string()])
+    .collect();
+    let models = models.join(",");
+    let run = |out: &Path, extra: &[&str]| {
+        let out = out.display().to_string();
+        let mut args = vec![
+            "reproduce-paper",
+            "--models",
+            &models,
+            "--n-samples",
+            "100",
+            "--out",
+            &out,
+        ];
+        args.extend(extra);
+        let output = xtask(&args, &hf);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(output.status.success(), "xtask {args:?} failed:\n{stderr}");
+        stderr
+    };
+    let single = root.join("single");
+    run(&single, &[]);
+    let sharded = root.join("sharded");
+    for k in 1..=3 {
+        let stderr = run(&sharded, &["--shard", &format!("{k}/3")]);
+        // Round-robin over the five available models: 2, 2 and 1.
+        let n = if k == 3 { 1 } else { 2 };
+        assert!(
+            stderr.contains(&format!("shard {k}/3: {n} of the 5 available models")),
+            "{stderr}"
+        );
+    }
+    assert!(
+        !sharded.join("REPORT.md").exists(),
+        "a shard writes no report"
+    );
+    let shards = sharded.join("shards");
+    let merged = root.join("merged");
+    let output = xtask(
+        &[
+            "merge-shards",
+            "--out",
+            merged.to_str().unwrap(),
+            shards.to_str().unwrap(),
+        ],
+        &hf,
+    );
+    assert!(
+        output.status.success(),
+        "merge failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let (want, got) = (tree(&single), tree(&merged));
+    assert_eq!(
+        want.keys().collect::<Vec<_>>(),
+        got.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &want {
+        assert!(
+            got[path] == *bytes,
+            "{} differs between the single run and the merge",
+            path.display()
+        );
+    }
+    // The outputs hold what the sweep ran into, so the comparison is not vacuous.
+    let report = read(&single.join("REPORT.md"));
+    assert!(report.contains("no-such-model"), "{report}");
+    assert!(
+        report.contains("| seat | "),
+        "a failure is listed:\n{report}"
+    );
+    for file in [
+        "valence/comparison.md",
+        "seat/en/results.json",
+        "probe/summary.md",
+    ] {
+        assert!(want.contains_key(Path::new(file)), "{file} missing");
+    }
+
+    // A merge refuses an incomplete or mixed set, naming what is wrong.
+    let two = [shards.join("1-of-3.cbor"), shards.join("2-of-3.cbor")];
+    let output = xtask(
+        &[
+            "merge-shards",
+            "--out",
+            root.join("partial").to_str().unwrap(),
+            two[0].to_str().unwrap(),
+            two[1].to_str().unwrap(),
+        ],
+        &hf,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert_eq!(stderr, "error: missing shards: 3/3\n");
+    let output = xtask(
+        &[
+            "merge-shards",
+            two[0].to_str().unwrap(),
+            two[0].to_str().unwrap(),
+        ],
+        &hf,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.ends_with("1-of-3.cbor: shard 1/3 is given twice\n"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn bad_shards_are_one_line_errors() {
+    for (given, why) in [
+        ("0/3", "K must be 1 … 3"),
+        ("4/3", "K must be 1 … 3"),
+        ("x", "expected K/N"),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(["reproduce-paper", "--shard", given])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success());
+        let first = stderr.lines().next().unwrap();
+        assert!(
+            first.starts_with("error: invalid value") && first.contains(why),
+            "{given}: {stderr}"
+        );
+    }
 }

@@ -5,6 +5,7 @@ use lmbias_encoder::{Layer, Pooling};
 use lmbias_text::Tokenizer;
 use serde_json::json;
 
+use crate::input::{self, InputArgs};
 use crate::model_args::{Model, ModelArgs};
 
 #[derive(clap::Args, Debug)]
@@ -23,17 +24,22 @@ pub struct EmbedArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
-    /// Texts to embed.
-    #[arg(required = true)]
+    #[command(flatten)]
+    input: InputArgs,
+    /// Texts to embed (or --input).
+    #[arg(required_unless_present = "input")]
     texts: Vec<String>,
 }
 
 pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
+    let owned = input::texts(&args.input, args.texts)?;
     let loaded = args.model.embedder()?;
     let model = loaded.embedder();
-    let texts: Vec<&str> = args.texts.iter().map(String::as_str).collect();
+    let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
     let pooling = args.pooling.unwrap_or_else(|| model.default_pooling());
-    let vectors = model.embed(&texts, pooling, args.layer)?;
+    let vectors = input::chunked(&texts, "embed", |chunk| {
+        model.embed(chunk, pooling, args.layer)
+    })?;
     // Each text's tokens, and those of them that have no vector (static vectors only).
     let (tokens, unknown): (Vec<Vec<String>>, Vec<Vec<String>>) = match &loaded {
         // The pieces the model saw, special tokens included (the Embedder trait reports them without).

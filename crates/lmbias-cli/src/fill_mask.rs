@@ -2,6 +2,7 @@
 
 use serde_json::json;
 
+use crate::input::{self, InputArgs};
 use crate::model_args::ModelArgs;
 
 #[derive(clap::Args, Debug)]
@@ -14,15 +15,20 @@ pub struct FillMaskArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
-    /// Texts with exactly one mask token each (e.g. `[MASK]` for BERT).
-    #[arg(required = true)]
+    #[command(flatten)]
+    input: InputArgs,
+    /// Texts with exactly one mask token each (e.g. `[MASK]` for BERT), or --input.
+    #[arg(required_unless_present = "input")]
     texts: Vec<String>,
 }
 
 pub fn run(args: FillMaskArgs) -> anyhow::Result<()> {
+    let owned = input::texts(&args.input, args.texts)?;
     let model = args.model.masked_lm()?;
-    let texts: Vec<&str> = args.texts.iter().map(String::as_str).collect();
-    let predictions = model.fill_mask(&texts, args.top_k)?;
+    let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
+    let predictions = input::chunked(&texts, "fill-mask", |chunk| {
+        model.fill_mask(chunk, args.top_k)
+    })?;
     if args.json {
         let out: Vec<_> = texts
             .iter()

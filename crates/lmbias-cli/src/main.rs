@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 
 mod embed;
 mod fill_mask;
+mod input;
 mod model_args;
 mod probe;
 mod seat;

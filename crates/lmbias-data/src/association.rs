@@ -29,7 +29,7 @@ use crate::read::{ReadError, read};
 /// [`Role::symbol`] gives the WEAT notation (X, Y, A, B) for formulas and statistics.
 /// `lmbias-metrics` uses this type too, so that an error about a set of vectors leads straight
 /// back to [`AssociationTest::set`] with no mapping in between.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// Target X: the first group of words or sentences (e.g. flowers).

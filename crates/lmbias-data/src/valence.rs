@@ -67,7 +67,7 @@ impl Serialize for Valence {
 }
 
 /// The period a sentence is written in; the paper reports every measure per group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Group {
     /// Early Modern English ("EME"): valence below 0.
     #[serde(rename = "EME")]

@@ -31,8 +31,9 @@ use lmbias_data::probe::{Template, WordList};
 use lmbias_encoder::{Embedder, EncoderError, Layer, WordInContext};
 use lmbias_linear::{LinearSvc, LinearSvcModel, SvmError};
 use lmbias_metrics::chi2::{Axis, Chi2Error, chi2_independence};
-use serde::Serialize;
+use serde::de::{Deserializer, Error as _};
 use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// A word, its class and its vector.
 #[derive(Debug, Clone, PartialEq)]
@@ -539,6 +540,81 @@ impl Serialize for ProbeRun {
         st.serialize_field("relevance_order", &self.relevance_order)?;
         st.serialize_field("sweep", &steps)?;
         st.end()
+    }
+}
+
+/// The inverse of [`ProbeRun`]'s serialization, so that runs saved by one process
+/// (a shard of a checkpoint sweep) can be reported by another: the pair is found by
+/// name in [`DUSI_PAIRS`], each step's dimensions are the first n of `relevance_order`.
+impl<'de> Deserialize<'de> for ProbeRun {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Step {
+            n: usize,
+            table: Vec<Vec<u64>>,
+            chi2: Option<f64>,
+            dof: Option<usize>,
+            p_value: Option<f64>,
+            #[serde(default)]
+            not_testable: Option<String>,
+        }
+        #[derive(Deserialize)]
+        struct Run {
+            model: String,
+            pair: String,
+            rows: Option<Vec<String>>,
+            cols: Option<Vec<String>>,
+            relevance_order: Vec<usize>,
+            sweep: Vec<Step>,
+        }
+        let run = Run::deserialize(d)?;
+        let pair = DUSI_PAIRS
+            .iter()
+            .find(|p| p.name == run.pair)
+            .copied()
+            .ok_or_else(|| D::Error::custom(format!("unknown probe pair {:?}", run.pair)))?;
+        let (rows, cols) = (run.rows.unwrap_or_default(), run.cols.unwrap_or_default());
+        let sweep = run
+            .sweep
+            .into_iter()
+            .map(|s| {
+                let association = match (s.chi2, s.dof, s.p_value, s.not_testable) {
+                    (Some(chi2), Some(dof), Some(p_value), None) => {
+                        Association::Tested { chi2, dof, p_value }
+                    }
+                    (None, None, None, Some(reason)) => Association::NotTestable { reason },
+                    _ => {
+                        return Err(D::Error::custom(format!(
+                            "{} {}: step n = {}: give chi2, dof and p_value, or a not_testable reason",
+                            run.model, pair, s.n
+                        )));
+                    }
+                };
+                let dims = run.relevance_order.get(..s.n).ok_or_else(|| {
+                    D::Error::custom(format!(
+                        "{} {}: step n = {} exceeds the {} dimensions of relevance_order",
+                        run.model,
+                        pair,
+                        s.n,
+                        run.relevance_order.len()
+                    ))
+                })?;
+                Ok(ProbeStep {
+                    n: s.n,
+                    dims: dims.to_vec(),
+                    rows: rows.clone(),
+                    cols: cols.clone(),
+                    table: s.table,
+                    association,
+                })
+            })
+            .collect::<Result<_, D::Error>>()?;
+        Ok(ProbeRun {
+            model: run.model,
+            pair,
+            relevance_order: run.relevance_order,
+            sweep,
+        })
     }
 }
 

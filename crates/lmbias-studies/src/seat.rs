@@ -43,7 +43,8 @@ use lmbias_data::association::{AssociationTest, Role};
 use lmbias_encoder::{Embedder, EncoderError, Layer, Pooling};
 use lmbias_metrics::correction;
 use lmbias_metrics::weat::{self, Associations, Options, WeatError};
-use serde::Serialize;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 /// A hardest word with at least this many pieces counts as fragmented.
 pub const FRAGMENTED_PIECES: usize = 3;
@@ -65,7 +66,7 @@ pub struct SeatOptions {
 
 /// What to do with a *lost* example: one whose [`tokenize`](Embedder::tokenize)
 /// gives no piece or an unknown piece (see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Lost {
     /// Embed it as written (the unknown token's vector, for a BERT-family model);
@@ -79,7 +80,7 @@ pub enum Lost {
 }
 
 /// An example removed from its set because the model had no known piece for it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LostExample {
     /// The set it was removed from.
     pub set: Role,
@@ -94,7 +95,7 @@ impl std::fmt::Display for LostExample {
 }
 
 /// Why a test was not run once its lost examples were dropped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Refusal {
     /// Every example of a set was lost: a mean over it is undefined.
@@ -126,7 +127,7 @@ impl std::fmt::Display for Refusal {
 }
 
 /// A test of the battery that was not run on a model (see the module docs).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Refused {
     /// The model's name.
     pub model: String,
@@ -158,7 +159,7 @@ impl std::fmt::Display for Refused {
 }
 
 /// What a battery gives: a row per test that ran, and the tests refused.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BatteryResult {
     /// One per (model, test) that ran, in model then battery order.
     pub rows: Vec<SeatRow>,
@@ -198,7 +199,7 @@ fn set_of(test: &AssociationTest, role: Role) -> (&str, &[String]) {
 }
 
 /// Set sizes as used: |X|, |Y|, |A|, |B|.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SetSizes {
     /// |X|, the first target set.
     pub targ1: usize,
@@ -211,7 +212,7 @@ pub struct SetSizes {
 }
 
 /// How well one model's vocabulary covers one set (see the module docs).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SetCoverage {
     /// Which of the test's four sets.
     pub set: Role,
@@ -232,7 +233,7 @@ pub struct SetCoverage {
 }
 
 /// Why a test's results deserve suspicion on this model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CoverageFlag {
     /// More than [`FRAGMENTED_SHARE`] of a target set is fragmented.
@@ -267,7 +268,7 @@ impl std::fmt::Display for CoverageFlag {
 }
 
 /// Coverage of all four sets of a test, and the flags they raise.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestCoverage {
     /// X, Y, A, B in that order.
     pub sets: Vec<SetCoverage>,
@@ -276,7 +277,7 @@ pub struct TestCoverage {
 }
 
 /// One test on one model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SeatRow {
     /// The model's name.
     pub model: String,
@@ -636,29 +637,45 @@ fn run_tests(
         .map(|(k, _)| k)
         .collect();
     let vectors = embed_distinct(model, &running, options)?;
+    // The statistics of every test at once, across rayon's pool (each permutation
+    // test shares the same pool, so small and large tests keep every core busy):
+    // a refused test keeps its reason.
+    let verdicts: Vec<Result<Result<weat::WeatResult, WeatError>, Refusal>> = kept
+        .par_iter()
+        .zip(refusals)
+        .map(|(k, refusal)| match refusal {
+            Some(reason) => Err(reason),
+            None => {
+                let [x, y, a, b] = [0, 1, 2, 3].map(|i| -> Vec<&[f32]> {
+                    k.sets[i].iter().map(|e| vectors[e].as_slice()).collect()
+                });
+                Ok(Associations::from_vectors(&x, &y, &a, &b)
+                    .and_then(|assoc| weat::weat(&assoc, &options.weat)))
+            }
+        })
+        .collect();
     let mut outcomes = Vec::with_capacity(tests.len());
-    for (k, refusal) in kept.iter().zip(refusals) {
+    for (k, verdict) in kept.iter().zip(verdicts) {
         let test = k.test;
-        if let Some(reason) = refusal {
-            outcomes.push(Outcome::Refused(Refused {
-                model: model.model_name().to_owned(),
-                test: test.name().to_owned(),
-                lowercased_copy: false,
-                reason,
-                sizes: k.sizes(),
-                lost: k.lost.clone(),
-            }));
-            continue;
-        }
-        let [x, y, a, b] = [0, 1, 2, 3]
-            .map(|i| -> Vec<&[f32]> { k.sets[i].iter().map(|e| vectors[e].as_slice()).collect() });
-        let weat_error = |source| SeatError::Weat {
+        let result = match verdict {
+            Err(reason) => {
+                outcomes.push(Outcome::Refused(Refused {
+                    model: model.model_name().to_owned(),
+                    test: test.name().to_owned(),
+                    lowercased_copy: false,
+                    reason,
+                    sizes: k.sizes(),
+                    lost: k.lost.clone(),
+                }));
+                continue;
+            }
+            Ok(result) => result,
+        };
+        let result = result.map_err(|source| SeatError::Weat {
             model: model.model_name().to_owned(),
             test: test.name().to_owned(),
             source,
-        };
-        let assoc = Associations::from_vectors(&x, &y, &a, &b).map_err(weat_error)?;
-        let result = weat::weat(&assoc, &options.weat).map_err(weat_error)?;
+        })?;
         outcomes.push(Outcome::Ran(SeatRow {
             model: model.model_name().to_owned(),
             test: test.name().to_owned(),

@@ -20,7 +20,7 @@ use std::num::NonZeroUsize;
 
 use lmbias_data::valence::{AnnotationSource, Group, ValenceDataset, ValenceSentence};
 use lmbias_encoder::{EncoderError, MaskedLm, Prediction};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The transformers fill-mask pipeline's default `top_k`.
 pub const DEFAULT_TOP_K: NonZeroUsize = NonZeroUsize::new(5).unwrap();
@@ -30,7 +30,7 @@ pub const DEFAULT_TOP_K: NonZeroUsize = NonZeroUsize::new(5).unwrap();
 pub const K_SWEEP: [usize; 3] = [5, 10, 20];
 
 /// One proposed token, scored.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TokenScore {
     /// The piece as the model's vocabulary writes it.
     pub token: String,
@@ -45,7 +45,7 @@ pub struct TokenScore {
 }
 
 /// B and A of one sentence.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SentenceScore {
     /// The sentence's id in the dataset.
     pub id: String,
@@ -67,7 +67,7 @@ pub struct SentenceScore {
 ///
 /// Quantiles use numpy's default (`method="linear"`, Hyndman & Fan type 7):
 /// the p-quantile of sorted x₀…xₙ₋₁ interpolates linearly at rank (n − 1)·p.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Distribution {
     /// Number of values.
     pub n: usize,
@@ -118,7 +118,7 @@ fn quantile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// The per-group summary the paper plots (its Figures 1 and 2 are box plots of these).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GroupSummary {
     /// The group summarised.
     pub group: Group,
@@ -131,7 +131,7 @@ pub struct GroupSummary {
 }
 
 /// Group means at one k of [`K_SWEEP`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepPoint {
     /// Proposals scored per sentence.
     pub k: usize,
@@ -146,7 +146,7 @@ pub struct SweepPoint {
 }
 
 /// A proposed token no annotation covered, over all sentences of one run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UnannotatedToken {
     /// Lowercased, as annotations are matched.
     pub token: String,
@@ -162,7 +162,7 @@ pub struct UnannotatedToken {
 /// vocabulary cannot produce as one piece (MacBERTh has no "email") can never be
 /// proposed, so it never contributes to B: it is skipped for that model, and
 /// counted here so that a reader sees how much of the annotation was in play.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Coverage {
     /// Lexicon keys.
     pub lexicon_keys: usize,
@@ -215,7 +215,7 @@ pub fn coverage(lm: &dyn MaskedLm, dataset: &ValenceDataset) -> Coverage {
 }
 
 /// Everything the study measures for one model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelResult {
     /// The model's name.
     pub model: String,

@@ -299,3 +299,117 @@ fn uncased_models_run_the_lowercased_turkish_copy() {
         "{md}"
     );
 }
+
+/// Four models run once, and as three shards saved and merged: the merge prints the
+/// same JSON, Markdown and CSV, and draws the same figures, byte for byte.
+#[test]
+fn three_shards_merged_print_what_one_run_prints() {
+    let scratch = Scratch::new("shards");
+    let models: Vec<String> = [
+        "tiny-bert-mlm",
+        "tiny-mt5",
+        "tiny-bert-nohead",
+        "tiny-bert-cased-tr",
+    ]
+    .iter()
+    .map(|m| fixtures().join("models").join(m).display().to_string())
+    .collect();
+    let (weat1, weat2) = (english("weat1"), english("weat2"));
+    let common = |extra: &[&str]| -> Vec<String> {
+        let mut args: Vec<String> = vec!["--model".into()];
+        args.extend(models.iter().cloned());
+        args.extend(["--test", &weat1, &weat2, "--n-samples", "200"].map(String::from));
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let run = |args: Vec<String>| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = lmbias(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let single_figures = scratch.0.join("single-figures");
+    let single_json = run(common(&[
+        "--json",
+        "--figures",
+        single_figures.to_str().unwrap(),
+    ]));
+    let saved: Vec<String> = (1..=3)
+        .map(|k| {
+            let path = scratch.0.join(format!("{k}-of-3.cbor"));
+            run(common(&[
+                "--shard",
+                &format!("{k}/3"),
+                "--save",
+                path.to_str().unwrap(),
+            ]));
+            path.display().to_string()
+        })
+        .collect();
+    // In another order than the shards: the merge orders the models as --model did.
+    let merge = |extra: &[&str]| {
+        let mut args = vec!["--merge", &saved[2], &saved[0], &saved[1]];
+        args.extend(extra);
+        run(args.iter().map(|s| s.to_string()).collect())
+    };
+    let merged_figures = scratch.0.join("merged-figures");
+    assert_eq!(
+        String::from_utf8(merge(&[
+            "--json",
+            "--figures",
+            merged_figures.to_str().unwrap()
+        ]))
+        .unwrap(),
+        String::from_utf8(single_json.clone()).unwrap()
+    );
+    assert_eq!(merge(&["--csv"]), run(common(&["--csv"])));
+    assert_eq!(merge(&[]), run(common(&[])));
+    for figure in ["seat-heatmap.svg", "seat-heatmap-holm.svg"] {
+        assert!(
+            std::fs::read(single_figures.join(figure)).unwrap()
+                == std::fs::read(merged_figures.join(figure)).unwrap(),
+            "{figure} differs"
+        );
+    }
+    // Not vacuous: every model ran both tests.
+    let json: Value = serde_json::from_slice(&single_json).unwrap();
+    assert_eq!(json["rows"].as_array().unwrap().len(), 8, "{json}");
+
+    // An incomplete set is refused, naming what is missing.
+    let out = lmbias(&["--merge", &saved[0], &saved[2]]);
+    assert_eq!(
+        one_line_error(&out).trim_end(),
+        "error: --merge: missing shards: 2/3"
+    );
+    let out = lmbias(&["--merge", &saved[0], &saved[0], &saved[1], &saved[2]]);
+    assert_eq!(
+        one_line_error(&out).trim_end(),
+        format!("error: --merge {}: shard 1/3 is given twice", saved[0])
+    );
+}
+
+#[test]
+fn a_bad_shard_is_a_one_line_error() {
+    for given in ["0/3", "4/3", "x"] {
+        let out = lmbias(&[
+            "--model",
+            &tiny(),
+            "--test",
+            &english("weat1"),
+            "--shard",
+            given,
+        ]);
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let first = stderr.lines().next().unwrap();
+        assert!(
+            first.starts_with("error: invalid value")
+                && first.contains(&format!("shard \"{given}\"")),
+            "{stderr}"
+        );
+    }
+}
