@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod hub_server;
+
 /// `tests/fixtures/` in this repository.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")

@@ -5,13 +5,14 @@
 //! Hugging Face cache layout that `huggingface-cli download` fills:
 //! `$HF_HUB_CACHE` or `$HF_HOME/hub` (default `~/.cache/huggingface/hub`),
 //! `models--ORG--NAME/snapshots/REV/`, REV being the one `refs/main` names
-//! (see [`crate::hub`]); with feature `hub`, a missing hub id is downloaded there.
+//! (see [`crate::hub`]); a hub id missing there is downloaded into it.
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use crate::error::ModelError;
+use crate::hub::HubSettings;
 
 /// The weight file formats a folder may hold, in order of preference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,27 +56,33 @@ struct ArchitectureFields {
 
 impl Checkpoint {
     /// Resolve `model` as a folder if one exists at that path, else in the Hugging Face
-    /// cache, else (feature `hub`, unless `HF_HUB_OFFLINE` is set) by downloading it there.
+    /// cache, else by downloading it there from the hub, with the settings of the
+    /// environment ([`HubSettings::from_env`]: `HF_ENDPOINT`, `HF_HOME`, `HF_HUB_CACHE`,
+    /// `HF_TOKEN`, `HF_HUB_OFFLINE`).
     pub fn resolve(model: &str) -> Result<Self, ModelError> {
+        Self::resolve_with(model, &HubSettings::from_env())
+    }
+
+    /// [`Checkpoint::resolve`] with explicit hub settings. A cached snapshot is used
+    /// without asking the hub; one that lacks its config or weights (a download cut
+    /// short) is completed first.
+    pub fn resolve_with(model: &str, hub: &HubSettings) -> Result<Self, ModelError> {
         let path = Path::new(model);
         if path.is_dir() {
             return Self::from_dir(model, path);
         }
-        let cache = crate::hub::cache_dir();
-        if let Some(dir) = crate::hub::cached_snapshot(&cache, model) {
-            return Self::from_dir(model, &dir);
+        let cached = crate::hub::cached_snapshot(&hub.cache, model);
+        if let Some(dir) = &cached
+            && crate::hub::is_complete(dir)
+        {
+            return Self::from_dir(model, dir);
         }
-        let download = match download_from_hub(model, &cache) {
-            Ok(Some(dir)) => return Self::from_dir(model, &dir),
-            Ok(None) => String::new(),
-            // Offline or refused: still "not found", with the reason, and how to get it.
-            Err(err) => format!(", and the hub download failed ({err})"),
-        };
-        Err(ModelError::NotFound {
-            name: model.to_string(),
-            cache,
-            download,
-        })
+        match (crate::hub::download(model, hub), cached) {
+            (Ok(dir), _) => Self::from_dir(model, &dir),
+            // Nothing to complete it with: say what the cached snapshot lacks.
+            (Err(ModelError::NotFound { .. }), Some(dir)) => Self::from_dir(model, &dir),
+            (Err(err), _) => Err(err),
+        }
     }
 
     /// Read `config.json` in `dir` and find its weights; `name` is kept for reports.
@@ -202,21 +209,6 @@ fn t5_architecture(
         ))),
         None => Ok(Architecture::T5Encoder),
     }
-}
-
-/// A hub id downloaded into `cache` (feature `hub`, unless `HF_HUB_OFFLINE` is set);
-/// `None` when no download is attempted.
-#[cfg(feature = "hub")]
-fn download_from_hub(model: &str, cache: &Path) -> Result<Option<PathBuf>, ModelError> {
-    if crate::hub::offline() || !crate::hub::is_hub_id(model) {
-        return Ok(None);
-    }
-    crate::hub::download(model, &crate::hub::endpoint(), cache).map(Some)
-}
-
-#[cfg(not(feature = "hub"))]
-fn download_from_hub(_model: &str, _cache: &Path) -> Result<Option<PathBuf>, ModelError> {
-    Ok(None)
 }
 
 #[cfg(test)]

@@ -9,28 +9,43 @@ use lmbias_text::TextError;
 /// Why a checkpoint could not be found, fetched or loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    /// Neither a folder nor in the Hugging Face cache (nor downloadable).
+    /// Neither a folder nor in the Hugging Face cache, and the hub could not give it.
     #[error(
         "model {name:?} not found: it is neither a folder nor in the Hugging Face cache {cache}{download}; \
-         run `huggingface-cli download {name}` on a machine with network access, then copy the \
-         folder into {cache} or pass its path with --model"
+         run `huggingface-cli download {name}` where the hub is reachable and copy its models--* folder \
+         into {cache}, or give the model folder's path instead"
     )]
     NotFound {
         /// The name asked for.
         name: String,
         /// The Hugging Face cache searched.
         cache: PathBuf,
-        /// Empty, or why the hub download (feature `hub`) failed, e.g. no network.
+        /// Empty, or why the hub could not give it (`, and …`): offline, unreachable, no such model.
         download: String,
     },
-    /// A hub download (feature `hub`) failed.
+    /// The hub refused a gated or private model: no token, or one without access.
+    #[error(
+        "model {name:?} is gated or private{}: accept its licence on {page} with your account, then \
+         set HF_TOKEN to an access token of that account (huggingface.co/settings/tokens)",
+        if *token_sent { " and HF_TOKEN has no access to it" } else { " and HF_TOKEN is not set" }
+    )]
+    Gated {
+        /// The hub id.
+        name: String,
+        /// The model's page on the hub.
+        page: String,
+        /// Whether a token was sent (and refused).
+        token_sent: bool,
+    },
+    /// A hub download failed: an HTTP error, a transfer cut short (run again to
+    /// resume), or a file whose sha256 is not the hub's.
     #[error("model {name:?}: downloading {url} failed: {message}")]
     Hub {
         /// The hub id.
         name: String,
         /// The file that could not be fetched.
         url: String,
-        /// Why (HTTP status, network error).
+        /// Why (HTTP status, network error, checksum).
         message: String,
     },
     /// Fetching the all-MiniLM-L6-v2 stand-in from PyPI failed.

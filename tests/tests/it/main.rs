@@ -2,7 +2,6 @@
 //! below was a test binary of its own, and each linked the whole dependency tree.
 
 mod glove_weat;
-mod hub_download;
 mod model_load_errors;
 mod model_parity;
 mod seat_minilm;

@@ -204,7 +204,6 @@ fn names_and_devices_are_errors_not_panics() {
     );
 }
 
-#[cfg(feature = "hub")]
 #[test]
 fn hub_download_of_odd_names_is_an_error() {
     // A port nobody listens on: every request is refused at once.
@@ -216,7 +215,7 @@ fn hub_download_of_odd_names_is_an_error() {
     let endpoint = format!("http://127.0.0.1:{port}");
     let cache = std::env::temp_dir().join(format!("lmbias-odd-names-{}", std::process::id()));
     for name in ["", "   ", "x".repeat(300).as_str()] {
-        let err = hub::download(name, &endpoint, &cache).unwrap_err();
+        let err = hub::download(name, &hub::HubSettings::new(&endpoint, &cache)).unwrap_err();
         assert!(!err.to_string().contains('\n'), "{err}");
     }
     let _ = std::fs::remove_dir_all(&cache);

@@ -1,0 +1,489 @@
+//! Downloading from a hub served on loopback (lmbias-tests's `hub_server`; these
+//! machines reach no real hub): huggingface_hub's cache layout, LFS redirects to
+//! another host, resumed transfers, checksums, gated models, offline mode, and a
+//! hub that cannot be reached.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use lmbias_model::hub::{HubSettings, cached_snapshot, download, is_hub_id};
+use lmbias_model::{Architecture, Checkpoint, ModelError};
+use lmbias_tests::hub_server::{Host, HubRepo, HubServer};
+
+const COMMIT: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c";
+
+fn tiny(id: &str) -> HubRepo {
+    HubRepo::from_folder(id, COMMIT, &lmbias_tests::model_dir("tiny-bert-mlm"))
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lmbias-hub-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn settings(server: &HubServer, cache: &Path) -> HubSettings {
+    HubSettings::new(server.endpoint(), cache)
+}
+
+fn weights_size() -> u64 {
+    std::fs::metadata(lmbias_tests::model_dir("tiny-bert-mlm").join("model.safetensors"))
+        .unwrap()
+        .len()
+}
+
+/// Every file under `dir`, relative to it.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries {
+            let path = e.unwrap().path();
+            if path.is_dir() && !path.is_symlink() {
+                stack.push(path);
+            } else {
+                out.push(path.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_download_lands_in_huggingface_hubs_cache_layout() {
+    let repo = tiny("org/tiny");
+    let weights_sha = repo.sha256("model.safetensors");
+    let server = HubServer::start(vec![repo]);
+    let cache = scratch("layout");
+    let snapshot = download("org/tiny", &settings(&server, &cache)).unwrap();
+    let root = cache.join("models--org--tiny");
+    assert_eq!(snapshot, root.join("snapshots").join(COMMIT));
+    assert_eq!(
+        std::fs::read_to_string(root.join("refs/main")).unwrap(),
+        COMMIT
+    );
+    let fixture = lmbias_tests::model_dir("tiny-bert-mlm");
+    // tokenizer.json is there, so vocab.txt (its fallback) is not fetched.
+    for file in [
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "tokenizer_config.json",
+    ] {
+        let link = std::fs::read_link(snapshot.join(file)).unwrap();
+        assert!(link.starts_with("../../blobs"), "{file} -> {link:?}");
+        assert_eq!(
+            std::fs::read(snapshot.join(file)).unwrap(),
+            std::fs::read(fixture.join(file)).unwrap(),
+            "{file} differs"
+        );
+    }
+    // The weights' blob is named by its sha256 (the LFS etag).
+    assert_eq!(
+        std::fs::read_link(snapshot.join("model.safetensors")).unwrap(),
+        Path::new("../../blobs").join(&weights_sha)
+    );
+    let mut snapshot_files = files_under(&snapshot);
+    snapshot_files.sort();
+    assert_eq!(
+        snapshot_files,
+        [
+            "config.json",
+            "model.safetensors",
+            "tokenizer.json",
+            "tokenizer_config.json"
+        ]
+    );
+    assert!(
+        files_under(&root.join("blobs"))
+            .iter()
+            .all(|f| !f.ends_with(".incomplete")),
+        "a temporary file is left"
+    );
+
+    let requests = server.requests();
+    // config.json at main; everything after it at the commit config.json came from.
+    assert_eq!(requests[0].method, "HEAD");
+    assert_eq!(requests[0].path, "/org/tiny/resolve/main/config.json");
+    assert!(
+        requests
+            .iter()
+            .filter(|r| r.host == Host::Hub && !r.path.ends_with("/config.json"))
+            .all(|r| r.path.starts_with(&format!("/org/tiny/resolve/{COMMIT}/"))),
+        "{requests:?}"
+    );
+    // The weights came from the other host the hub redirected to.
+    let cdn: Vec<_> = requests.iter().filter(|r| r.host == Host::Cdn).collect();
+    assert_eq!(cdn.len(), 1, "{cdn:?}");
+    assert!(cdn[0].path.contains(&weights_sha), "{cdn:?}");
+
+    // Next time the cache answers, with no network at all.
+    let offline = HubSettings {
+        offline: true,
+        ..settings(&server, &cache)
+    };
+    let before = server.requests().len();
+    let checkpoint = Checkpoint::resolve_with("org/tiny", &offline).unwrap();
+    assert_eq!(checkpoint.dir(), snapshot);
+    assert_eq!(checkpoint.architecture(), Architecture::BertMaskedLm);
+    assert_eq!(cached_snapshot(&cache, "org/tiny"), Some(snapshot));
+    assert_eq!(server.requests().len(), before);
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn a_renamed_model_is_followed_within_the_hub_and_cached_under_the_name_asked() {
+    let server = HubServer::start(vec![tiny("google-bert/tiny").renamed_from("tiny")]);
+    let cache = scratch("renamed");
+    let snapshot = download("tiny", &settings(&server, &cache)).unwrap();
+    assert_eq!(snapshot, cache.join("models--tiny/snapshots").join(COMMIT));
+    assert!(snapshot.join("model.safetensors").is_file());
+    let requests = server.requests();
+    assert_eq!(requests[0].path, "/tiny/resolve/main/config.json");
+    assert_eq!(
+        requests[1].path,
+        "/google-bert/tiny/resolve/main/config.json"
+    );
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn a_transfer_cut_halfway_resumes_with_a_range_request() {
+    let server = HubServer::start(vec![tiny("org/cut").cut_once("model.safetensors")]);
+    let cache = scratch("cut");
+    let hub = settings(&server, &cache);
+    let size = weights_size();
+
+    let err = download("org/cut", &hub).unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, ModelError::Hub { .. }), "{err:?}");
+    assert!(!message.contains('\n'), "{message}");
+    assert!(
+        message.contains(&format!("interrupted after {} of {size} bytes", size / 2)),
+        "{message}"
+    );
+    let root = cache.join("models--org--cut");
+    // Half a file, under its temporary name; no snapshot yet.
+    let partial: Vec<_> = files_under(&root.join("blobs"))
+        .into_iter()
+        .filter(|f| f.ends_with(".incomplete"))
+        .collect();
+    assert_eq!(partial.len(), 1, "{partial:?}");
+    assert_eq!(
+        std::fs::metadata(root.join("blobs").join(&partial[0]))
+            .unwrap()
+            .len(),
+        size / 2
+    );
+    assert!(!root.join("snapshots").exists());
+
+    let checkpoint = Checkpoint::resolve_with("org/cut", &hub).unwrap();
+    let gets: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.host == Host::Cdn)
+        .collect();
+    assert_eq!(gets.len(), 2, "{gets:?}");
+    assert_eq!(gets[0].range, None);
+    assert_eq!(
+        gets[1].range.as_deref(),
+        Some(format!("bytes={}-", size / 2).as_str())
+    );
+    assert_eq!(
+        std::fs::read(checkpoint.dir().join("model.safetensors")).unwrap(),
+        std::fs::read(lmbias_tests::model_dir("tiny-bert-mlm").join("model.safetensors")).unwrap()
+    );
+    assert!(!root.join("blobs").join(&partial[0]).exists());
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn a_corrupt_file_is_rejected_and_leaves_nothing_in_snapshots() {
+    let server = HubServer::start(vec![tiny("org/corrupt").corrupt("model.safetensors")]);
+    let cache = scratch("corrupt");
+    let hub = settings(&server, &cache);
+    let err = Checkpoint::resolve_with("org/corrupt", &hub).unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, ModelError::Hub { .. }), "{err:?}");
+    assert!(!message.contains('\n'), "{message}");
+    assert!(
+        message.contains("model.safetensors is corrupt: its sha256 is")
+            && message.contains("the download was removed"),
+        "{message}"
+    );
+    let root = cache.join("models--org--corrupt");
+    assert!(!root.join("snapshots").exists());
+    assert!(!root.join("refs").exists());
+    // The small files are kept as blobs (they were right); the bad one is gone.
+    let blobs = files_under(&root.join("blobs"));
+    assert!(
+        blobs
+            .iter()
+            .all(|f| !f.ends_with(".incomplete") && f.len() == 40),
+        "{blobs:?}"
+    );
+    assert_eq!(cached_snapshot(&cache, "org/corrupt"), None);
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn a_gated_model_needs_a_token_with_access() {
+    let server = HubServer::start(vec![tiny("org/gated").gated("hf_secret")]);
+    let cache = scratch("gated");
+    let hub = settings(&server, &cache);
+
+    let err = Checkpoint::resolve_with("org/gated", &hub).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ModelError::Gated {
+                token_sent: false,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "model \"org/gated\" is gated or private and HF_TOKEN is not set: accept its licence on \
+             {}/org/gated with your account, then set HF_TOKEN to an access token of that account \
+             (huggingface.co/settings/tokens)",
+            server.endpoint()
+        )
+    );
+    let wrong = HubSettings {
+        token: Some("hf_wrong".to_owned()),
+        ..settings(&server, &cache)
+    };
+    let err = Checkpoint::resolve_with("org/gated", &wrong).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("is gated or private and HF_TOKEN has no access to it"),
+        "{err}"
+    );
+    assert!(!cache.join("models--org--gated/snapshots").exists());
+
+    let right = HubSettings {
+        token: Some("hf_secret".to_owned()),
+        ..settings(&server, &cache)
+    };
+    let checkpoint = Checkpoint::resolve_with("org/gated", &right).unwrap();
+    assert_eq!(checkpoint.architecture(), Architecture::BertMaskedLm);
+    // The token went to the hub, never to the host the weights redirect to.
+    let requests = server.requests();
+    assert!(
+        requests
+            .iter()
+            .filter(|r| r.host == Host::Cdn)
+            .all(|r| r.authorization.is_none())
+    );
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.authorization.as_deref() == Some("Bearer hf_secret"))
+    );
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn offline_makes_no_request_and_says_how_to_provide_the_model() {
+    let server = HubServer::start(vec![tiny("org/tiny")]);
+    let cache = scratch("offline");
+    let hub = HubSettings {
+        offline: true,
+        ..settings(&server, &cache)
+    };
+    let err = Checkpoint::resolve_with("org/tiny", &hub).unwrap_err();
+    assert!(matches!(err, ModelError::NotFound { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "model \"org/tiny\" not found: it is neither a folder nor in the Hugging Face cache {0}, \
+             and HF_HUB_OFFLINE is set, so the hub was not asked; run `huggingface-cli download \
+             org/tiny` where the hub is reachable and copy its models--* folder into {0}, or give \
+             the model folder's path instead",
+            cache.display()
+        )
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_model_the_hub_does_not_have_is_not_found() {
+    let server = HubServer::start(vec![tiny("org/tiny")]);
+    let cache = scratch("absent");
+    let err = Checkpoint::resolve_with("org/absent", &settings(&server, &cache)).unwrap_err();
+    assert!(matches!(err, ModelError::NotFound { .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(
+        message.contains(&format!(
+            ", and the hub at {} has no such model (if it is private, set HF_TOKEN",
+            server.endpoint()
+        )),
+        "{message}"
+    );
+    assert!(!cache.join("models--org--absent").exists());
+}
+
+#[test]
+fn weights_fall_back_to_pytorch_model_bin_and_a_model_without_any_is_refused() {
+    let bin = lmbias_tests::model_dir("tiny-bert-mlm-bin");
+    let server = HubServer::start(vec![
+        HubRepo::from_folder("org/bin", COMMIT, &bin),
+        tiny("org/noweights").without("model.safetensors"),
+    ]);
+    let cache = scratch("weights");
+    let hub = settings(&server, &cache);
+    let checkpoint = Checkpoint::resolve_with("org/bin", &hub).unwrap();
+    assert!(checkpoint.dir().join("pytorch_model.bin").is_file());
+    assert!(!checkpoint.dir().join("model.safetensors").exists());
+
+    let err = download("org/noweights", &hub).unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("failed: the model has none of model.safetensors, pytorch_model.bin"),
+        "{err}"
+    );
+    assert!(!cache.join("models--org--noweights/snapshots").exists());
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn a_half_made_snapshot_in_the_cache_is_completed() {
+    let server = HubServer::start(vec![tiny("org/half")]);
+    let cache = scratch("half");
+    // As if a download elsewhere had linked config.json and stopped.
+    let stale = cache.join("models--org--half/snapshots").join(COMMIT);
+    std::fs::create_dir_all(&stale).unwrap();
+    std::fs::copy(
+        lmbias_tests::model_dir("tiny-bert-mlm").join("config.json"),
+        stale.join("config.json"),
+    )
+    .unwrap();
+    let checkpoint = Checkpoint::resolve_with("org/half", &settings(&server, &cache)).unwrap();
+    assert!(checkpoint.dir().join("model.safetensors").is_file());
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn two_fetches_of_one_model_download_each_blob_once() {
+    let server = Arc::new(HubServer::start(vec![tiny("org/shared")]));
+    let cache = scratch("shared");
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let hub = settings(&server, &cache);
+            std::thread::spawn(move || download("org/shared", &hub).unwrap())
+        })
+        .collect();
+    let dirs: Vec<PathBuf> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    assert_eq!(dirs[0], dirs[1]);
+    // The second waited for the first's lock and found the blob: one GET each.
+    let gets = |host: Host| {
+        server
+            .requests()
+            .into_iter()
+            .filter(|r| r.host == host && r.method == "GET")
+            .count()
+    };
+    assert_eq!(gets(Host::Cdn), 1);
+    assert_eq!(
+        gets(Host::Hub),
+        3,
+        "config.json, tokenizer.json, tokenizer_config.json"
+    );
+    let checkpoint = Checkpoint::from_dir("org/shared", &dirs[0]).unwrap();
+    assert_eq!(checkpoint.architecture(), Architecture::BertMaskedLm);
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn an_unreachable_hub_fails_fast_and_is_asked_once_per_process() {
+    // Accepts each connection and closes it at once: the hub is not there.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    let connections = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&connections);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            counter.fetch_add(1, Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    let cache = scratch("unreachable");
+    let hub = HubSettings::new(&endpoint, &cache);
+    let err = Checkpoint::resolve_with("org/first", &hub).unwrap_err();
+    assert!(matches!(err, ModelError::NotFound { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains(&format!(
+            ", and the hub at {endpoint} could not be reached ("
+        )),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("set HF_HUB_OFFLINE=1 not to try"),
+        "{err}"
+    );
+    assert_eq!(connections.load(Ordering::SeqCst), 1);
+    // The next model is not sent to the network again.
+    let err = Checkpoint::resolve_with("org/second", &hub).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("could not be reached earlier in this run"),
+        "{err}"
+    );
+    assert_eq!(connections.load(Ordering::SeqCst), 1);
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn a_hub_that_never_answers_is_given_up_after_the_timeout() {
+    // Bound but never accepting: the connection opens (the kernel's backlog) and
+    // no answer ever comes, as behind a black-holing firewall.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    let hub = HubSettings {
+        read_timeout: Duration::from_secs(1),
+        ..HubSettings::new(&endpoint, scratch("silent"))
+    };
+    let start = Instant::now();
+    let err = download("org/silent", &hub).unwrap_err();
+    // A hang would stop here; the bound is ten times the timeout.
+    assert!(start.elapsed() < Duration::from_secs(10), "{err}");
+    assert!(err.to_string().contains("could not be reached"), "{err}");
+    drop(listener);
+}
+
+#[test]
+fn only_hub_ids_go_to_the_hub() {
+    for id in [
+        "bert-base-uncased",
+        "google/mt5-base",
+        "emanjavacas/MacBERTh",
+        "Livingwithmachines/bert_1760_1850",
+        "sentence-transformers/all-MiniLM-L6-v2",
+    ] {
+        assert!(is_hub_id(id), "{id}");
+    }
+    for path in [
+        "./models/x",
+        "/abs/model",
+        "~/m",
+        "a/b/c",
+        "",
+        "   ",
+        "org/ name",
+        "org/a--b",
+        "org/x.",
+        &"x".repeat(97),
+    ] {
+        assert!(!is_hub_id(path), "{path:?}");
+    }
+}
