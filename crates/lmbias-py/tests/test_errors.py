@@ -1,0 +1,122 @@
+"""Every error is a Python exception of the right kind carrying the CLI's one-line message."""
+
+import json
+
+import numpy as np
+import pytest
+
+import lmbias
+from conftest import FIXTURES, REPO, TINY_MLM
+
+REF = FIXTURES / "sent-bias-ref"
+VECTORS = [np.eye(4)[:2], np.eye(4)[2:], np.eye(4)[:2], np.eye(4)[2:]]
+
+
+def test_missing_test_file_is_file_not_found_with_cli_message(tmp_path, cli_error):
+    missing = tmp_path / "missing.jsonl"
+    with pytest.raises(FileNotFoundError) as raised:
+        lmbias.load_test(missing)
+    assert str(raised.value) == cli_error("weat", "--embeddings", REF / "exact_n4.emb.json", "--test", missing)
+
+
+def test_missing_model_is_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not found: it is neither a folder nor in the Hugging Face cache"):
+        lmbias.Model("no-such-org/no-such-model")
+
+
+def test_missing_vectors_file_is_file_not_found(tmp_path, cli_error):
+    missing = tmp_path / "vectors.vec"
+    with pytest.raises(FileNotFoundError) as raised:
+        lmbias.Model(missing)
+    assert f"--model {missing}: {raised.value}" == cli_error("embed", "--model", missing, "x")
+
+
+def test_missing_dataset_is_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError, match="missing.json: cannot read"):
+        lmbias.valence(lmbias.Model(TINY_MLM), tmp_path / "missing.json")
+
+
+def test_bad_test_files_are_value_errors_with_cli_message(tmp_path, cli_error):
+    unequal = {"targ1": {"category": "X", "examples": ["a", "b"]}, "targ2": {"category": "Y", "examples": ["c"]},
+               "attr1": {"category": "A", "examples": ["d"]}, "attr2": {"category": "B", "examples": ["e"]}}
+    duplicate = dict(unequal, targ2={"category": "Y", "examples": ["c", "c"]})
+    for name, content in [("unequal", json.dumps(unequal)), ("duplicate", json.dumps(duplicate)),
+                          ("typo", json.dumps(dict(unequal, targ3=unequal["targ1"]))), ("empty", " \n")]:
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(content)
+        with pytest.raises(ValueError) as raised:
+            lmbias.load_test(path)
+        assert str(raised.value) == cli_error("weat", "--embeddings", REF / "exact_n4.emb.json", "--test", path), name
+    assert lmbias.load_test(tmp_path / "unequal.jsonl", allow_unequal_sizes=True)["targ2"]["examples"] == ["c"]
+    assert lmbias.load_test(tmp_path / "duplicate.jsonl", merge_duplicates=True, allow_unequal_sizes=True)["targ2"]["examples"] == ["c"]
+
+
+def test_weat_input_errors_are_value_errors():
+    with pytest.raises(ValueError, match=r"^X has 2 items and Y has 1: sent-bias requires equal sizes"):
+        lmbias.weat(VECTORS[0], VECTORS[1][:1], VECTORS[2], VECTORS[3])
+    assert lmbias.weat(VECTORS[0], VECTORS[1][:1], VECTORS[2], VECTORS[3], allow_unequal_sizes=True).n_partitions == 3
+    with pytest.raises(ValueError, match=r"^Y must be 2-D \(one row per word or sentence\), got shape \(4,\)$"):
+        lmbias.weat(VECTORS[0], np.ones(4), VECTORS[2], VECTORS[3])
+    with pytest.raises(ValueError, match=r"^set A \(attr1\), item 1: zero vector"):
+        lmbias.weat(VECTORS[0], VECTORS[1], np.array([[1.0, 0, 0, 0], [0, 0, 0, 0]]), VECTORS[3])
+    with pytest.raises(ValueError, match=r"^set B \(attr2\), item 0: dimension 3, expected 4$"):
+        lmbias.weat(VECTORS[0], VECTORS[1], VECTORS[2], np.ones((2, 3)))
+    with pytest.raises(ValueError, match=r"non-finite"):
+        lmbias.weat(VECTORS[0], VECTORS[1], VECTORS[2], np.full((2, 4), np.nan))
+    with pytest.raises(ValueError, match=r"^set X \(targ1\) is empty$"):
+        lmbias.weat(np.ones((0, 4)), VECTORS[1], VECTORS[2], VECTORS[3])
+    with pytest.raises(ValueError, match=r'^alternative "less" is not supported: expected "greater"'):
+        lmbias.weat(*VECTORS, alternative="less")
+    with pytest.raises(ValueError, match=r"^ddof 2: expected 1"):
+        lmbias.weat(*VECTORS, ddof=2)
+    with pytest.raises(ValueError, match=r"^n_samples must be at least 1$"):
+        lmbias.weat(*VECTORS, n_samples=0)
+    with pytest.raises(ValueError):
+        lmbias.weat([[1.0, 2.0], [3.0]], *VECTORS[1:])  # ragged: numpy's own ValueError
+
+
+def test_model_input_errors_are_value_errors(cli_error):
+    model = lmbias.Model(TINY_MLM)
+    with pytest.raises(ValueError) as raised:
+        model.fill_mask(["Thou art [MASK].", "Thou art more lovely."])
+    assert str(raised.value) == cli_error("fill-mask", "--model", TINY_MLM, "Thou art [MASK].", "Thou art more lovely.")
+    with pytest.raises(ValueError, match=r'^unknown pooling "max": expected cls, mean or first$'):
+        model.embed(["x"], pooling="max")
+    with pytest.raises(ValueError, match=r"^layer 9 does not exist: the model has layers 0..=2$"):
+        model.embed(["x"], layer=9)
+    with pytest.raises(ValueError, match=r"^layer -4 does not exist: the model has layers 0..=2 \(or -3..=-1\)$"):
+        model.embed(["x"], layer=-4)
+    with pytest.raises(ValueError, match=r'^expected `last` or a layer number, got "first"$'):
+        model.embed(["x"], layer="first")
+    with pytest.raises(ValueError, match=r'^unknown device "tpu": expected cpu or wgpu$'):
+        lmbias.Model(TINY_MLM, device="tpu")
+    with pytest.raises(ValueError, match=r"static word vectors cannot fill a mask"):
+        lmbias.Model("glove-6b-50d").fill_mask(["the [MASK]"])
+    with pytest.raises(ValueError, match=r"has no masked-language-modelling head"):
+        lmbias.Model(FIXTURES / "models" / "tiny-bert-nohead").fill_mask(["the [MASK]"])
+    with pytest.raises(TypeError, match="texts must be a str or an iterable of str"):
+        model.embed([1, 2])
+
+
+def test_study_input_errors_are_value_errors():
+    model = lmbias.Model(TINY_MLM)
+    probe = REPO / "datasets" / "probe"
+    with pytest.raises(ValueError, match=r"needs templates \(only static word vectors do not\)$"):
+        lmbias.probe(model, probe / "religion.csv", probe / "adjectives.csv")
+    with pytest.raises(ValueError, match=r"^n 33: must be between 1 and the hidden size 32$"):
+        lmbias.probe(model, probe / "religion.csv", probe / "adjectives.csv", templates=probe / "templates.txt", n=33)
+    with pytest.raises(ValueError, match=r"^top_k must be at least 1$"):
+        lmbias.valence(model, REPO / "datasets" / "valence" / "eme-me-60.json", top_k=0)
+    seat = REPO / "datasets" / "seat" / "en" / "weat1.jsonl"
+    with pytest.raises(ValueError, match=r"test weat1 is already loaded from"):
+        lmbias.seat(model, [seat, seat])
+    with pytest.raises(TypeError, match="model must be an lmbias.Model"):
+        lmbias.seat("bert-base-uncased", seat)
+
+
+def test_unloadable_checkpoint_is_runtime_error(tmp_path, cli_error):
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]}))
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    with pytest.raises(RuntimeError) as raised:
+        lmbias.Model(tmp_path)
+    assert f"--model {tmp_path}: {raised.value}" == cli_error("embed", "--model", tmp_path, "x")
