@@ -427,3 +427,23 @@ fn cdn_answer(state: &mut State, request: &Request) -> Answer {
     }
     answer(status, headers, body)
 }
+
+/// An address where no hub answers: each connection is accepted and closed at
+/// once. Returns the endpoint and the count of connections made so far.
+pub fn closing_endpoint() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binding a loopback port");
+    let endpoint = format!(
+        "http://{}",
+        listener.local_addr().expect("a bound listener's address")
+    );
+    let connections = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&connections);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            counter.fetch_add(1, Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    (endpoint, connections)
+}

@@ -3,14 +3,12 @@
 //! serving the tiny fixtures under the papers' ids into an empty `HF_HOME`, and a
 //! hub that cannot be reached costs one quick attempt, after which the run goes on.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use lmbias_tests::hub_server::{Host, HubRepo, HubServer};
+use lmbias_tests::hub_server::{Host, HubRepo, HubServer, closing_endpoint};
 
 const COMMIT: &str = "a1b2c3d4e5f60718293a4b5c6d7e8f9001122334";
 
@@ -119,16 +117,7 @@ fn paper_set_is_downloaded_from_the_hub_into_an_empty_cache() {
 #[test]
 fn an_unreachable_hub_is_asked_once_and_the_run_goes_on() {
     // Accepts each connection and closes it at once: the hub is not there.
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let endpoint = format!("http://{}", listener.local_addr().unwrap());
-    let connections = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&connections);
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            counter.fetch_add(1, Ordering::SeqCst);
-            drop(stream);
-        }
-    });
+    let (endpoint, connections) = closing_endpoint();
     let root = scratch("unreachable");
     let snapshot = cache_bert(&root);
     let output = reproduce(

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use lmbias_data::association::{self, AssociationTest, LoadOptions};
+use lmbias_data::association::{self, BatteryFile, LoadOptions};
 use lmbias_encoder::{Embedder, Layer, Pooling};
 use lmbias_metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED, Options};
 use lmbias_model::DeviceKind;
@@ -279,54 +279,7 @@ fn print(
     Ok(())
 }
 
-/// A loaded test, the file it came from, and its lower-cased copy if the dataset has one.
-struct Loaded {
-    test: AssociationTest,
-    file: PathBuf,
-    lowercased: Option<AssociationTest>,
-}
-
 /// Every `--test`, in the order given; two tests with one name would make an ambiguous table.
-fn load_tests(paths: &[PathBuf]) -> Result<Vec<Loaded>> {
-    let options = LoadOptions::default();
-    let mut out: Vec<Loaded> = Vec::new();
-    for path in paths {
-        let loaded: Vec<Loaded> = if path.is_dir() {
-            association::load_dir(path, &options)?
-                .into_iter()
-                .map(|test| {
-                    let file = association::test_file(path, test.name())
-                        .unwrap_or_else(|| path.to_path_buf());
-                    (file, test)
-                })
-                .map(|(file, test)| with_copy(file, test, &options))
-                .collect::<Result<_>>()?
-        } else {
-            let test = AssociationTest::from_path(path, &options)?;
-            vec![with_copy(path.clone(), test, &options)?]
-        };
-        for l in loaded {
-            if let Some(other) = out.iter().find(|o| o.test.name() == l.test.name()) {
-                bail!(
-                    "{}: test {} is already loaded from {}",
-                    l.file.display(),
-                    l.test.name(),
-                    other.file.display()
-                );
-            }
-            out.push(l);
-        }
-    }
-    Ok(out)
-}
-
-fn with_copy(file: PathBuf, test: AssociationTest, options: &LoadOptions) -> Result<Loaded> {
-    let lowercased = association::lowercased_copy(&file)
-        .map(|copy| AssociationTest::from_path(&copy, options))
-        .transpose()?;
-    Ok(Loaded {
-        test,
-        file,
-        lowercased,
-    })
+fn load_tests(paths: &[PathBuf]) -> Result<Vec<BatteryFile>> {
+    Ok(association::load_battery(paths, &LoadOptions::default())?)
 }

@@ -373,6 +373,65 @@ pub fn load_dir(
         .collect()
 }
 
+/// A test of a battery as [`load_battery`] reads it: the file it came from, and
+/// its lower-cased copy where one sits beside it (see [`lowercased_copy`]).
+#[derive(Debug, Clone)]
+pub struct BatteryFile {
+    /// The test as written.
+    pub test: AssociationTest,
+    /// The file it was read from.
+    pub file: PathBuf,
+    /// The same test from the `-uncased` folder beside it, for uncased models.
+    pub lowercased: Option<AssociationTest>,
+}
+
+/// Each path in order — a test file, or a folder of them (as [`load_dir`]) —
+/// each test with its lower-cased copy. Two tests with one name are an error:
+/// their rows in a table could not be told apart.
+pub fn load_battery(
+    paths: &[PathBuf],
+    options: &LoadOptions,
+) -> Result<Vec<BatteryFile>, AssociationError> {
+    let with_copy = |file: PathBuf, test: AssociationTest| -> Result<_, AssociationError> {
+        let lowercased = lowercased_copy(&file)
+            .map(|copy| AssociationTest::from_path(&copy, options))
+            .transpose()?;
+        Ok(BatteryFile {
+            test,
+            file,
+            lowercased,
+        })
+    };
+    let mut out: Vec<BatteryFile> = Vec::new();
+    for path in paths {
+        let loaded: Vec<BatteryFile> = if path.is_dir() {
+            load_dir(path, options)?
+                .into_iter()
+                .map(|test| {
+                    let file = test_file(path, test.name()).unwrap_or_else(|| path.clone());
+                    with_copy(file, test)
+                })
+                .collect::<Result<_, _>>()?
+        } else {
+            vec![with_copy(
+                path.clone(),
+                AssociationTest::from_path(path, options)?,
+            )?]
+        };
+        for l in loaded {
+            if let Some(first) = out.iter().find(|o| o.test.name() == l.test.name()) {
+                return Err(AssociationError::DuplicateTest {
+                    name: l.test.name().to_owned(),
+                    file: l.file,
+                    first: first.file.clone(),
+                });
+            }
+            out.push(l);
+        }
+    }
+    Ok(out)
+}
+
 /// Why an association test (or a directory of them) was rejected: one line, naming the file
 /// (or the test built in memory) and the set or field at fault.
 #[derive(Debug, thiserror::Error)]
@@ -424,6 +483,16 @@ pub enum AssociationError {
         category2: String,
         /// |targ2|.
         size2: usize,
+    },
+    /// Two tests of one battery share a name ([`load_battery`]).
+    #[error("{}: test {name} is already loaded from {}", file.display(), first.display())]
+    DuplicateTest {
+        /// The test's name.
+        name: String,
+        /// The file read second.
+        file: PathBuf,
+        /// The file that holds the first test of that name.
+        first: PathBuf,
     },
     /// A battery directory with no test in it: most likely the wrong directory.
     #[error("{}: no association tests (*.jsonl or *.json files) in this directory", path.display())]

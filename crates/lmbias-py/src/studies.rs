@@ -8,9 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use lmbias_data::Role;
-use lmbias_data::association::{
-    self, AssociationError, AssociationTest, LoadOptions, SetSpec, TestSpec,
-};
+use lmbias_data::association::{self, AssociationTest, LoadOptions, SetSpec, TestSpec};
 use lmbias_data::probe::{load_templates, load_word_list};
 use lmbias_data::valence::ValenceDataset;
 use lmbias_encoder::Layer;
@@ -113,7 +111,6 @@ fn test_from_dict(dict: &Bound<'_, PyDict>) -> PyResult<AssociationTest> {
 /// name, each test with its lower-cased copy); two tests with one name are refused.
 fn load_tests(args: Vec<TestArg>) -> PyResult<Vec<Loaded>> {
     let options = LoadOptions::default();
-    let library = |e: AssociationError| to_py(e.into());
     let mut out: Vec<Loaded> = Vec::new();
     for arg in args {
         let loaded: Vec<Loaded> = match arg {
@@ -122,19 +119,16 @@ fn load_tests(args: Vec<TestArg>) -> PyResult<Vec<Loaded>> {
                 file: None,
                 lowercased: None,
             }],
-            TestArg::Path(path) if path.is_dir() => association::load_dir(&path, &options)
-                .map_err(library)?
+            // A file or a folder, with lower-cased copies, as `lmbias seat --test` reads them.
+            TestArg::Path(path) => association::load_battery(&[path], &options)
+                .map_err(|e| to_py(e.into()))?
                 .into_iter()
-                .map(|test| {
-                    let file =
-                        association::test_file(&path, test.name()).unwrap_or_else(|| path.clone());
-                    with_copy(file, test, &options).map_err(library)
+                .map(|b| Loaded {
+                    test: b.test,
+                    file: Some(b.file),
+                    lowercased: b.lowercased,
                 })
-                .collect::<PyResult<_>>()?,
-            TestArg::Path(path) => {
-                let test = AssociationTest::from_path(&path, &options).map_err(library)?;
-                vec![with_copy(path, test, &options).map_err(library)?]
-            }
+                .collect(),
         };
         for l in loaded {
             if let Some(other) = out.iter().find(|o| o.test.name() == l.test.name()) {
@@ -154,21 +148,6 @@ fn load_tests(args: Vec<TestArg>) -> PyResult<Vec<Loaded>> {
         }
     }
     Ok(out)
-}
-
-fn with_copy(
-    file: PathBuf,
-    test: AssociationTest,
-    options: &LoadOptions,
-) -> Result<Loaded, AssociationError> {
-    let lowercased = association::lowercased_copy(&file)
-        .map(|copy| AssociationTest::from_path(&copy, options))
-        .transpose()?;
-    Ok(Loaded {
-        test,
-        file: Some(file),
-        lowercased,
-    })
 }
 
 /// SEAT: a battery of association tests on one or more models, one row per (model, test).

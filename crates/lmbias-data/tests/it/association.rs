@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use lmbias_data::{
-    AssociationError, AssociationTest, Duplicates, LoadOptions, Role, TargetSizes, load_dir,
+    AssociationError, AssociationTest, Duplicates, LoadOptions, Role, TargetSizes, association,
+    load_dir,
 };
 
 use crate::chain;
@@ -205,5 +206,41 @@ fn in_memory_tests_are_named_by_their_name() {
     assert_eq!(
         err.to_string(),
         "my-seat: targ1 (\"Flowers\"): has no examples"
+    );
+}
+
+/// A battery from a folder and a file: tests in order, each with the copy from
+/// the `-uncased` folder beside it (Turkish) or none (English); a test named
+/// twice names both files.
+#[test]
+fn batteries_load_in_order_with_their_lowercased_copies() {
+    let tr = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/seat/tr");
+    let weat1 = seat_en().join("weat1.jsonl");
+    let options = LoadOptions::default();
+    let battery = association::load_battery(&[tr.clone(), weat1.clone()], &options).unwrap();
+    assert_eq!(battery.len(), 38, "the 37 Turkish tests and weat1");
+    let (last, turkish) = battery.split_last().unwrap();
+    assert_eq!((last.test.name(), &last.file), ("weat1", &weat1));
+    assert!(
+        last.lowercased.is_none(),
+        "datasets/seat/en has no -uncased copy"
+    );
+    for t in turkish {
+        assert_eq!(t.file.parent(), Some(tr.as_path()), "{}", t.test.name());
+        let copy = t
+            .lowercased
+            .as_ref()
+            .expect("every Turkish test has a lower-cased copy");
+        assert_eq!(copy.name(), t.test.name());
+    }
+    let err = association::load_battery(&[weat1.clone(), seat_en()], &options).unwrap_err();
+    assert!(matches!(err, AssociationError::DuplicateTest { ref name, .. } if name == "weat1"));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: test weat1 is already loaded from {}",
+            seat_en().join("weat1.jsonl").display(),
+            weat1.display()
+        )
     );
 }

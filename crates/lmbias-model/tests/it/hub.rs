@@ -6,12 +6,12 @@
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use lmbias_model::hub::{HubSettings, cached_snapshot, download, is_hub_id};
 use lmbias_model::{Architecture, Checkpoint, ModelError};
-use lmbias_tests::hub_server::{Host, HubRepo, HubServer};
+use lmbias_tests::hub_server::{Host, HubRepo, HubServer, closing_endpoint};
 
 const COMMIT: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c";
 
@@ -407,16 +407,7 @@ fn two_fetches_of_one_model_download_each_blob_once() {
 #[test]
 fn an_unreachable_hub_fails_fast_and_is_asked_once_per_process() {
     // Accepts each connection and closes it at once: the hub is not there.
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let endpoint = format!("http://{}", listener.local_addr().unwrap());
-    let connections = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&connections);
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            counter.fetch_add(1, Ordering::SeqCst);
-            drop(stream);
-        }
-    });
+    let (endpoint, connections) = closing_endpoint();
     let cache = scratch("unreachable");
     let hub = HubSettings::new(&endpoint, &cache);
     let err = Checkpoint::resolve_with("org/first", &hub).unwrap_err();
