@@ -279,7 +279,7 @@ pub fn resolve(wanted: Vec<Wanted>, hub: &HubSettings) -> (Vec<Available>, Vec<S
                     id: w.id,
                     studies: w.studies,
                     role: w.role.to_owned(),
-                    reason: err.to_string(),
+                    reason: format!("{:#}", anyhow::Error::from(err)),
                 }),
             }
             continue;

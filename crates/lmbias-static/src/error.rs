@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 /// the line, vector or field.
 #[derive(Debug, thiserror::Error)]
 pub enum StaticError {
-    /// The file could not be read (or, while fetching, written).
-    #[error("{}: {source}", path.display())]
+    /// The file could not be read (or, while fetching, written). The reason is the
+    /// source, so a report printing the chain (`{:#}`) shows it once.
+    #[error("{}: cannot read or write", path.display())]
     Io {
         /// The file.
         path: PathBuf,
