@@ -11,3 +11,19 @@ mod tokenizer_parity;
 mod valence_dataset_vocab;
 mod valence_tiny_bert;
 mod weat_parity;
+
+/// The one-line error a broken checkpoint folder gets, from resolving it or from `load`.
+fn load_error<T>(
+    dir: &std::path::Path,
+    load: impl Fn(&lmbias_model::Checkpoint) -> Result<T, lmbias_model::ModelError>,
+) -> String {
+    let message = match lmbias_model::Checkpoint::resolve(dir.to_str().unwrap()) {
+        Err(e) => e.to_string(),
+        Ok(c) => match load(&c) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("the broken folder {} loaded", dir.display()),
+        },
+    };
+    assert!(!message.contains('\n'), "not one line: {message}");
+    message
+}

@@ -34,6 +34,35 @@ fn word_bytes(text: &str, char_start: usize, word: &str) -> std::ops::Range<usiz
     start..start + word.len()
 }
 
+/// Each reference word vector (`reference["words"]`), one word at a time,
+/// within `tolerance`; returns the worst difference.
+fn check_word_vectors(model: &dyn Embedder, reference: &Value, tolerance: f32, label: &str) -> f32 {
+    let mut worst = 0f32;
+    for w in reference["words"].as_array().unwrap() {
+        let text = reference["sentences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == w["sentence_id"])
+            .unwrap()["text"]
+            .as_str()
+            .unwrap();
+        let word = w["word"].as_str().unwrap();
+        let range = word_bytes(text, w["char_start"].as_u64().unwrap() as usize, word);
+        let got = model
+            .embed_words(&[WordInContext { text, word: range }], Layer::Last)
+            .unwrap()
+            .remove(0);
+        let diff = max_abs_diff(&got, &floats(&w["vector"]));
+        assert!(
+            diff <= tolerance,
+            "{label} word {word}: max abs diff {diff}"
+        );
+        worst = worst.max(diff);
+    }
+    worst
+}
+
 /// Pooled vectors, layer-1 CLS, token ids and word vectors of one tiny folder,
 /// all one text at a time, against transformers. Returns the worst difference.
 fn check_tiny_embeddings(folder: &str) -> f32 {
@@ -59,27 +88,7 @@ fn check_tiny_embeddings(folder: &str) -> f32 {
             worst = worst.max(diff);
         }
     }
-    for w in reference["words"].as_array().unwrap() {
-        let sid = w["sentence_id"].as_str().unwrap();
-        let text = reference["sentences"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["id"] == sid)
-            .unwrap()["text"]
-            .as_str()
-            .unwrap();
-        let word = w["word"].as_str().unwrap();
-        let range = word_bytes(text, w["char_start"].as_u64().unwrap() as usize, word);
-        let got = model
-            .embed_words(&[WordInContext { text, word: range }], Layer::Last)
-            .unwrap()
-            .remove(0);
-        let diff = max_abs_diff(&got, &floats(&w["vector"]));
-        assert!(diff <= 1e-5, "{folder} word {word}: max abs diff {diff}");
-        worst = worst.max(diff);
-    }
-    worst
+    worst.max(check_word_vectors(&*model, &reference, 1e-5, folder))
 }
 
 fn check_tiny_fill_mask(folder: &str) {
@@ -285,23 +294,7 @@ fn minilm_matches_transformers() {
         let enc = tokenizer.encode(s["text"].as_str().unwrap(), true).unwrap();
         assert_eq!(enc.ids(), ids(&s["ids"]), "{}: token ids", s["id"]);
     }
-    for w in reference["words"].as_array().unwrap() {
-        let text = sentences
-            .iter()
-            .find(|s| s["id"] == w["sentence_id"])
-            .unwrap()["text"]
-            .as_str()
-            .unwrap();
-        let word = w["word"].as_str().unwrap();
-        let range = word_bytes(text, w["char_start"].as_u64().unwrap() as usize, word);
-        let got = model
-            .embed_words(&[WordInContext { text, word: range }], Layer::Last)
-            .unwrap()
-            .remove(0);
-        let diff = max_abs_diff(&got, &floats(&w["vector"]));
-        assert!(diff <= 1e-4, "word {word}: max abs diff {diff}");
-        worst_diff = worst_diff.max(diff);
-    }
+    worst_diff = worst_diff.max(check_word_vectors(&*model, &reference, 1e-4, "MiniLM"));
     eprintln!("MiniLM: worst max abs diff {worst_diff:e}, worst cosine {worst_cos}");
 }
 

@@ -220,15 +220,7 @@ fn t5_has_no_masked_lm_and_bounded_layers() {
 }
 
 fn load_error(dir: &Path) -> String {
-    let message = match Checkpoint::resolve(dir.to_str().unwrap()) {
-        Err(e) => e.to_string(),
-        Ok(c) => load_embedder(&c, DeviceKind::Cpu)
-            .err()
-            .expect("the broken folder loaded")
-            .to_string(),
-    };
-    assert!(!message.contains('\n'), "not one line: {message}");
-    message
+    crate::load_error(dir, |c| load_embedder(c, DeviceKind::Cpu))
 }
 
 #[test]
