@@ -149,7 +149,7 @@ class Model:
         """Transformer blocks; layers 0 (embeddings) … num_layers exist (0 for static vectors)."""
     @property
     def default_pooling(self) -> Pooling:
-        """The model's own sentence vector: "cls" for BERT, "mean" for T5."""
+        """The model's own sentence vector: the pooling a sentence-transformers folder declares, else "cls" for BERT, "mean" for T5."""
     @property
     def mask_token(self) -> str:
         """The mask token ``fill_mask`` texts must hold, e.g. "[MASK]"."""
@@ -160,7 +160,7 @@ class Model:
 
         ``pooling``: "cls" (position 0), "mean" (attention-masked mean, as
         sentence-transformers) or "first" (position 0 of the text without special tokens, as
-        sent-bias); None is the model's own ("cls" for BERT, "mean" for T5). Static vectors
+        sent-bias); None is the model's own (a sentence-transformers folder's pooling, else "cls" for BERT, "mean" for T5). Static vectors
         have no pooling: a text is its vector, or the mean of its words'. ``layer`` indexes
         Hugging Face's ``hidden_states``: 0 is the embedding output, -1 (or "last") the last
         block's. Same numbers as ``lmbias embed``."""
@@ -176,11 +176,15 @@ def seat(
     layer: LayerSpec = -1,
     n_samples: int = 100_000,
     seed: int = 42,
+    also_lowercased_copy: bool = False,
 ) -> List[Dict[str, Any]]:
     """SEAT (May et al. 2019): every test on every model, as ``lmbias seat --json``'s rows.
 
-    ``tests``: test files, directories of them (``*.jsonl``/``*.json``, by name; a
-    ``DIR-uncased`` copy runs on uncased models) or dicts from ``load_test``. Each row has
+    ``tests``: test files, directories of them (``*.jsonl``/``*.json``, by name) or dicts
+    from ``load_test``; every model runs exactly these. ``also_lowercased_copy=True`` (the
+    CLI's ``--also-lowercased-copy``) also runs, on models whose tokenizer lower-cases, the
+    lower-cased copy of each test that has one (``DIR-uncased/NAME``), as further rows with
+    ``lowercased_copy`` true. Each row has
     model, test, effect_size, p_value, exact, n_partitions, p_holm, p_bh (corrected over the
     model's battery), sizes, coverage and lost examples. On static vectors an example with
     a word without a vector is dropped and a test left unusable is refused: both are

@@ -89,8 +89,10 @@ UNPLEASANT = [
 # traditional Muslim (Arabic-origin) names. Common names that are also common
 # Turkish words (Deniz "sea", Umut "hope", Barış "peace", Onur "honour",
 # Can "soul") are avoided: they would measure the word, not the name.
-TR_MALE_MIXED = ["Mehmet", "Ahmet", "Murat", "Emre", "Burak", "Kaan", "Arda", "Oğuz"]
-TR_FEMALE_MIXED = ["Ayşe", "Fatma", "Merve", "Elif", "Ece", "Defne", "Selin", "Gizem"]
+# The paper's Table 1 examples (Mustafa, Orhan, Mehmet; Zeynep, Elif, Selin,
+# Fatma) are all in the mixed lists.
+TR_MALE_MIXED = ["Mehmet", "Mustafa", "Orhan", "Emre", "Burak", "Kaan", "Arda", "Oğuz"]
+TR_FEMALE_MIXED = ["Ayşe", "Fatma", "Zeynep", "Elif", "Ece", "Defne", "Selin", "Gizem"]
 TR_MALE_RELIGIOUS = ["Mehmet", "Ahmet", "Mustafa", "Hüseyin", "Hasan", "İbrahim", "Abdullah", "Halil"]
 TR_FEMALE_RELIGIOUS = ["Fatma", "Ayşe", "Zeynep", "Hatice", "Emine", "Halime", "Şerife", "Hanife"]
 # Kurdish (Kurmanji) given names in Kurmanji (Hawar) orthography.
@@ -123,10 +125,12 @@ MALE_KIN = [("erkek kardeş", "person"), ("baba", "person"), ("amca", "person"),
 FEMALE_KIN = [("kız kardeş", "person"), ("anne", "person"), ("hala", "person"), ("teyze", "person"),
               ("büyükanne", "person"), ("kız evlat", "person"), ("abla", "person"), ("hanımefendi", "person")]
 
-CAREER = [("yönetici", "person"), ("yönetim", "mass"), ("profesyonel", "person"),
+# The paper's Table 1 examples *yetkili* (career: "executive, person in charge")
+# and *ebeveyn* (family: "parent") take the slots of executive and parents.
+CAREER = [("yetkili", "person"), ("yönetim", "mass"), ("profesyonel", "person"),
           ("şirket", "thing"), ("maaş", "thing"), ("ofis", "thing"), ("iş", "thing"),
           ("kariyer", "thing")]
-FAMILY = [("ev", "thing"), ("ebeveynler", "people"), ("çocuklar", "people"), ("aile", "thing"),
+FAMILY = [("ev", "thing"), ("ebeveyn", "person"), ("çocuklar", "people"), ("aile", "thing"),
           ("kuzenler", "people"), ("evlilik", "mass"), ("düğün", "thing"), ("akrabalar", "people")]
 MATH = [("matematik", "mass"), ("cebir", "mass"), ("geometri", "mass"), ("kalkülüs", "mass"),
         ("denklemler", "things"), ("hesaplama", "mass"), ("sayılar", "things"), ("toplama", "mass")]
@@ -185,7 +189,7 @@ VIGNETTE_ATTR = "Genel müdür yardımcısı {}."  # "The assistant vice preside
 # (PROVENANCE.md explains the choice.)
 EXTRA_TESTS = {
     "heilman_double_bind_likable_1-_tr",
-    "heilman_double_bind_likable_one_sentence_tr",
+    "heilman_double_bind_likable_religious_one_word_tr",
     "heilman_double_bind_likable_religious_one_sentence_tr",
     "sent-heilman_double_bind_likable_religious_one_word_tr",
 }

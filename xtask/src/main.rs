@@ -134,9 +134,18 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
     let mut hub = HubSettings::from_env();
     hub.offline |= args.models == "offline";
     let (available, skipped) = models::resolve(wanted, &hub);
+    let mut causes: Vec<&str> = Vec::new();
     for s in &skipped {
         let studies: Vec<&str> = s.studies.iter().map(|s| s.as_str()).collect();
         eprintln!("skipped {} ({}): {}", s.id, studies.join(", "), s.reason);
+        if let Some(cause) = &s.cause
+            && !causes.contains(&cause.as_str())
+        {
+            causes.push(cause);
+        }
+    }
+    for cause in causes {
+        eprintln!("why the hub gave nothing: {cause}");
     }
     // Every shard resolves the whole list, so that all agree on its order.
     let picked: Vec<(usize, &models::Available)> = available

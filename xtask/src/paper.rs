@@ -8,32 +8,35 @@ pub struct Reported {
     pub source: &'static str,
 }
 
-/// Dusi 2024, Table 1: religion × adjectives on bert-base-uncased at n = 235
-/// (rows: positive, negative adjectives; columns: predicted Christian, Muslim).
+/// Dusi 2024, Table 1: religion × adjectives at n = 235, in the paper's layout: rows
+/// the protected classifier's predictions (christian, muslim), columns the adjectives'
+/// actual values (positive, negative); column totals 119 / 121.
 pub const DUSI_TABLE_1: [[u64; 2]; 2] = [[80, 40], [39, 81]];
 
 /// Dusi 2024, "Discrimination Bias Detection through Categorical Association in
-/// Pre-trained Language Models", bert-base-uncased (Figure 1 and its text).
+/// Pre-trained Language Models", on "BERT … the base English version" (the paper's
+/// words; bert-base-uncased is our reading of them).
 pub const PROBE: &[Reported] = &[
     Reported {
-        what: "religion × adjectives: χ² p at n = 235 (Table 1, [[80,40],[39,81]])",
+        what: "religion × adjectives: χ² p at n = 235 (Table 1: predicted christian 80 positive / 40 negative, predicted muslim 39 / 81)",
         value: "p = 1.1e-7 (χ² of the table gives 1.2e-7)",
         source: "Dusi 2024, Table 1",
     },
     Reported {
         what: "gender × job salary",
         value: "p = 6.4e-3 at n = 42",
-        source: "Dusi 2024, §4",
+        source: "Dusi 2024, the paragraph after Table 1",
     },
     Reported {
         what: "ethnicity × criminality",
         value: "p = 1.8e-3 at n = 10",
-        source: "Dusi 2024, §4",
+        source: "Dusi 2024, the paragraph after Table 1",
     },
 ];
 
 /// Caglidil, Ostendorff & Rehm 2024, Turkish SEAT/Double Bind: the Double Bind
-/// numbers are discussed in §4.2 (with Figure 1); the C4 result in §4 and the conclusion.
+/// numbers are discussed in §4.2; the C4 result, at sentence level, in the
+/// Figure 1 caption and §4.1.
 pub const SEAT: &[Reported] = &[
     Reported {
         what: "BERTurk-uncased base vs large, bleached Double Bind competent",
@@ -53,27 +56,45 @@ pub const SEAT: &[Reported] = &[
     Reported {
         what: "mT5-base, C4 (Turkish vs Kurdish names) sentence level",
         value: "d = 0.35; the paper gives p both as < 0.05 and as < 0.01; the only model with this ethnic bias",
-        source: "Caglidil et al. 2024, §4 and §5",
+        source: "Caglidil et al. 2024, Figure 1 caption and §4.1",
     },
 ];
 
-/// Cuscito, Ferrara & Ruskov, "How BERT Speaks Shakespearean English?" (Figures 1–2).
-pub const VALENCE: &[Reported] = &[Reported {
-    what: "which model fits which period",
-    value: "MacBERTh fits Early Modern English best, bert-base-uncased Modern English best, BL Books lies between",
-    source: "Cuscito, Ferrara & Ruskov, Figures 1–2",
-}];
+/// Cuscito, Ferrara & Ruskov, "How BERT Speaks Shakespearean English?" (Figures 1–2):
+/// only the comparisons the paper draws. On the Early Modern sentences it sets
+/// MacBERTh against BL Books; on the Modern ones it orders all three models.
+pub const VALENCE: &[Reported] = &[
+    Reported {
+        what: "Early Modern English sentences: the models compared",
+        value: "MacBERTh against BL Books",
+        source: "Cuscito, Ferrara & Ruskov, Figures 1–2",
+    },
+    Reported {
+        what: "Modern English sentences: the three models in order",
+        value: "BERT Base (bert-base-uncased) > BL Books > MacBERTh",
+        source: "Cuscito, Ferrara & Ruskov, Figures 1–2",
+    },
+];
 
-/// The example sentences Cuscito et al. discuss in their Tables 1–3, by our ids
-/// in `datasets/valence/eme-me-60.json` (annotated as the paper annotates them).
-pub const VALENCE_EXAMPLES: [(&str, &str); 2] = [
+/// The example tables, one per group as in Cuscito et al.'s Tables 1–3, by our ids
+/// in `datasets/valence/eme-me-60.json`: the paper's two sentences we have (annotated
+/// as the paper annotates them) and, for Modern English, one of ours.
+pub const VALENCE_EXAMPLES: [(&str, &str); 3] = [
     (
         "eme-01",
-        "\"Why wilt [MASK] be offended by that?\" (v = −1; thou −1, not 0)",
+        "The paper's Early Modern example, \"Why wilt [MASK] be offended by that?\" (v = −1; \
+         thou −1, not 0)",
     ),
     (
         "neu-01",
-        "\"Have you come [MASK] to torment us before the time?\" (v = 0)",
+        "The paper's neutral example, \"Have you come [MASK] to torment us before the time?\" \
+         (v = 0)",
+    ),
+    (
+        "me-05",
+        "Ours, not the paper's (its Modern English example is not among the sentences we \
+         have): \"Can you [MASK] me the report by Friday?\" (v = 1; email, text 1; mail 0.5; \
+         send 0)",
     ),
 ];
 

@@ -19,7 +19,7 @@ use lmbias_model::DeviceKind;
 use lmbias_report::heatmap::Marks;
 use lmbias_report::table::Table;
 use lmbias_studies::probe::{DUSI_PAIRS, Probe, ProbePair, ProbeRun, embed_words};
-use lmbias_studies::seat::{self, Battery, BatteryResult, Lost, SeatOptions, SeatRow};
+use lmbias_studies::seat::{self, Battery, BatteryResult, Copies, Lost, SeatOptions, SeatRow};
 use lmbias_studies::valence::{self, ModelResult};
 use serde::{Deserialize, Serialize};
 
@@ -45,7 +45,9 @@ pub struct Options {
 
 /// The SEAT batteries: English (May et al. 2019) and our Turkish one, each with
 /// the significance marks its paper reads (the Turkish paper's: 0.1, 0.05, 0.01).
-/// `seat/tr` has a lower-cased copy, `seat/tr-uncased`, that uncased models run.
+/// Every model runs the files as given (Caglidil et al.'s procedure); `seat/tr`
+/// has a lower-cased copy, `seat/tr-uncased`, that uncased models also run, the
+/// comparison the paper suggests (§4.2), reported beside it.
 const BATTERIES: [(&str, &str, Marks); 2] = [
     ("en", "seat/en", Marks::Stars),
     ("tr", "seat/tr", Marks::Caglidil),
@@ -282,7 +284,8 @@ fn seat_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Re
                 continue;
             }
         };
-        // Each architecture's own sentence vector: [CLS] for BERT (as May et al.), mean for T5.
+        // Each model's own sentence vector: the pooling a sentence-transformers folder
+        // declares, else [CLS] for BERT (as May et al.), mean for T5.
         let seat_options = SeatOptions {
             pooling: embedder.default_pooling(),
             layer: Layer::Last,
@@ -303,7 +306,12 @@ fn seat_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Re
                 progress.inc(1);
                 continue;
             }
-            match seat::run_battery(embedder.as_ref(), battery, &seat_options) {
+            match seat::run_battery(
+                embedder.as_ref(),
+                battery,
+                &seat_options,
+                Copies::AlsoLowercased,
+            ) {
                 Ok(r) => outcome.seat.push(((*name).to_owned(), r)),
                 Err(err) => outcome.failures.push(Failure::new(
                     Study::Seat,
@@ -336,8 +344,11 @@ fn write_seat(dir: &Path, results: &[(String, BatteryResult)]) -> Result<()> {
             &sub.join("results.md"),
             lmbias_report::seat::battery_markdown(run, marks),
         )?;
+        // Each model's own sentence vector: its sentence-transformers pooling where the
+        // folder declares one, else [CLS] for BERT, mean for T5, word mean for static vectors.
         let title = format!(
-            "SEAT ({name}), [CLS] for BERT, mean for T5, word mean for static vectors; last layer"
+            "SEAT ({name}), last layer; {}",
+            lmbias_report::seat::pooling_label(rows)
         );
         for (file, svg) in lmbias_report::seat::heatmaps(rows, &title, marks) {
             write(&sub.join(file), svg)?;
@@ -350,12 +361,14 @@ fn write_seat(dir: &Path, results: &[(String, BatteryResult)]) -> Result<()> {
 }
 
 /// The Turkish battery in the shape of Caglidil et al.'s Figure 1 (models as
-/// rows, the paper's selected tests as columns) and its findings as a checklist.
+/// rows, an uncased model's lower-cased copy as a row of its own; the paper's
+/// selected tests as columns) and its findings as a checklist, on the files as given.
 fn caglidil_outputs(dir: &Path, rows: &[SeatRow]) -> Result<()> {
     use lmbias_report::caglidil::{FIGURE_1, findings, findings_table};
     use lmbias_report::heatmap::HeatmapLabels;
     let labels = HeatmapLabels {
-        title: "Caglidil et al. 2024, Figure 1 tests: p (left) and d (right), models as rows"
+        title: "Caglidil et al. 2024, Figure 1 tests: p (left) and d (right), models as rows \
+                (\"lower-cased copy\": datasets/seat/tr-uncased)"
             .to_owned(),
         p_label: "p".to_owned(),
         marks: Marks::Caglidil,

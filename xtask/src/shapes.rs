@@ -7,8 +7,9 @@ use lmbias_studies::valence::ModelResult;
 
 use crate::paper;
 
-/// Cuscito et al.'s Tables 1–3: each of the paper's example sentences with every
-/// model's top-k proposals, x, p, B and A.
+/// Cuscito et al.'s Tables 1–3, one example sentence per group (two of them the
+/// paper's, the Modern English one ours), with every model's top-k proposals, x,
+/// p, B and A.
 pub fn valence_examples(results: &[ModelResult]) -> String {
     let mut md = String::new();
     for (id, what) in paper::VALENCE_EXAMPLES {

@@ -71,8 +71,9 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
         "dbmdz/bert-base-turkish-cased",
         "google/mt5-base",
     ] {
+        let folder = format!("models--{}/snapshots/", id.replace('/', "--"));
         assert!(
-            stderr.contains(&format!("using {id} from {}", hub.display())),
+            stderr.contains(&format!("using {id} from HF cache: {folder}")),
             "{id} not used:\n{stderr}"
         );
     }
@@ -91,6 +92,17 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
         report.contains("| emanjavacas/MacBERTh | valence |"),
         "{report}"
     );
+    // Four of the papers' checkpoints ran (as tiny stand-ins in their cache folders),
+    // and the report names them by id and cache folder, never by this machine's paths.
+    assert!(
+        report.contains("The papers' checkpoints that ran: 4 of 10 (bert-base-uncased, "),
+        "{report}"
+    );
+    assert!(
+        report.contains("| bert-base-uncased | Cuscito et al.: the Modern English model; Dusi 2024: the probed model, our reading of its \"BERT … the base English version\" | HF cache: models--bert-base-uncased/snapshots/"),
+        "{report}"
+    );
+    assert!(!report.contains(root.to_str().unwrap()), "{report}");
     // The extras are not in the paper set.
     assert!(!stderr.contains("Livingwithmachines"), "{stderr}");
     // The tiny vocabulary (1000 pieces) cannot produce most of the valence set's
@@ -112,11 +124,13 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
             && report.contains("more than the model's 64 positions"),
         "{report}"
     );
-    // mT5's SentencePiece tokenizer keeps case: it ran the cased copy.
+    // Every model runs the files as given; mT5's SentencePiece tokenizer keeps case,
+    // so it runs no lower-cased copy beside them.
     assert!(
-        report.contains("- google/mt5-base: `datasets/seat/tr` (cased)"),
+        report.contains("- google/mt5-base: `datasets/seat/tr` as given\n"),
         "{report}"
     );
+    assert!(!report.contains("(lower-cased copy)"), "{report}");
 
     // Figures exist and are SVG.
     for figure in [
@@ -134,6 +148,15 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
 
     insta::assert_snapshot!("seat_tr", read(&out.join("seat/tr/results.md")));
     insta::assert_snapshot!("seat_tr_findings", read(&out.join("seat/tr/findings.md")));
+    // REPORT.md's Figure 1: 19 columns, each C6 / C8 word-level test beside its sentence level.
+    let report_text = read(&out.join("REPORT.md"));
+    let figure_1: Vec<&str> = report_text
+        .lines()
+        .skip_while(|l| !l.starts_with("| model | C6 word | C6 sentence |"))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert_eq!(figure_1[0].matches(" | ").count(), 19, "{}", figure_1[0]);
+    insta::assert_snapshot!("report_figure_1", figure_1.join("\n"));
     insta::assert_snapshot!("probe_summary", read(&out.join("probe/summary.md")));
     insta::assert_snapshot!("probe_table_1", read(&out.join("probe/table-1.md")));
     insta::assert_snapshot!("valence_examples", read(&out.join("valence/examples.md")));
@@ -145,11 +168,17 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
     // the shape is asserted by heading.
     for heading in [
         "## Temporal valence (Cuscito, Ferrara & Ruskov)",
-        "### The paper's example sentences, in the shape of its Tables 1–3",
+        "| model | k | annotation keys usable | lexicon keys usable | unannotated share of top-k mass |",
+        "| Modern English sentences: the three models in order | BERT Base (bert-base-uncased) > BL Books > MacBERTh |",
+        "### Example sentences in the shape of the paper's Tables 1–3 (two of the paper's, one of ours)",
         "The tests of the paper's Figure 1",
         "The paper's findings, checked on our numbers",
         "### Our analogue of Dusi's Table 1",
-        "Our χ² test on Dusi's Table 1, [[80, 40], [39, 81]]: χ² = 28.0186",
+        "and our χ² test on its counts: χ² = 28.0186, p = 1.2015e-7.\n\n\
+         | n = 235 | positive | negative | total |\n|---|---|---|---|\n\
+         | predicted christian | 80 | 40 | 120 |\n\
+         | predicted muslim | 39 | 81 | 120 |\n\
+         | total | 119 | 121 | 240 |\n",
     ] {
         assert!(report.contains(heading), "{heading}:\n{report}");
     }

@@ -14,7 +14,8 @@ pub struct EmbedArgs {
     model: ModelArgs,
     /// cls (position 0), mean (masked mean, as sentence-transformers) or
     /// first (position 0 without special tokens, as sent-bias). Default: the model's
-    /// own convention, cls for BERT, mean for T5. Static word vectors have no pooling: a text
+    /// own convention: the pooling a sentence-transformers folder declares, else cls for BERT,
+    /// mean for T5. Static word vectors have no pooling: a text
     /// that is a vocabulary entry is its vector, any other the mean of its words' vectors.
     #[arg(long)]
     pooling: Option<Pooling>,

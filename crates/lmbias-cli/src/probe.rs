@@ -9,7 +9,7 @@ use lmbias_data::embeddings::Embeddings;
 use lmbias_data::probe::{WordList, load_templates, load_word_list};
 use lmbias_encoder::Layer;
 use lmbias_model::DeviceKind;
-use lmbias_report::probe::{p_text, step_markdown, sweep_markdown};
+use lmbias_report::probe::{ClassOrder, p_text, step_markdown, sweep_markdown};
 use lmbias_report::pvalue_curve::{PValueSeries, pvalue_curve};
 use lmbias_studies::probe::{Probe, ProbeStep, ProbeWord, embed_words, word_vectors};
 use serde_json::json;
@@ -165,7 +165,11 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     }
     println!();
     if let [step] = &steps[..] {
-        print!("{}", step_markdown(step));
+        let order = ClassOrder {
+            protected: &protected.classes_in_file_order(),
+            stereotyped: &stereotyped.classes_in_file_order(),
+        };
+        print!("{}", step_markdown(step, order));
         return Ok(());
     }
     print!("{}", sweep_markdown(&steps));

@@ -12,7 +12,7 @@ use lmbias_metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED, Options};
 use lmbias_model::DeviceKind;
 use lmbias_report::heatmap::Marks;
 use lmbias_report::seat::{battery_markdown, heatmaps, layer_label, table};
-use lmbias_studies::seat::{self, Battery, BatteryResult, Lost, SeatOptions};
+use lmbias_studies::seat::{self, Battery, BatteryResult, Copies, Lost, SeatOptions};
 use lmbias_studies::shard::{self, Shard};
 use serde::{Deserialize, Serialize};
 
@@ -28,12 +28,18 @@ pub struct SeatArgs {
     #[arg(long = "model", required_unless_present = "merge", num_args = 1..)]
     models: Vec<String>,
     /// A sent-bias-format test file, or a directory of them (*.jsonl and *.json, sorted by name).
-    /// Where `DIR-uncased/NAME` exists beside `DIR/NAME`, models whose tokenizer lower-cases run
-    /// that lower-cased copy (e.g. datasets/seat/tr and tr-uncased).
+    /// Every model runs exactly these files (see --also-lowercased-copy).
     #[arg(long = "test", required_unless_present = "merge", num_args = 1..)]
     tests: Vec<PathBuf>,
+    /// Also run, on each model whose tokenizer lower-cases, the lower-cased copy of every test
+    /// that has one (`DIR-uncased/NAME` beside `DIR/NAME`, e.g. datasets/seat/tr-uncased), as
+    /// rows of their own marked lowercased_copy (Holm/BH within the copy's run). Caglidil et
+    /// al. (2024) suggest this comparison (§4.2); their procedure runs the files as given.
+    #[arg(long)]
+    also_lowercased_copy: bool,
     /// cls (position 0), mean (masked mean) or first (position 0 without special tokens, as
-    /// sent-bias). Default: each model's own convention, cls for BERT, mean for T5.
+    /// sent-bias). Default: each model's own convention: the pooling a sentence-transformers
+    /// folder declares, else cls for BERT, mean for T5.
     #[arg(long)]
     pooling: Option<Pooling>,
     /// Hidden-state layer: `last` or 0 (embeddings) … number of layers.
@@ -78,7 +84,7 @@ pub struct SeatArgs {
         long,
         value_name = "FILE",
         num_args = 1..,
-        conflicts_with_all = ["models", "tests", "shard", "save", "pooling", "layer", "n_samples", "seed", "device"]
+        conflicts_with_all = ["models", "tests", "shard", "save", "pooling", "layer", "n_samples", "seed", "device", "also_lowercased_copy"]
     )]
     merge: Vec<PathBuf>,
 }
@@ -95,6 +101,7 @@ struct Saved {
     layer: Layer,
     n_samples: u64,
     seed: u64,
+    copies: Copies,
     /// Each of the shard's models: its position in `models`, and its results.
     results: Vec<(usize, BatteryResult)>,
 }
@@ -137,6 +144,11 @@ pub fn run(args: SeatArgs) -> Result<()> {
             .collect(),
     )
     .map_err(with_file)?;
+    let copies = if args.also_lowercased_copy {
+        Copies::AlsoLowercased
+    } else {
+        Copies::AsWritten
+    };
     let progress = crate::input::bar(models.len(), "seat");
     let mut results = Vec::with_capacity(models.len());
     for (position, loaded) in &models {
@@ -144,7 +156,7 @@ pub fn run(args: SeatArgs) -> Result<()> {
         let options = options(model, loaded.is_static());
         results.push((
             *position,
-            seat::run_battery(model, &battery, &options).map_err(with_file)?,
+            seat::run_battery(model, &battery, &options, copies).map_err(with_file)?,
         ));
         progress.inc(1);
     }
@@ -161,6 +173,7 @@ pub fn run(args: SeatArgs) -> Result<()> {
         layer: args.layer,
         n_samples: args.n_samples,
         seed: args.seed,
+        copies,
         results,
     };
     if let Some(path) = &args.save {
@@ -213,7 +226,8 @@ fn merge(args: &SeatArgs) -> Result<()> {
             && s.pooling == first.pooling
             && s.layer == first.layer
             && s.n_samples == first.n_samples
-            && s.seed == first.seed;
+            && s.seed == first.seed
+            && s.copies == first.copies;
         if !same {
             bail!(
                 "--merge {}: its models, tests or options differ from those of {} (shards of one \
@@ -260,7 +274,7 @@ fn print(
     if let Some(dir) = &args.figures {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let pooling = pooling.map_or_else(
-            || "each model's own pooling (cls for BERT, mean for T5)".to_owned(),
+            || lmbias_report::seat::pooling_label(rows),
             |p| format!("{p} pooling"),
         );
         let title = format!("SEAT, {pooling}, {}", layer_label(layer));

@@ -306,7 +306,8 @@ pub const LOWERCASED_SUFFIX: &str = "-uncased";
 
 /// Where the lower-cased copy of a test file or folder lives, if it exists:
 /// `DIR/NAME.jsonl` → `DIR-uncased/NAME.jsonl`, `DIR` → `DIR-uncased`. Uncased
-/// models run that copy (see `datasets/README.md`, "seat/tr-uncased").
+/// models can run that copy beside the files as written, when asked (see
+/// `lmbias_studies::seat::Copies` and `datasets/README.md`, "seat/tr-uncased").
 pub fn lowercased_copy(path: &Path) -> Option<PathBuf> {
     let with_suffix = |dir: &Path| -> Option<PathBuf> {
         let name = dir.file_name()?.to_str()?;
@@ -381,7 +382,8 @@ pub struct BatteryFile {
     pub test: AssociationTest,
     /// The file it was read from.
     pub file: PathBuf,
-    /// The same test from the `-uncased` folder beside it, for uncased models.
+    /// The same test from the `-uncased` folder beside it, which uncased models
+    /// can also run.
     pub lowercased: Option<AssociationTest>,
 }
 

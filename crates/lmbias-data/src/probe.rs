@@ -40,6 +40,18 @@ impl WordList {
         &self.entries
     }
 
+    /// Class names in the order the file first gives them: the order a table of
+    /// them prints (Dusi's lists give christian before muslim, positive before negative).
+    pub fn classes_in_file_order(&self) -> Vec<&str> {
+        let mut classes: Vec<&str> = Vec::new();
+        for e in &self.entries {
+            if !classes.contains(&e.class.as_str()) {
+                classes.push(&e.class);
+            }
+        }
+        classes
+    }
+
     /// Class names, sorted.
     pub fn classes(&self) -> Vec<&str> {
         let mut classes: Vec<&str> = self.entries.iter().map(|e| e.class.as_str()).collect();

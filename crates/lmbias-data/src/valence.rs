@@ -1,23 +1,26 @@
 //! Temporal valence sentences (Cuscito, Ferrara, Ruskov, "How BERT Speaks
 //! Shakespearean English?"): one masked sentence per item, its valence v(s) on
 //! the five-point Early Modern (−1) … Modern (+1) scale, and per-sentence
-//! annotations x(t, s) of the tokens a model may propose, with an optional
-//! global lexicon as fallback.
+//! annotations x(t, s) of the tokens a model may propose, judged in context as
+//! the paper judges them. An optional global lexicon (a departure from the
+//! paper, which rates tokens per sentence) serves as fallback.
 //!
 //! File format (JSON, lmbias's own; documented in `datasets/README.md`):
 //!
 //! ```json
 //! { "name": "eme-me-60", "description": "...", "mask": "[MASK]",
-//!   "lexicon": { "thou": -1, "you": 1 },
-//!   "sentences": [ { "id": "eme-01", "group": "EME", "valence": -1,
-//!                    "source": "Shakespeare, Hamlet ...",
+//!   "sentences": [ { "id": "eme-01", "group": "EME", "class": "pronoun", "valence": -1,
+//!                    "source": "Cuscito, Ferrara & Ruskov, Tables 1-3 ...",
 //!                    "text": "Why wilt [MASK] be offended by that?",
-//!                    "annotations": { "thou": -1, "not": 0 } } ] }
+//!                    "annotations": { "thou": -1, "not": 0, "you": 0, "never": 0 } } ] }
 //! ```
 //!
-//! `mask` defaults to `[MASK]`, `lexicon` and `annotations` to empty. Tokens
-//! are matched case-insensitively (Unicode lowercase), so keys are stored
-//! lowercased and two keys that differ only in case are an error.
+//! `mask` defaults to `[MASK]`, `lexicon` and `annotations` to empty; `class`
+//! (the word class of the masked word) and `notes` (why a token is scored as
+//! it is in this context) are optional. Tokens are matched case-insensitively
+//! (Unicode lowercase), so keys are stored lowercased and two keys that differ
+//! only in case are an error. A key may be any one word: whether a model can
+//! propose it is the study's business (its coverage), not the dataset's.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -116,15 +119,70 @@ impl fmt::Display for Group {
     }
 }
 
+/// The word class of a sentence's masked word. The paper masks "pronouns,
+/// verbs, adverbs, adjectives, and nouns" in every group; recording the class
+/// lets a dataset show that class and period are not confounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WordClass {
+    /// Personal, possessive (thy, mine eyes), demonstrative or indefinite pronouns.
+    Pronoun,
+    /// Finite and non-finite verbs, auxiliaries included (hath, wilt, be).
+    Verb,
+    /// Adverbs, intensifiers included (hither, anon, sore afraid).
+    Adverb,
+    /// Adjectives, attributive or predicative.
+    Adjective,
+    /// Nouns, common or forms of address.
+    Noun,
+}
+
+impl WordClass {
+    /// The paper's order.
+    pub const ALL: [WordClass; 5] = [
+        WordClass::Pronoun,
+        WordClass::Verb,
+        WordClass::Adverb,
+        WordClass::Adjective,
+        WordClass::Noun,
+    ];
+
+    /// The name used in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WordClass::Pronoun => "pronoun",
+            WordClass::Verb => "verb",
+            WordClass::Adverb => "adverb",
+            WordClass::Adjective => "adjective",
+            WordClass::Noun => "noun",
+        }
+    }
+
+    /// Exact names only, like [`Group`]'s.
+    fn parse(s: &str) -> Option<WordClass> {
+        WordClass::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+impl fmt::Display for WordClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One validated sentence with exactly one mask.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ValenceSentence {
     id: String,
     group: Group,
+    #[serde(rename = "class", skip_serializing_if = "Option::is_none")]
+    word_class: Option<WordClass>,
     valence: Valence,
     source: String,
     text: String,
     annotations: BTreeMap<String, Valence>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    notes: String,
 }
 
 impl ValenceSentence {
@@ -151,6 +209,14 @@ impl ValenceSentence {
     /// The per-sentence annotations, keys lowercased.
     pub fn annotations(&self) -> &BTreeMap<String, Valence> {
         &self.annotations
+    }
+    /// The word class of the masked word, where the dataset records it.
+    pub fn word_class(&self) -> Option<WordClass> {
+        self.word_class
+    }
+    /// Why tokens are scored as they are in this context; may be empty.
+    pub fn notes(&self) -> &str {
+        &self.notes
     }
 }
 
@@ -190,7 +256,8 @@ impl ValenceDataset {
     pub fn mask(&self) -> &str {
         &self.mask
     }
-    /// The fallback x(t) of tokens a sentence does not annotate, keys lowercased.
+    /// The fallback x(t) of tokens a sentence does not annotate, keys lowercased;
+    /// empty unless the file has one (the paper rates tokens per sentence only).
     pub fn lexicon(&self) -> &BTreeMap<String, Valence> {
         &self.lexicon
     }
@@ -295,11 +362,15 @@ struct RawDataset {
 struct RawSentence {
     id: String,
     group: String,
+    /// Read as text so that a bad name gets the sentence's one-line error.
+    class: Option<String>,
     valence: f64,
     source: String,
     text: String,
     #[serde(default)]
     annotations: BTreeMap<String, f64>,
+    #[serde(default)]
+    notes: String,
 }
 
 impl RawDataset {
@@ -360,6 +431,17 @@ impl RawDataset {
                     raw.group
                 ))
             })?;
+            let word_class = raw
+                .class
+                .as_deref()
+                .map(|c| {
+                    WordClass::parse(c).ok_or_else(|| {
+                        sentence_err(format!(
+                            "unknown class {c:?}: expected pronoun, verb, adverb, adjective or noun"
+                        ))
+                    })
+                })
+                .transpose()?;
             let valence = Valence::new(raw.valence).ok_or_else(|| {
                 sentence_err(format!("valence {} is not on {SCALE}", raw.valence))
             })?;
@@ -375,10 +457,12 @@ impl RawDataset {
             sentences.push(ValenceSentence {
                 id: raw.id,
                 group,
+                word_class,
                 valence,
                 source: raw.source,
                 text: raw.text,
                 annotations,
+                notes: raw.notes,
             });
         }
         Ok(ValenceDataset {
@@ -425,8 +509,9 @@ mod tests {
       "name": "mini", "description": "two sentences",
       "lexicon": { "The": 0, "thou": -1 },
       "sentences": [
-        { "id": "eme-01", "group": "EME", "valence": -1, "source": "Hamlet",
-          "text": "Why wilt [MASK] be offended by that?", "annotations": { "thou": -1, "Not": 0, "you": 0.5 } },
+        { "id": "eme-01", "group": "EME", "class": "pronoun", "valence": -1, "source": "Hamlet",
+          "text": "Why wilt [MASK] be offended by that?", "annotations": { "thou": -1, "Not": 0, "you": 0.5 },
+          "notes": "you 0.5 here only to test the lookup" },
         { "id": "me-01", "group": "ME", "valence": 0.5, "source": "constructed",
           "text": "Are [MASK] coming tonight?" }
       ] }"#;
@@ -481,6 +566,52 @@ mod tests {
         );
         assert_eq!(d.sentences()[1].annotations().len(), 0);
         assert_eq!(d.lexicon().get("the"), Some(&Valence::NEUTRAL));
+        // class and notes are optional.
+        assert_eq!(s.word_class(), Some(WordClass::Pronoun));
+        assert_eq!(s.notes(), "you 0.5 here only to test the lookup");
+        assert_eq!(d.sentences()[1].word_class(), None);
+        assert_eq!(d.sentences()[1].notes(), "");
+    }
+
+    #[test]
+    fn word_classes_are_the_papers_five_by_exact_name() {
+        let names: Vec<&str> = WordClass::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(names, ["pronoun", "verb", "adverb", "adjective", "noun"]);
+        for c in WordClass::ALL {
+            let text = broken(r#""class": "pronoun""#, &format!(r#""class": "{c}""#));
+            assert_eq!(load(&text).unwrap().sentences()[0].word_class(), Some(c));
+        }
+        assert_eq!(
+            err(&broken(r#""class": "pronoun""#, r#""class": "Pronoun""#)),
+            "v.json: sentence eme-01: unknown class \"Pronoun\": expected pronoun, verb, adverb, adjective or noun"
+        );
+        assert_eq!(
+            err(&broken(r#""class": "pronoun""#, r#""class": "determiner""#)),
+            "v.json: sentence eme-01: unknown class \"determiner\": expected pronoun, verb, adverb, adjective or noun"
+        );
+    }
+
+    #[test]
+    fn any_one_word_is_a_key_archaic_or_with_an_apostrophe() {
+        // Whether a model can propose a key is the study's coverage, not a load error.
+        let text = broken(
+            r#""thou": -1, "Not""#,
+            r#""thou": -1, "hath": -1, "'tis": -1, "Not""#,
+        );
+        let d = load(&text).unwrap();
+        let keys: Vec<&str> = d.sentences()[0]
+            .annotations()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ["'tis", "hath", "not", "thou", "you"]);
+        assert_eq!(
+            err(&broken(
+                r#""thou": -1, "Not""#,
+                r#""thou": -1, "art thou": -1, "Not""#
+            )),
+            "v.json: sentence eme-01: annotation \"art thou\": a token must be one non-empty word"
+        );
     }
 
     #[test]

@@ -157,9 +157,10 @@ pub trait Embedder {
     /// Number of transformer blocks (valid `Layer::Index` values are `0..=num_layers`).
     fn num_layers(&self) -> usize;
 
-    /// The architecture's sentence vector: [`Pooling::Cls`] for BERT (May et al.
-    /// read `[CLS]`), [`Pooling::Mean`] for T5, which has no `[CLS]`. The one place
-    /// this policy lives, so the CLI and the reproduction agree.
+    /// The model's sentence vector: the pooling a sentence-transformers folder
+    /// declares (its model was trained for it), else [`Pooling::Cls`] for BERT
+    /// (May et al. read `[CLS]`) and [`Pooling::Mean`] for T5, which has no `[CLS]`.
+    /// The one place this policy lives, so the CLI and the reproduction agree.
     fn default_pooling(&self) -> Pooling;
 
     /// One vector per text, in order. Pass all texts in one call: the model
@@ -188,8 +189,8 @@ pub trait Embedder {
     fn tokenize(&self, text: &str) -> Result<Vec<Piece>, EncoderError>;
 
     /// Whether the tokenizer lower-cases its input (an uncased model). A battery
-    /// with a lower-cased copy (`datasets/seat/tr-uncased`) runs that copy on such
-    /// a model: Turkish dotted/dotless I must be lowered the Turkish way first.
+    /// with a lower-cased copy (`datasets/seat/tr-uncased`) can also run that copy
+    /// on such a model: Turkish dotted/dotless I must be lowered the Turkish way first.
     fn lowercases(&self) -> bool;
 }
 

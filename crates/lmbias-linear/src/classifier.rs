@@ -124,8 +124,10 @@ impl<L> LinearSvcModel<L> {
         self.coef[0].len()
     }
 
-    /// Relevance of each feature: |w_j|, averaged over the rows of `coef`
-    /// (Dusi 2024's choice for more than two classes).
+    /// Relevance of each feature: |w_j|, averaged over the rows of `coef`. With
+    /// two classes there is one row, Dusi 2024's |w|; the average over the
+    /// one-vs-rest rows for more classes is our choice, not the paper's (its
+    /// pairs all have two classes).
     pub fn relevance(&self) -> Vec<f64> {
         let rows = self.coef.len() as f64;
         (0..self.n_features())

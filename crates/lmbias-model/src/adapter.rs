@@ -35,6 +35,8 @@ pub(crate) struct Adapter<N> {
     name: String,
     tokenizer: Tokenizer,
     network: N,
+    /// The folder's declared pooling (sentence-transformers), else the family's.
+    default_pooling: Pooling,
     device: Device,
     /// The device is the CPU (see [`on_host`]).
     host: bool,
@@ -63,6 +65,9 @@ impl<N: Network> Adapter<N> {
         Ok(Self {
             name: checkpoint.name().to_owned(),
             tokenizer,
+            default_pooling: checkpoint
+                .declared_pooling()
+                .unwrap_or_else(|| network.default_pooling()),
             network,
             device: device.clone(),
             host: on_host(device),
@@ -302,7 +307,7 @@ impl<N: Network> Embedder for Adapter<N> {
     }
 
     fn default_pooling(&self) -> Pooling {
-        self.network.default_pooling()
+        self.default_pooling
     }
 
     fn embed(

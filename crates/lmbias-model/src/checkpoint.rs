@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use lmbias_encoder::Pooling;
 use serde::Deserialize;
 
 use crate::error::ModelError;
@@ -45,6 +46,7 @@ pub struct Checkpoint {
     architectures: Vec<String>,
     weights: PathBuf,
     format: WeightsFormat,
+    declared_pooling: Option<Pooling>,
 }
 
 #[derive(Deserialize)]
@@ -99,6 +101,7 @@ impl Checkpoint {
                 dir: dir.to_path_buf(),
             });
         };
+        let declared_pooling = crate::sentence_transformers::declared_pooling(dir)?;
         Ok(Self {
             name: name.to_string(),
             dir: dir.to_path_buf(),
@@ -106,6 +109,7 @@ impl Checkpoint {
             architectures: fields.architectures,
             weights,
             format,
+            declared_pooling,
         })
     }
 
@@ -117,6 +121,12 @@ impl Checkpoint {
     /// The folder holding config.json, the tokenizer and the weights.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The pooling a sentence-transformers folder declares (`modules.json` and its
+    /// `Pooling` module's config), which is then the model's default sentence vector.
+    pub fn declared_pooling(&self) -> Option<Pooling> {
+        self.declared_pooling
     }
 
     /// The model family, which decides what can be loaded from it.

@@ -20,8 +20,8 @@ pub enum ModelError {
         name: String,
         /// The Hugging Face cache searched.
         cache: PathBuf,
-        /// Empty, or why the hub could not give it (`, and …`): offline, unreachable, no such model.
-        download: String,
+        /// Why the hub did not give it: offline, unreachable, no such model.
+        download: crate::hub::HubMiss,
     },
     /// The hub refused a gated or private model: no token, or one without access.
     #[error(

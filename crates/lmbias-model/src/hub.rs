@@ -220,29 +220,90 @@ fn remember_unreachable(endpoint: &str, why: &str) {
     }
 }
 
+/// Why the hub did not give a model that is not on this machine: the tail of
+/// [`ModelError::NotFound`]'s message, typed so that a report can state a cause
+/// shared by many models once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HubMiss {
+    /// The name is not a hub id (a path that does not exist), so the hub was not asked.
+    NotAHubId,
+    /// `HF_HUB_OFFLINE` is set, so the hub was not asked.
+    Offline,
+    /// The hub could not be reached: by this request (`asked`), or by an earlier one
+    /// in this process, so it was not asked again.
+    Unreachable {
+        /// The hub's address.
+        endpoint: String,
+        /// The network error.
+        why: String,
+        /// Whether this request was the one that failed.
+        asked: bool,
+    },
+    /// The hub has the repository but no config.json in it.
+    NoConfig {
+        /// The hub's address.
+        endpoint: String,
+    },
+    /// The hub has no such repository (or a private one without a token).
+    NoSuchModel {
+        /// The hub's address.
+        endpoint: String,
+    },
+}
+
+/// The clause [`ModelError::NotFound`] appends to "… nor in the Hugging Face cache".
+impl std::fmt::Display for HubMiss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HubMiss::NotAHubId => Ok(()),
+            HubMiss::Offline => {
+                f.write_str(", and HF_HUB_OFFLINE is set, so the hub was not asked")
+            }
+            HubMiss::Unreachable {
+                endpoint,
+                why,
+                asked: true,
+            } => write!(
+                f,
+                ", and the hub at {endpoint} could not be reached ({why}; set HF_HUB_OFFLINE=1 not to try)"
+            ),
+            HubMiss::Unreachable { endpoint, why, .. } => write!(
+                f,
+                ", and the hub at {endpoint} could not be reached earlier in this run ({why}), so it was not asked again"
+            ),
+            HubMiss::NoConfig { endpoint } => {
+                write!(f, ", and the hub at {endpoint} has no config.json for it")
+            }
+            HubMiss::NoSuchModel { endpoint } => write!(
+                f,
+                ", and the hub at {endpoint} has no such model (if it is private, set HF_TOKEN to a token with access)"
+            ),
+        }
+    }
+}
+
 /// Downloads hub id `model` (its `main` revision) into `settings.cache` and returns
 /// the snapshot folder. A model the hub cannot give (offline, unreachable, no such
 /// model) is [`ModelError::NotFound`] saying why; a gated model without access is
 /// [`ModelError::Gated`]; a failed or corrupt transfer is [`ModelError::Hub`].
 pub fn download(model: &str, settings: &HubSettings) -> Result<PathBuf, ModelError> {
-    let absent = |why: String| ModelError::NotFound {
+    let absent = |why: HubMiss| ModelError::NotFound {
         name: model.to_owned(),
         cache: settings.cache.clone(),
         download: why,
     };
     if !is_hub_id(model) {
-        return Err(absent(String::new()));
+        return Err(absent(HubMiss::NotAHubId));
     }
     if settings.offline {
-        return Err(absent(
-            ", and HF_HUB_OFFLINE is set, so the hub was not asked".to_owned(),
-        ));
+        return Err(absent(HubMiss::Offline));
     }
     if let Some(why) = unreachable_before(&settings.endpoint) {
-        return Err(absent(format!(
-            ", and the hub at {} could not be reached earlier in this run ({why}), so it was not asked again",
-            settings.endpoint
-        )));
+        return Err(absent(HubMiss::Unreachable {
+            endpoint: settings.endpoint.clone(),
+            why,
+            asked: false,
+        }));
     }
     Fetch::new(model, settings).run()
 }
@@ -301,7 +362,7 @@ impl<'a> Fetch<'a> {
         }
     }
 
-    fn absent(&self, why: String) -> ModelError {
+    fn absent(&self, why: HubMiss) -> ModelError {
         ModelError::NotFound {
             name: self.model.to_owned(),
             cache: self.settings.cache.clone(),
@@ -335,10 +396,9 @@ impl<'a> Fetch<'a> {
         let config = match self.head("main", "config.json")? {
             Head::Found(meta) => meta,
             Head::NoSuchFile => {
-                return Err(self.absent(format!(
-                    ", and the hub at {} has no config.json for it",
-                    self.settings.endpoint
-                )));
+                return Err(self.absent(HubMiss::NoConfig {
+                    endpoint: self.settings.endpoint.clone(),
+                }));
             }
         };
         // Every other file at the commit config.json came from, so a push during
@@ -403,10 +463,11 @@ impl<'a> Fetch<'a> {
                 Err(e) if is_network_failure(&e) => {
                     let why = e.to_string();
                     remember_unreachable(&self.settings.endpoint, &why);
-                    return Err(self.absent(format!(
-                        ", and the hub at {} could not be reached ({why}; set HF_HUB_OFFLINE=1 not to try)",
-                        self.settings.endpoint
-                    )));
+                    return Err(self.absent(HubMiss::Unreachable {
+                        endpoint: self.settings.endpoint.clone(),
+                        why,
+                        asked: true,
+                    }));
                 }
                 Err(e) => return Err(self.failed(&url, e.to_string())),
             };
@@ -491,10 +552,9 @@ impl<'a> Fetch<'a> {
         message: Option<String>,
     ) -> ModelError {
         match (status, error_code) {
-            (_, "RepoNotFound") => self.absent(format!(
-                ", and the hub at {} has no such model (if it is private, set HF_TOKEN to a token with access)",
-                self.settings.endpoint
-            )),
+            (_, "RepoNotFound") => self.absent(HubMiss::NoSuchModel {
+                endpoint: self.settings.endpoint.clone(),
+            }),
             (_, "GatedRepo") | (401 | 403, _) => ModelError::Gated {
                 name: self.model.to_owned(),
                 page: format!("{}/{}", self.settings.endpoint, self.model),

@@ -28,6 +28,7 @@ pub mod hub;
 mod load;
 mod network;
 pub mod pypi;
+mod sentence_transformers;
 mod t5;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -158,7 +158,8 @@ impl Model {
         Ok(py.detach(|| self.embedder()).map_err(to_py)?.num_layers())
     }
 
-    /// The model's own sentence vector: "cls" for BERT, "mean" for T5 (loads the encoder).
+    /// The model's own sentence vector: the pooling a sentence-transformers folder
+    /// declares, else "cls" for BERT, "mean" for T5 (loads the encoder).
     #[getter]
     fn default_pooling(&self, py: Python<'_>) -> PyResult<&'static str> {
         Ok(py

@@ -14,7 +14,7 @@ use lmbias_data::valence::ValenceDataset;
 use lmbias_encoder::Layer;
 use lmbias_metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED, Options};
 use lmbias_studies::probe::{Probe, ProbeStep, embed_words, word_vectors};
-use lmbias_studies::seat::{self as seat_study, Battery, BatteryResult, Lost, SeatOptions};
+use lmbias_studies::seat::{self as seat_study, Battery, BatteryResult, Copies, Lost, SeatOptions};
 use lmbias_studies::valence::{self as valence_study, DEFAULT_TOP_K};
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
@@ -152,7 +152,8 @@ fn load_tests(args: Vec<TestArg>) -> PyResult<Vec<Loaded>> {
 
 /// SEAT: a battery of association tests on one or more models, one row per (model, test).
 #[pyfunction]
-#[pyo3(signature = (model, tests, *, pooling = None, layer = None, n_samples = DEFAULT_N_SAMPLES, seed = DEFAULT_SEED))]
+#[pyo3(signature = (model, tests, *, pooling = None, layer = None, n_samples = DEFAULT_N_SAMPLES, seed = DEFAULT_SEED, also_lowercased_copy = false))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn seat<'py>(
     py: Python<'py>,
     model: &Bound<'py, PyAny>,
@@ -161,8 +162,14 @@ pub(crate) fn seat<'py>(
     layer: Option<&Bound<'py, PyAny>>,
     n_samples: u64,
     seed: u64,
+    also_lowercased_copy: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let models = models(model)?;
+    let copies = if also_lowercased_copy {
+        Copies::AlsoLowercased
+    } else {
+        Copies::AsWritten
+    };
     let tests = test_args(tests)?;
     let loaded = py.detach(|| load_tests(tests))?;
     // The study names the test; the file it came from is ours to add, as the CLI adds it.
@@ -201,7 +208,7 @@ pub(crate) fn seat<'py>(
             },
         };
         let rows = py
-            .detach(|| seat_study::run_battery(embedder.as_ref(), &battery, &options))
+            .detach(|| seat_study::run_battery(embedder.as_ref(), &battery, &options, copies))
             .map_err(|e| to_py(with_file(e)))?;
         result.append(rows);
     }

@@ -32,7 +32,8 @@ def test_minilm_embed_equals_cli(minilm, cli_json, pooling, layer):
 
 def test_negative_layers_count_from_the_last(minilm):
     model = lmbias.Model(minilm)
-    assert model.num_layers == 6 and model.hidden_size == 384 and model.default_pooling == "cls"
+    # MiniLM's sentence-transformers folder declares mean pooling (1_Pooling/config.json).
+    assert model.num_layers == 6 and model.hidden_size == 384 and model.default_pooling == "mean"
     np.testing.assert_array_equal(model.embed(TEXTS, layer=-2), model.embed(TEXTS, layer=5))
     np.testing.assert_array_equal(model.embed(TEXTS, layer=-7), model.embed(TEXTS, layer=0))
     np.testing.assert_array_equal(model.embed(TEXTS, layer=-1), model.embed(TEXTS, layer=6))

@@ -36,8 +36,18 @@ def test_seat_battery_dir_pooling_and_several_models(cli_json, minilm, tmp_path)
     out = cli_json("seat", "--model", TINY_MLM, minilm, "--test", battery, "--pooling", "mean", "--layer", 1,
                    "--n-samples", 1000, "--json")
     assert rows == out["rows"]
+    # The files given, on every model: no copy unless asked for.
     assert [(r["model"], r["test"]) for r in rows] == [(str(m), t) for m in (TINY_MLM, minilm) for t in ("sent-weat6", "weat1")]
-    assert any(r["lowercased_copy"] for r in rows)
+    assert not any(r["lowercased_copy"] for r in rows)
+    # Asked, each model (both lower-case) also runs the one copy, after its own rows; the CLI agrees.
+    both = lmbias.seat([tiny, mini], battery, pooling="mean", layer=1, n_samples=1000, also_lowercased_copy=True)
+    out = cli_json("seat", "--model", TINY_MLM, minilm, "--test", battery, "--pooling", "mean", "--layer", 1,
+                   "--n-samples", 1000, "--also-lowercased-copy", "--json")
+    assert both == out["rows"]
+    assert [(r["model"], r["test"], r["lowercased_copy"]) for r in both] == [
+        (str(m), t, copy) for m in (TINY_MLM, minilm)
+        for t, copy in (("sent-weat6", False), ("weat1", False), ("sent-weat6", True))]
+    assert [r for r in both if not r["lowercased_copy"]] == rows
 
 
 def test_seat_takes_load_test_dicts(minilm):

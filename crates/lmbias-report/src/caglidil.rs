@@ -7,13 +7,22 @@ use lmbias_studies::seat::SeatRow;
 
 use crate::table::Table;
 
-/// The columns of the paper's Figure 1, as `(the paper's label, our test)`.
-/// Which of our files stands for each label is documented in PROVENANCE.md.
-pub const FIGURE_1: [(&str, &str); 15] = [
-    ("C6", "weat6_tr"),
-    ("C6 religious", "weat6_religious_tr"),
-    ("C8", "weat8_tr"),
-    ("C8b", "weat8b_tr"),
+/// The columns of the paper's Figure 1, as `(our label, our test)`. §4.1: "Figure 1
+/// shows the statistical significance (p-value) for a subset of our word-level and
+/// sentence-level Caliskan tests (WEAT and SEAT)": Tests 6 and 8 (with the
+/// "religious" and "b" variations) at both levels, each word-level column beside
+/// its sentence-level one; then C4 at sentence level (the figure's caption and
+/// §4.1) and the Double Bind tests (§4.2). Which of our files stands for each
+/// label is documented in `datasets/seat/tr/PROVENANCE.md`.
+pub const FIGURE_1: [(&str, &str); 19] = [
+    ("C6 word", "weat6_tr"),
+    ("C6 sentence", "sent-weat6_tr"),
+    ("C6 religious word", "weat6_religious_tr"),
+    ("C6 religious sentence", "sent-weat6_religious_tr"),
+    ("C8 word", "weat8_tr"),
+    ("C8 sentence", "sent-weat8_tr"),
+    ("C8b word", "weat8b_tr"),
+    ("C8b sentence", "sent-weat8b_tr"),
     ("C4 sentence", "sent-weat4_tr"),
     (
         "DB competent word",
@@ -76,8 +85,10 @@ impl Verdict {
 /// One of the paper's qualitative findings, checked against our rows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
-    /// The paper's claim, in our words.
+    /// The paper's claim: its words in quotation marks where we have them, ours otherwise.
     pub claim: &'static str,
+    /// Where the paper makes it.
+    pub section: &'static str,
     /// Whether our numbers bear it out.
     pub verdict: Verdict,
     /// The comparison behind the verdict, or what was missing.
@@ -87,6 +98,9 @@ pub struct Finding {
 /// The Caliskan tests, whose main, `b` and `religious` variants exist at word
 /// level (`weatN…_tr`) and sentence level (`sent-weatN…_tr`).
 const CALISKAN: [&str; 4] = ["weat4", "weat6", "weat7", "weat8"];
+
+/// Below this p a test counts as significant (the paper's * mark).
+const SIGNIFICANT: f64 = 0.05;
 
 fn row<'r>(rows: &'r [SeatRow], model: &str, test: &str) -> Option<&'r SeatRow> {
     rows.iter().find(|r| r.model == model && r.test == test)
@@ -119,6 +133,10 @@ fn multilingual(model: &str) -> Option<bool> {
     }
 }
 
+fn is_mt5(model: &str) -> bool {
+    model.to_ascii_lowercase().contains("mt5")
+}
+
 /// Counts of a comparison over pairs: how many favour the claim, of how many.
 struct Tally {
     agree: usize,
@@ -145,9 +163,16 @@ impl Tally {
     }
 }
 
-fn finding(claim: &'static str, tally: &Tally, what: &str, missing: &str) -> Finding {
+fn finding(
+    claim: &'static str,
+    section: &'static str,
+    tally: &Tally,
+    what: &str,
+    missing: &str,
+) -> Finding {
     Finding {
         claim,
+        section,
         verdict: tally.verdict(),
         evidence: if tally.pairs == 0 {
             missing.to_owned()
@@ -166,9 +191,10 @@ fn variants(base: &str) -> [String; 3] {
     ]
 }
 
-/// Sentence-level tests more significant than word-level: every (model, test)
-/// that exists at both levels, compared by p.
-fn sentence_beats_word(rows: &[SeatRow]) -> Finding {
+/// Every (model, word-level row, sentence-level row) of a test that ran at both
+/// levels: the Caliskan tests and the word-level Double Bind tests with their
+/// bleached twins.
+fn level_pairs(rows: &[SeatRow]) -> Vec<(&SeatRow, &SeatRow)> {
     let mut word_tests: Vec<String> = CALISKAN
         .iter()
         .flat_map(|b| variants(b))
@@ -179,18 +205,46 @@ fn sentence_beats_word(rows: &[SeatRow]) -> Finding {
             word_tests.push(format!("heilman_double_bind_{kind}{rel}_one_word_tr"));
         }
     }
-    let pairs = models(rows).into_iter().flat_map(|m| {
-        word_tests.iter().filter_map(move |t| {
-            let word = row(rows, m, t)?;
-            let sentence = row(rows, m, &format!("sent-{t}"))?;
-            Some(sentence.p_value < word.p_value)
+    models(rows)
+        .into_iter()
+        .flat_map(|m| {
+            word_tests
+                .iter()
+                .filter_map(move |t| Some((row(rows, m, t)?, row(rows, m, &format!("sent-{t}"))?)))
         })
-    });
+        .collect()
+}
+
+const LEVELS_MISSING: &str = "no test ran at both levels";
+
+/// §4.1, first half: sentence level more significant than word level, by p.
+fn sentence_beats_word(rows: &[SeatRow]) -> Finding {
     finding(
-        "sentence-level tests are more significant than word-level ones",
-        &Tally::of(pairs),
+        "\"sentence-level tests tend to elicit more significant associations … than word-level \
+         tests\"",
+        "§4.1",
+        &Tally::of(
+            level_pairs(rows)
+                .into_iter()
+                .map(|(word, sentence)| sentence.p_value < word.p_value),
+        ),
         "(model, test) pairs have a smaller p at sentence level",
-        "no test ran at both levels",
+        LEVELS_MISSING,
+    )
+}
+
+/// §4.1, second half: word level larger effects, by |d|, on the same pairs.
+fn word_has_larger_effects(rows: &[SeatRow]) -> Finding {
+    finding(
+        "\"… while the latter [word-level tests] tend to have larger effect sizes\"",
+        "§4.1",
+        &Tally::of(
+            level_pairs(rows)
+                .into_iter()
+                .map(|(word, sentence)| abs_d(word) > abs_d(sentence)),
+        ),
+        "(model, test) pairs have a larger |d| at word level",
+        LEVELS_MISSING,
     )
 }
 
@@ -235,23 +289,22 @@ fn names_vs_terms(rows: &[SeatRow]) -> Finding {
     };
     Finding {
         claim,
+        section: "§4.1 (our placement: the section on the Caliskan tests)",
         verdict,
         evidence,
     }
 }
 
-fn significant(rows: &[SeatRow], model: &str) -> usize {
-    rows.iter()
-        .filter(|r| r.model == model && r.p_value < 0.05)
-        .count()
+fn significant<'r>(rows: impl IntoIterator<Item = &'r SeatRow>) -> usize {
+    rows.into_iter().filter(|r| r.p_value < SIGNIFICANT).count()
+}
+
+fn of_model<'r>(rows: &'r [SeatRow], model: &'r str) -> impl Iterator<Item = &'r SeatRow> {
+    rows.iter().filter(move |r| r.model == model)
 }
 
 fn mean_abs_d(rows: &[SeatRow], model: &str) -> f64 {
-    let ds: Vec<f64> = rows
-        .iter()
-        .filter(|r| r.model == model)
-        .map(abs_d)
-        .collect();
+    let ds: Vec<f64> = of_model(rows, model).map(abs_d).collect();
     ds.iter().sum::<f64>() / ds.len().max(1) as f64
 }
 
@@ -267,20 +320,24 @@ fn model_pairs<'r>(rows: &'r [SeatRow], from: &str, to: &str) -> Vec<(&'r str, &
         .collect()
 }
 
-/// Uncased more significant than cased: per cased/uncased pair of one family,
-/// more tests with p < 0.05.
+/// Uncased BERTurk more significant than cased: per cased/uncased pair of
+/// BERTurk models (mBERT is not part of this claim), more tests with p < 0.05.
 fn uncased_beats_cased(rows: &[SeatRow]) -> Finding {
-    let pairs = model_pairs(rows, "uncased", "cased");
-    let tally = Tally::of(
-        pairs
-            .iter()
-            .map(|(uncased, cased)| significant(rows, uncased) > significant(rows, cased)),
-    );
+    let pairs: Vec<(&str, &str)> = model_pairs(rows, "uncased", "cased")
+        .into_iter()
+        .filter(|(uncased, _)| multilingual(uncased) == Some(false))
+        .collect();
+    let tally = Tally::of(pairs.iter().map(|(uncased, cased)| {
+        significant(of_model(rows, uncased)) > significant(of_model(rows, cased))
+    }));
     finding(
-        "uncased models are more significant than cased ones",
+        "the uncased BERTurk models (\"the second and the fourth rows\") are more significant \
+         than the cased ones (\"the first and third rows\")",
+        "§4.2",
         &tally,
-        "cased/uncased pairs have more tests with p < 0.05 when uncased",
-        "needs a cased and an uncased model of one family (e.g. BERTurk base cased and uncased)",
+        "BERTurk cased/uncased pairs have more tests with p < 0.05 when uncased",
+        "needs a cased and an uncased BERTurk of one size (e.g. dbmdz/bert-base-turkish-cased \
+         and -uncased)",
     )
 }
 
@@ -297,49 +354,90 @@ fn large_beats_base(rows: &[SeatRow]) -> Finding {
     );
     finding(
         "the larger BERTurk is more biased than the base one",
+        "§4.2",
         &tally,
         "base/large pairs have a larger mean |d| when large",
         "needs BERTurk base and large of the same casing",
     )
 }
 
-/// Religious names more significant than mixed names: every test with both.
+/// Religious names more significant than mixed names, over every (religious,
+/// mixed) pair of tests, on the models "that demonstrated a statistically
+/// significant bias": ours are those with p < 0.05 in at least one of those pairs.
 fn religious_beats_mixed(rows: &[SeatRow]) -> Finding {
-    let pairs = rows.iter().filter_map(|r| {
-        let mixed = r.test.replace("_religious", "");
-        if mixed == r.test {
-            return None;
-        }
-        let mixed = row(rows, &r.model, &mixed)?;
-        Some(r.p_value < mixed.p_value)
-    });
-    finding(
-        "tests with religious names are more significant than with mixed names",
-        &Tally::of(pairs),
+    let pairs: Vec<(&SeatRow, &SeatRow)> = rows
+        .iter()
+        .filter_map(|r| {
+            let mixed = r.test.replace("_religious", "");
+            (mixed != r.test).then_some(())?;
+            Some((r, row(rows, &r.model, &mixed)?))
+        })
+        .collect();
+    let all = models(rows);
+    let (biased, unbiased): (Vec<&str>, Vec<&str>) = all
+        .iter()
+        .filter(|m| pairs.iter().any(|(r, _)| r.model == **m))
+        .partition(|m| {
+            pairs
+                .iter()
+                .filter(|(r, _)| r.model == **m)
+                .any(|(religious, mixed)| significant([*religious, *mixed]) > 0)
+        });
+    let tally = Tally::of(
+        pairs
+            .iter()
+            .filter(|(r, _)| biased.contains(&r.model.as_str()))
+            .map(|(religious, mixed)| religious.p_value < mixed.p_value),
+    );
+    let mut f = finding(
+        "tests with religious names are more significant than with mixed names, \"for the models \
+         that demonstrated a statistically significant bias\"",
+        "§4.2, §5",
+        &tally,
         "(model, test) pairs have a smaller p with religious names",
-        "no test ran with both religious and mixed names",
-    )
+        if unbiased.is_empty() {
+            "no test ran with both religious and mixed names"
+        } else {
+            "no model has p < 0.05 in a (religious, mixed) pair of tests"
+        },
+    );
+    if tally.pairs > 0 {
+        let models = |n: usize| format!("{n} model{}", if n == 1 { "" } else { "s" });
+        f.evidence.push_str(&format!(
+            ", on the {} with p < 0.05 in such a pair",
+            models(biased.len())
+        ));
+        if !unbiased.is_empty() {
+            f.evidence.push_str(&format!(
+                " ({} without one left out)",
+                models(unbiased.len())
+            ));
+        }
+    }
+    f
 }
 
 /// C4 at sentence level: significant for mT5 only.
 fn c4_only_mt5(rows: &[SeatRow]) -> Finding {
     let claim =
         "C4 (Turkish vs Kurdish names, sentence level) is insignificant for every model but mT5";
+    let section = "Figure 1 caption, §4.1";
     let c4: Vec<&SeatRow> = rows.iter().filter(|r| r.test == "sent-weat4_tr").collect();
-    let (mt5, others): (Vec<&SeatRow>, Vec<&SeatRow>) = c4
-        .into_iter()
-        .partition(|r| r.model.to_ascii_lowercase().contains("mt5"));
+    let (mt5, others): (Vec<&SeatRow>, Vec<&SeatRow>) =
+        c4.into_iter().partition(|r| is_mt5(&r.model));
     if mt5.is_empty() || others.is_empty() {
         return Finding {
             claim,
+            section,
             verdict: Verdict::CannotTell,
             evidence: "needs mT5 and at least one other model on sent-weat4_tr".to_owned(),
         };
     }
-    let mt5_significant = mt5.iter().all(|r| r.p_value < 0.05);
-    let others_significant = others.iter().filter(|r| r.p_value < 0.05).count();
+    let mt5_significant = mt5.iter().all(|r| r.p_value < SIGNIFICANT);
+    let others_significant = significant(others.iter().copied());
     Finding {
         claim,
+        section,
         verdict: if mt5_significant && others_significant == 0 {
             Verdict::Holds
         } else {
@@ -356,23 +454,124 @@ fn c4_only_mt5(rows: &[SeatRow]) -> Finding {
     }
 }
 
-/// The paper's qualitative findings (its §4 and §5), each checked on `rows`.
+/// The likable vignette tests "1" and "1+3", with mixed names and with religious names.
+const LIKABLE_MIXED: [&str; 2] = [
+    "heilman_double_bind_likable_1_tr",
+    "heilman_double_bind_likable_1+3_tr",
+];
+const LIKABLE_RELIGIOUS: [&str; 2] = [
+    "heilman_double_bind_likable_religious_1_tr",
+    "heilman_double_bind_likable_religious_1+3_tr",
+];
+
+/// Cased mBERT: the likable "1" and "1+3" tests significant at 0.01 with d > 1.0
+/// for mixed names and not for religious ones; uncased mBERT the other way round.
+/// Holds when each of the eight (model, test) rows is as the claim says.
+fn mbert_likable(rows: &[SeatRow]) -> Finding {
+    let claim = "cased mBERT: likable \"1\"/\"1+3\" significant at 0.01 with d > 1.0 for mixed \
+                 names but not religious ones; uncased mBERT the opposite";
+    let section = "§4.2";
+    let strong = |r: &SeatRow| r.p_value < 0.01 && r.effect_size.is_some_and(|d| d > 1.0);
+    let mbert = |casing: &str| {
+        models(rows).into_iter().find(|m| {
+            m.to_ascii_lowercase()
+                .contains(&format!("multilingual-{casing}"))
+        })
+    };
+    // Per casing: how many of the mixed and of the religious tests are strong.
+    let count = |model: &str, tests: &[&str]| -> Option<usize> {
+        let found: Vec<&SeatRow> = tests
+            .iter()
+            .map(|t| row(rows, model, t))
+            .collect::<Option<_>>()?;
+        Some(found.into_iter().filter(|r| strong(r)).count())
+    };
+    let tell = |casing: &str| -> Option<(usize, usize)> {
+        let model = mbert(casing)?;
+        Some((
+            count(model, &LIKABLE_MIXED)?,
+            count(model, &LIKABLE_RELIGIOUS)?,
+        ))
+    };
+    let (Some(cased), Some(uncased)) = (tell("cased"), tell("uncased")) else {
+        return Finding {
+            claim,
+            section,
+            verdict: Verdict::CannotTell,
+            evidence: "needs cased and uncased mBERT on the four likable vignette tests".to_owned(),
+        };
+    };
+    Finding {
+        claim,
+        section,
+        verdict: if cased == (2, 0) && uncased == (0, 2) {
+            Verdict::Holds
+        } else {
+            Verdict::DoesNotHold
+        },
+        evidence: format!(
+            "p < 0.01 and d > 1.0: cased mBERT mixed {} of 2, religious {} of 2; uncased mBERT \
+             mixed {} of 2, religious {} of 2",
+            cased.0, cased.1, uncased.0, uncased.1
+        ),
+    }
+}
+
+/// mT5 and the Double Bind tests. "Not many" is our reading: fewer than half of
+/// mT5's Double Bind tests with p < 0.05.
+fn mt5_double_bind(rows: &[SeatRow]) -> Finding {
+    let db: Vec<&SeatRow> = rows
+        .iter()
+        .filter(|r| is_mt5(&r.model) && r.test.contains("heilman_double_bind"))
+        .collect();
+    let n = db.len();
+    let k = significant(db.iter().copied());
+    Finding {
+        claim: "\"mT5 did not deliver many significant results for the double bind tests\" \
+                (our reading of \"not many\": fewer than half with p < 0.05)",
+        section: "§4.2",
+        verdict: match n {
+            0 => Verdict::CannotTell,
+            _ if 2 * k < n => Verdict::Holds,
+            _ => Verdict::DoesNotHold,
+        },
+        evidence: if n == 0 {
+            "needs mT5 on the Double Bind tests".to_owned()
+        } else {
+            format!("{k} of mT5's {n} Double Bind tests with p < 0.05")
+        },
+    }
+}
+
+/// The paper's qualitative findings (its §4.1, §4.2 and §5), each checked on the
+/// rows of the paper's procedure: the files as given, on every model. Rows of a
+/// lower-cased copy ([`SeatRow::lowercased_copy`]), the comparison the paper only
+/// suggests (§4.2), are left out.
 pub fn findings(rows: &[SeatRow]) -> Vec<Finding> {
+    let rows: Vec<SeatRow> = rows
+        .iter()
+        .filter(|r| !r.lowercased_copy)
+        .cloned()
+        .collect();
+    let rows = rows.as_slice();
     vec![
         sentence_beats_word(rows),
+        word_has_larger_effects(rows),
         names_vs_terms(rows),
+        c4_only_mt5(rows),
         uncased_beats_cased(rows),
         large_beats_base(rows),
         religious_beats_mixed(rows),
-        c4_only_mt5(rows),
+        mbert_likable(rows),
+        mt5_double_bind(rows),
     ]
 }
 
 /// The findings as a checklist table.
 pub fn findings_table(findings: &[Finding]) -> Table {
-    let mut table = Table::new(["the paper finds", "ours", "evidence"]);
+    let mut table = Table::new(["the paper finds", "where", "ours", "evidence"]);
     for f in findings {
-        table.push([f.claim, f.verdict.as_str(), f.evidence.as_str()]);
+        table.push([f.claim, f.section, f.verdict.as_str(), f.evidence.as_str()]);
     }
     table
 }
@@ -412,75 +611,285 @@ mod tests {
         }
     }
 
+    fn copy(mut row: SeatRow) -> SeatRow {
+        row.lowercased_copy = true;
+        row
+    }
+
     const TC: &str = "dbmdz/bert-base-turkish-cased";
     const TU: &str = "dbmdz/bert-base-turkish-uncased";
     const LU: &str = "dbmdz/bert-large-turkish-uncased";
+    const MC: &str = "bert-base-multilingual-cased";
+    const MU: &str = "bert-base-multilingual-uncased";
     const MT5: &str = "google/mt5-base";
 
-    fn verdicts(rows: &[SeatRow]) -> Vec<Verdict> {
-        findings(rows).iter().map(|f| f.verdict).collect()
-    }
+    use Verdict::*;
 
     #[test]
     fn nothing_to_compare_means_cannot_tell() {
-        assert_eq!(verdicts(&[]), [Verdict::CannotTell; 6]);
+        let f = findings(&[]);
+        assert_eq!(f.len(), 9);
+        assert!(f.iter().all(|f| f.verdict == CannotTell), "{f:?}");
+    }
+
+    /// Word-level vs sentence-level rows of C6 and C6b on two models.
+    fn levels(word_d: f64, sentence_d: f64) -> Vec<SeatRow> {
+        vec![
+            r(TC, "weat6_tr", word_d, 0.20),
+            r(TC, "sent-weat6_tr", sentence_d, 0.01),
+            r(TC, "weat6b_tr", word_d, 0.30),
+            r(TC, "sent-weat6b_tr", sentence_d, 0.02),
+            r(MT5, "weat6_tr", word_d, 0.01),
+            r(MT5, "sent-weat6_tr", sentence_d, 0.04),
+            // No sentence-level twin: not a pair.
+            r(MT5, "weat6b_tr", 5.0, 0.5),
+        ]
     }
 
     #[test]
-    fn each_finding_reads_its_comparison() {
-        use Verdict::*;
-        let rows = vec![
-            // sentence vs word: 2 of 3 pairs smaller at sentence level.
-            r(TC, "weat6_tr", 0.9, 0.20),
-            r(TC, "sent-weat6_tr", 0.5, 0.01),
-            r(TC, "weat6b_tr", 0.2, 0.30),
-            r(TC, "sent-weat6b_tr", 0.1, 0.02),
-            r(MT5, "weat6_tr", 0.1, 0.01),
-            r(MT5, "sent-weat6_tr", 0.1, 0.04),
-            r(MT5, "weat6b_tr", 0.3, 0.5),
-            // religious vs mixed: smaller p in 1 of 1.
-            r(TC, "weat6_religious_tr", 0.8, 0.10),
-            // C4: mT5 significant, the cased BERTurk not.
-            r(MT5, "sent-weat4_tr", 0.35, 0.01),
-            r(TC, "sent-weat4_tr", 0.1, 0.40),
-            // uncased vs cased: TU and TC both have 2 tests with p < 0.05, so uncased is not ahead.
-            r(TU, "weat6_tr", 0.1, 0.01),
-            r(TU, "weat7_tr", 0.9, 0.01),
-            // large vs base: LU mean |d| 1.0 > TU's 0.5.
-            r(LU, "weat6_tr", 1.0, 0.5),
-        ];
-        let f = findings(&rows);
-        assert_eq!(f[0].verdict, Holds, "{:?}", f[0]);
+    fn the_two_levels_compare_by_p_and_by_d() {
+        let rows = levels(0.9, 0.5);
+        let f = sentence_beats_word(&rows);
+        assert_eq!((f.verdict, f.section), (Holds, "§4.1"));
         assert_eq!(
-            f[0].evidence,
+            f.evidence,
             "2 of 3 (model, test) pairs have a smaller p at sentence level"
         );
-        // Monolingual: names ahead in weat6 (0.9 > 0.2) and sent-weat6 (0.5 > 0.1);
-        // multilingual mT5: terms ahead in weat6 (0.3 > 0.1).
-        assert_eq!(f[1].verdict, Holds, "{:?}", f[1]);
-        assert_eq!(f[2].verdict, DoesNotHold, "{:?}", f[2]);
+        let f = word_has_larger_effects(&rows);
+        assert_eq!(f.verdict, Holds);
         assert_eq!(
-            f[2].evidence,
-            "0 of 1 cased/uncased pairs have more tests with p < 0.05 when uncased"
+            f.evidence,
+            "3 of 3 (model, test) pairs have a larger |d| at word level"
         );
-        assert_eq!(f[3].verdict, Holds, "{:?}", f[3]);
-        assert_eq!(f[4].verdict, Holds, "{:?}", f[4]);
-        assert_eq!(f[5].verdict, Holds, "{:?}", f[5]);
-        assert_eq!(
-            f[5].evidence,
-            "mT5 p = 0.010; 0 of 1 other models with p < 0.05"
-        );
-
+        // Larger effects at sentence level: the second half fails, the first stands.
+        let rows = levels(0.2, -0.5);
+        assert_eq!(word_has_larger_effects(&rows).verdict, DoesNotHold);
+        assert_eq!(sentence_beats_word(&rows).verdict, Holds);
+        // Significance the other way round.
         let mut flipped = rows.clone();
-        flipped.push(r(TU, "sent-weat4_tr", 0.3, 0.03));
-        assert_eq!(findings(&flipped)[5].verdict, DoesNotHold);
+        for row in &mut flipped {
+            row.p_value = if row.test.starts_with("sent-") {
+                0.6
+            } else {
+                0.001
+            };
+        }
+        assert_eq!(sentence_beats_word(&flipped).verdict, DoesNotHold);
     }
 
     #[test]
-    fn figure_1_names_distinct_tests() {
+    fn names_and_terms_by_language_coverage() {
+        let rows = vec![
+            r(TC, "weat6_tr", 0.9, 0.2),
+            r(TC, "weat6b_tr", 0.2, 0.3),
+            r(MT5, "weat6_tr", 0.1, 0.01),
+            r(MT5, "weat6b_tr", 0.3, 0.5),
+        ];
+        assert_eq!(names_vs_terms(&rows).verdict, Holds);
+        let mut terms_ahead = rows.clone();
+        terms_ahead[1].effect_size = Some(1.2);
+        assert_eq!(names_vs_terms(&terms_ahead).verdict, DoesNotHold);
+        assert_eq!(names_vs_terms(&rows[..2]).verdict, CannotTell);
+    }
+
+    #[test]
+    fn c4_is_significant_for_mt5_alone() {
+        let rows = vec![
+            r(MT5, "sent-weat4_tr", 0.35, 0.01),
+            r(TC, "sent-weat4_tr", 0.1, 0.40),
+        ];
+        let f = c4_only_mt5(&rows);
+        assert_eq!((f.verdict, f.section), (Holds, "Figure 1 caption, §4.1"));
+        assert_eq!(
+            f.evidence,
+            "mT5 p = 0.010; 0 of 1 other models with p < 0.05"
+        );
+        let mut flipped = rows.clone();
+        flipped.push(r(TU, "sent-weat4_tr", 0.3, 0.03));
+        assert_eq!(c4_only_mt5(&flipped).verdict, DoesNotHold);
+    }
+
+    #[test]
+    fn cased_and_uncased_pairs_only_berturk() {
+        // BERTurk: uncased 2 significant tests, cased 1.
+        let mut rows = vec![
+            r(TU, "weat6_tr", 0.1, 0.01),
+            r(TU, "weat7_tr", 0.9, 0.01),
+            r(TC, "weat6_tr", 0.1, 0.01),
+            r(TC, "weat7_tr", 0.9, 0.2),
+        ];
+        let f = uncased_beats_cased(&rows);
+        assert_eq!(f.verdict, Holds);
+        assert_eq!(
+            f.evidence,
+            "1 of 1 BERTurk cased/uncased pairs have more tests with p < 0.05 when uncased"
+        );
+        // mBERT the other way round is not part of the claim: nothing changes.
+        rows.extend([
+            r(MC, "weat6_tr", 0.1, 0.01),
+            r(MC, "weat7_tr", 0.1, 0.01),
+            r(MU, "weat6_tr", 0.1, 0.5),
+        ]);
+        assert_eq!(uncased_beats_cased(&rows), f);
+        // Equal counts: not more significant.
+        rows[3].p_value = 0.01;
+        assert_eq!(uncased_beats_cased(&rows).verdict, DoesNotHold);
+        // mBERT alone cannot tell.
+        assert_eq!(uncased_beats_cased(&rows[4..]).verdict, CannotTell);
+    }
+
+    #[test]
+    fn large_and_base_berturk_by_mean_d() {
+        let rows = vec![r(TU, "weat6_tr", 0.5, 0.5), r(LU, "weat6_tr", 1.0, 0.5)];
+        assert_eq!(large_beats_base(&rows).verdict, Holds);
+        let rows = vec![r(TU, "weat6_tr", 1.5, 0.5), r(LU, "weat6_tr", 1.0, 0.5)];
+        assert_eq!(large_beats_base(&rows).verdict, DoesNotHold);
+        assert_eq!(large_beats_base(&rows[..1]).verdict, CannotTell);
+    }
+
+    #[test]
+    fn religious_names_count_on_the_models_with_a_significant_bias() {
+        let rows = vec![
+            // TC: significant, religious smaller p in both pairs.
+            r(TC, "weat6_tr", 0.5, 0.04),
+            r(TC, "weat6_religious_tr", 0.8, 0.01),
+            r(TC, "weat8_tr", 0.5, 0.30),
+            r(TC, "weat8_religious_tr", 0.8, 0.20),
+            // MT5: nothing significant, religious larger p: left out.
+            r(MT5, "weat6_tr", 0.1, 0.10),
+            r(MT5, "weat6_religious_tr", 0.1, 0.60),
+            r(MT5, "weat8_tr", 0.1, 0.20),
+            r(MT5, "weat8_religious_tr", 0.1, 0.90),
+        ];
+        let f = religious_beats_mixed(&rows);
+        assert_eq!((f.verdict, f.section), (Holds, "§4.2, §5"));
+        assert_eq!(
+            f.evidence,
+            "2 of 2 (model, test) pairs have a smaller p with religious names, on the 1 model \
+             with p < 0.05 in such a pair (1 model without one left out)"
+        );
+        // Once mT5 shows a significant result it counts: 2 of 4 is not more than half.
+        let mut biased = rows.clone();
+        biased[6].p_value = 0.03;
+        let f = religious_beats_mixed(&biased);
+        assert_eq!(f.verdict, DoesNotHold, "{f:?}");
+        assert!(f.evidence.starts_with("2 of 4 "), "{}", f.evidence);
+        // No model significant: cannot tell, and says why.
+        let f = religious_beats_mixed(&rows[4..]);
+        assert_eq!(f.verdict, CannotTell);
+        assert_eq!(
+            f.evidence,
+            "no model has p < 0.05 in a (religious, mixed) pair of tests"
+        );
+    }
+
+    fn mbert(cased_mixed: (f64, f64), uncased_mixed: (f64, f64)) -> Vec<SeatRow> {
+        // (d, p) of the mixed-name tests; the religious ones get the other model's.
+        let mut rows = Vec::new();
+        for (model, mixed, religious) in [
+            (MC, cased_mixed, uncased_mixed),
+            (MU, uncased_mixed, cased_mixed),
+        ] {
+            for t in LIKABLE_MIXED {
+                rows.push(r(model, t, mixed.0, mixed.1));
+            }
+            for t in LIKABLE_RELIGIOUS {
+                rows.push(r(model, t, religious.0, religious.1));
+            }
+        }
+        rows
+    }
+
+    #[test]
+    fn mbert_likable_vignettes_by_casing() {
+        let rows = mbert((1.2, 0.005), (0.4, 0.2));
+        let f = mbert_likable(&rows);
+        assert_eq!((f.verdict, f.section), (Holds, "§4.2"));
+        assert_eq!(
+            f.evidence,
+            "p < 0.01 and d > 1.0: cased mBERT mixed 2 of 2, religious 0 of 2; uncased mBERT \
+             mixed 0 of 2, religious 2 of 2"
+        );
+        // Significant at 0.01 but d ≤ 1.0: not as the paper says.
+        assert_eq!(
+            mbert_likable(&mbert((0.9, 0.005), (0.4, 0.2))).verdict,
+            DoesNotHold
+        );
+        // p < 0.05 but not < 0.01.
+        assert_eq!(
+            mbert_likable(&mbert((1.2, 0.03), (0.4, 0.2))).verdict,
+            DoesNotHold
+        );
+        // The casings swapped.
+        assert_eq!(
+            mbert_likable(&mbert((0.4, 0.2), (1.2, 0.005))).verdict,
+            DoesNotHold
+        );
+        // One casing missing.
+        assert_eq!(mbert_likable(&rows[..4]).verdict, CannotTell);
+    }
+
+    #[test]
+    fn mt5_double_bind_fewer_than_half_significant() {
+        let mut rows = vec![
+            r(MT5, "heilman_double_bind_competent_one_word_tr", 0.2, 0.3),
+            r(MT5, "heilman_double_bind_likable_1_tr", 0.9, 0.01),
+            r(MT5, "heilman_double_bind_likable_1+3_tr", 0.2, 0.4),
+            // Not a Double Bind test, and not mT5: not counted.
+            r(MT5, "weat6_tr", 0.9, 0.01),
+            r(TC, "heilman_double_bind_likable_1_tr", 0.9, 0.01),
+        ];
+        let f = mt5_double_bind(&rows);
+        assert_eq!((f.verdict, f.section), (Holds, "§4.2"));
+        assert_eq!(f.evidence, "1 of mT5's 3 Double Bind tests with p < 0.05");
+        rows[0].p_value = 0.02;
+        assert_eq!(mt5_double_bind(&rows).verdict, DoesNotHold);
+        assert_eq!(mt5_double_bind(&rows[4..]).verdict, CannotTell);
+    }
+
+    /// The checklist reads the paper's procedure: a lower-cased copy's rows, which
+    /// would turn the cased/uncased verdict, are left out.
+    #[test]
+    fn findings_leave_the_lowercased_copy_out() {
+        let rows = vec![
+            r(TU, "weat6_tr", 0.1, 0.01),
+            r(TC, "weat6_tr", 0.1, 0.01),
+            copy(r(TU, "weat7_tr", 0.9, 0.01)),
+        ];
+        assert_eq!(findings(&rows)[4].verdict, DoesNotHold);
+        assert_eq!(uncased_beats_cased(&rows).verdict, Holds);
+    }
+
+    #[test]
+    fn findings_table_snapshot() {
+        let mut rows = levels(0.9, 0.5);
+        rows.extend(mbert((1.2, 0.005), (0.4, 0.2)));
+        rows.extend([
+            r(MT5, "sent-weat4_tr", 0.35, 0.01),
+            r(TC, "sent-weat4_tr", 0.1, 0.40),
+            r(TU, "weat6_tr", 0.1, 0.01),
+            r(TU, "weat7_tr", 0.9, 0.01),
+            r(LU, "weat6_tr", 1.0, 0.5),
+            r(TC, "weat6_religious_tr", 0.8, 0.10),
+            r(MT5, "heilman_double_bind_likable_1_tr", 0.2, 0.3),
+        ]);
+        insta::assert_snapshot!(findings_table(&findings(&rows)).to_markdown());
+    }
+
+    #[test]
+    fn figure_1_has_both_levels_side_by_side() {
         let mut tests: Vec<&str> = FIGURE_1.iter().map(|(_, t)| *t).collect();
         tests.sort_unstable();
         tests.dedup();
-        assert_eq!(tests.len(), FIGURE_1.len());
+        assert_eq!(tests.len(), 19);
+        for pair in FIGURE_1[..8].chunks(2) {
+            let ((word_label, word), (sentence_label, sentence)) = (pair[0], pair[1]);
+            assert_eq!(format!("sent-{word}"), sentence);
+            assert_eq!(
+                word_label.replace(" word", " sentence"),
+                sentence_label,
+                "{pair:?}"
+            );
+        }
     }
 }

@@ -1,29 +1,56 @@
 //! Markdown for the categorical-association probe: one size's contingency
-//! table with its χ² test (like Dusi 2024, Table 1), a sweep summary, and
-//! per-run summaries of [`ProbeRun`]s.
+//! table with its χ² test in the layout of Dusi 2024's Table 1, a sweep
+//! summary, and per-run summaries of [`ProbeRun`]s.
 
 use std::fmt::Write as _;
 
-use lmbias_studies::probe::{Association, ProbeRun, ProbeStep};
+use lmbias_studies::probe::{Association, PAPER_WIDTH, ProbeRun, ProbeStep};
 
 use crate::table::Table;
 
-/// The table of one size: stereotyped classes down, predicted protected classes
-/// across, with totals, then the test (or why there is none).
-pub fn step_markdown(step: &ProbeStep) -> String {
+/// The order in which [`step_markdown`] prints the classes. A class it does not
+/// name follows those it names, in sorted order.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClassOrder<'a> {
+    /// The protected classes the second SVM predicts: the table's rows.
+    pub protected: &'a [&'a str],
+    /// The stereotyped words' actual classes: the table's columns.
+    pub stereotyped: &'a [&'a str],
+}
+
+/// Indices of `names` in the order `wanted` gives, the rest after them as they come.
+fn ordered(names: &[String], wanted: &[&str]) -> Vec<usize> {
+    let mut order: Vec<usize> = wanted
+        .iter()
+        .filter_map(|w| names.iter().position(|n| n == w))
+        .collect();
+    let rest: Vec<usize> = (0..names.len()).filter(|i| !order.contains(i)).collect();
+    order.extend(rest);
+    order
+}
+
+/// One size's table as Dusi 2024 prints its Table 1: the predicted protected
+/// classes down, the stereotyped words' actual classes across, with totals,
+/// then the test (or why there is none).
+pub fn step_markdown(step: &ProbeStep, order: ClassOrder<'_>) -> String {
+    // `step.table[r][c]`: stereotyped class `rows[r]` predicted as protected `cols[c]`.
+    let down = ordered(&step.cols, order.protected);
+    let across = ordered(&step.rows, order.stereotyped);
     let mut header = vec![format!("n = {}", step.n)];
-    header.extend(step.cols.iter().map(|c| format!("predicted {c}")));
+    header.extend(across.iter().map(|&r| step.rows[r].clone()));
     header.push("total".into());
     let mut table = Table::new(header);
-    for (row, counts) in step.rows.iter().zip(&step.table) {
-        let mut cells = vec![row.clone()];
-        cells.extend(counts.iter().map(u64::to_string));
-        cells.push(counts.iter().sum::<u64>().to_string());
+    for &c in &down {
+        let mut cells = vec![format!("predicted {}", step.cols[c])];
+        cells.extend(across.iter().map(|&r| step.table[r][c].to_string()));
+        cells.push(step.table.iter().map(|row| row[c]).sum::<u64>().to_string());
         table.push(cells);
     }
     let mut totals = vec!["total".to_string()];
     totals.extend(
-        (0..step.cols.len()).map(|c| step.table.iter().map(|r| r[c]).sum::<u64>().to_string()),
+        across
+            .iter()
+            .map(|&r| step.table[r].iter().sum::<u64>().to_string()),
     );
     totals.push(step.table.iter().flatten().sum::<u64>().to_string());
     table.push(totals);
@@ -111,31 +138,51 @@ pub fn summary_table(runs: &[ProbeRun]) -> Table {
     table
 }
 
-/// Dusi's Table 1 for each run, at the n the paper reports for its pair (or a
-/// line saying the model is too narrow for it), so the two can be read side by side.
+/// Dusi's Table 1 for each run in the paper's layout: at the n the paper reports
+/// for the pair and, for a model of another width than the paper's 768, at the
+/// same share of the model's width (n = 235 of 768 is 118 of 384), so the two
+/// can be read side by side. A model too narrow for the paper's n gets a line
+/// saying so.
 pub fn table_1_markdown(runs: &[ProbeRun]) -> String {
     let mut md = String::new();
     for run in runs {
+        let order = ClassOrder {
+            protected: &run.pair.protected_classes,
+            stereotyped: &run.pair.stereotyped_classes,
+        };
         let n = run.pair.paper_n;
+        let width = run.width();
         match run.at_paper_n() {
             Some(step) => {
                 let _ = writeln!(
                     md,
-                    "{} / {} at n = {n}:\n\n{}",
+                    "{} / {} at the paper's n = {n}:\n\n{}",
                     run.model,
                     run.pair,
-                    step_markdown(step)
+                    step_markdown(step, order)
                 );
             }
             None => {
                 let _ = writeln!(
                     md,
-                    "{} / {}: the paper's n = {n} exceeds the model's hidden size {}.\n",
-                    run.model,
-                    run.pair,
-                    run.sweep.last().map_or(0, |s| s.n)
+                    "{} / {}: the paper's n = {n} exceeds the model's width {width}.\n",
+                    run.model, run.pair,
                 );
             }
+        }
+        let share = run.pair.n_at_paper_share(width);
+        if width != PAPER_WIDTH
+            && share != n
+            && let Some(step) = run.at(share)
+        {
+            let _ = writeln!(
+                md,
+                "{} / {} at n = {share}, the paper's share of the width ({n} of {PAPER_WIDTH}, \
+                 {share} of {width}):\n\n{}",
+                run.model,
+                run.pair,
+                step_markdown(step, order)
+            );
         }
     }
     md
@@ -159,34 +206,61 @@ mod tests {
         }
     }
 
+    /// Dusi 2024, Table 1, as the probe counts it: rows are the stereotyped classes
+    /// (sorted: negative, positive), columns the predicted protected ones.
+    fn table_1() -> ProbeStep {
+        step(vec![vec![40, 81], vec![80, 39]])
+    }
+
+    const PAPER_ORDER: ClassOrder<'static> = ClassOrder {
+        protected: &["christian", "muslim"],
+        stereotyped: &["positive", "negative"],
+    };
+
     #[test]
     fn dusi_table_1() {
-        // Dusi 2024, Table 1: [[80, 40], [39, 81]] gives p = 1.2e-7 (χ² = 28.0186).
-        let table1 = step(vec![vec![80, 40], vec![39, 81]]);
+        // Dusi 2024, Table 1: christian × positive 80, muslim × negative 81, column
+        // totals 119 / 121; χ² = 28.0186, p = 1.2e-7.
+        let table1 = table_1();
         let p = table1.p_value().unwrap();
         assert!((p - 1.2015e-7).abs() < 5e-12, "{p}");
-        insta::assert_snapshot!(step_markdown(&table1));
+        insta::assert_snapshot!(step_markdown(&table1, PAPER_ORDER));
+    }
+
+    #[test]
+    fn classes_the_order_does_not_name_follow_in_sorted_order() {
+        let md = step_markdown(&table_1(), ClassOrder::default());
+        assert!(
+            md.starts_with(
+                "| n = 50 | negative | positive | total |\n|---|---|---|---|\n\
+                 | predicted christian | 40 | 80 | 120 |\n\
+                 | predicted muslim | 81 | 39 | 120 |\n\
+                 | total | 121 | 119 | 240 |\n"
+            ),
+            "{md}"
+        );
+    }
+
+    fn run(pair: usize, width: usize, sweep: Vec<ProbeStep>) -> ProbeRun {
+        ProbeRun {
+            model: "m".into(),
+            pair: DUSI_PAIRS[pair],
+            relevance_order: (0..width).collect(),
+            sweep,
+        }
+    }
+
+    fn at(n: usize, step: &ProbeStep) -> ProbeStep {
+        ProbeStep { n, ..step.clone() }
     }
 
     #[test]
     fn runs_are_summarised_and_set_beside_the_papers_n() {
-        let mut narrow = step(vec![vec![30, 0], vec![25, 0]]);
-        narrow.n = 2;
-        let mut wide = step(vec![vec![80, 40], vec![39, 81]]);
-        wide.n = 10;
+        let narrow = at(2, &step(vec![vec![30, 0], vec![25, 0]]));
+        let wide = at(10, &table_1());
         let runs = [
-            ProbeRun {
-                model: "m".into(),
-                pair: DUSI_PAIRS[2],
-                relevance_order: vec![],
-                sweep: vec![narrow.clone(), wide],
-            },
-            ProbeRun {
-                model: "m".into(),
-                pair: DUSI_PAIRS[1],
-                relevance_order: vec![],
-                sweep: vec![narrow],
-            },
+            run(2, 10, vec![narrow.clone(), wide]),
+            run(1, 2, vec![narrow]),
         ];
         assert_eq!(
             summary_table(&runs).to_markdown(),
@@ -196,31 +270,51 @@ mod tests {
              | m | gender × salary | not testable | – | 0 | 0/1 |\n"
         );
         let md = table_1_markdown(&runs);
+        // ethnicity × criminality at the paper's n = 10 and at 10 × 10 / 768 → 2.
         assert!(
-            md.starts_with("m / ethnicity × criminality at n = 10:\n\n| n = 10 |"),
+            md.starts_with("m / ethnicity × criminality at the paper's n = 10:\n\n| n = 10 |"),
             "{md}"
         );
         assert!(
-            md.ends_with(
-                "m / gender × salary: the paper's n = 42 exceeds the model's hidden size 2.\n\n"
+            md.contains(
+                "m / ethnicity × criminality at n = 2, the paper's share of the width \
+                 (10 of 768, 2 of 10):\n\n| n = 2 |"
+            ),
+            "{md}"
+        );
+        // Too narrow for the paper's n, it still gets the paper's share of its width.
+        assert!(
+            md.contains(
+                "m / gender × salary: the paper's n = 42 exceeds the model's width 2.\n\n\
+                 m / gender × salary at n = 2, the paper's share of the width (42 of 768, 2 of 2):"
             ),
             "{md}"
         );
     }
 
     #[test]
+    fn the_papers_share_of_the_width() {
+        let religion = DUSI_PAIRS[0];
+        // 235 of 768 is 30.6 %: 117.5 of MiniLM's 384 rounds to 118, 15.3 of GloVe's 50 to 15.
+        assert_eq!(religion.n_at_paper_share(384), 118);
+        assert_eq!(religion.n_at_paper_share(50), 15);
+        assert_eq!(religion.n_at_paper_share(768), 235);
+        assert_eq!(DUSI_PAIRS[2].n_at_paper_share(50), 2);
+        // A model at the paper's width gets one table, at the paper's n.
+        let md = table_1_markdown(&[run(0, 768, vec![at(235, &table_1())])]);
+        assert_eq!(md.matches("| n = ").count(), 1, "{md}");
+    }
+
+    #[test]
     fn untestable_tables_say_why() {
-        let out = step_markdown(&step(vec![vec![30, 0], vec![25, 0]]));
+        let out = step_markdown(&step(vec![vec![30, 0], vec![25, 0]]), PAPER_ORDER);
         assert!(
             out.ends_with("not testable: protected class \"muslim\" was never predicted\n"),
             "{out}"
         );
-        let sweep = sweep_markdown(&[
-            step(vec![vec![80, 40], vec![39, 81]]),
-            step(vec![vec![30, 0], vec![25, 0]]),
-        ]);
+        let sweep = sweep_markdown(&[table_1(), step(vec![vec![30, 0], vec![25, 0]])]);
         assert!(
-            sweep.contains("| 50 | 80 40 / 39 81 | 28.019 | 1.20e-7 |"),
+            sweep.contains("| 50 | 40 81 / 80 39 | 28.019 | 1.20e-7 |"),
             "{sweep}"
         );
     }

@@ -1,7 +1,7 @@
 //! Tables and figures of a SEAT battery (`lmbias_studies::seat`), shared by
 //! `lmbias seat` and `cargo xtask reproduce-paper`.
 
-use lmbias_encoder::Layer;
+use lmbias_encoder::{Layer, Pooling};
 use lmbias_studies::seat::{BatteryResult, LostExample, Refused, SeatRow};
 
 use crate::heatmap::{HeatmapLabels, Marks, SeatCell, SeatGrid, render_seat_heatmap};
@@ -20,6 +20,17 @@ fn flags(row: &SeatRow) -> String {
 fn lost(examples: &[LostExample]) -> String {
     let lost: Vec<String> = examples.iter().map(ToString::to_string).collect();
     lost.join(", ")
+}
+
+/// A row's model as tables and figures name it: the model, or for a row of the
+/// test's lower-cased copy "MODEL (lower-cased copy)", so the two runs of an
+/// uncased model stand apart.
+pub fn model_label(row: &SeatRow) -> String {
+    if row.lowercased_copy {
+        format!("{} (lower-cased copy)", row.model)
+    } else {
+        row.model.clone()
+    }
 }
 
 /// Every number of every row, for CSV; `lost` lists the examples dropped (see
@@ -72,7 +83,7 @@ pub fn markdown(rows: &[SeatRow], marks: Marks) -> String {
     ]);
     for r in rows {
         table.push([
-            r.model.clone(),
+            model_label(r),
             r.test.clone(),
             effect(r),
             format!("{:.4}", r.p_value),
@@ -105,17 +116,19 @@ pub fn markdown(rows: &[SeatRow], marks: Marks) -> String {
     if !copies.is_empty() {
         let list: Vec<String> = copies
             .iter()
-            .map(|(model, n)| format!("{model} ({n} tests)"))
+            .map(|(model, n)| format!("{model} ({n} test{})", if *n == 1 { "" } else { "s" }))
             .collect();
         out.push_str(&format!(
-            "\nLower-cased copies ran on the models whose tokenizer lower-cases: {}.\n",
+            "\nRows marked \"(lower-cased copy)\" ran the test's lower-cased copy, beside the file \
+             as given, on the models whose tokenizer lower-cases: {}. Holm and BH adjust the copy's \
+             rows among themselves, apart from the files as given.\n",
             list.join(", ")
         ));
     }
     let lost_rows: Vec<String> = rows
         .iter()
         .filter(|r| !r.lost.is_empty())
-        .map(|r| format!("- {} · {}: {}\n", r.model, r.test, lost(&r.lost)))
+        .map(|r| format!("- {} · {}: {}\n", model_label(r), r.test, lost(&r.lost)))
         .collect();
     if !lost_rows.is_empty() {
         out.push_str(
@@ -154,8 +167,27 @@ pub fn battery_markdown(result: &BatteryResult, marks: Marks) -> String {
     markdown(&result.rows, marks) + &refused_markdown(&result.refused)
 }
 
-/// Per model, in first-seen order, how many of its tests ran their lower-cased copy
-/// (models that ran none are left out).
+/// Which sentence vector each model's rows used, for a figure's title: models
+/// grouped by pooling in first-seen order, e.g. "mean pooling: MiniLM, GloVe; cls
+/// pooling: bert-base-uncased".
+pub fn pooling_label(rows: &[SeatRow]) -> String {
+    let mut groups: Vec<(Pooling, Vec<&str>)> = Vec::new();
+    for r in rows {
+        match groups.iter_mut().find(|(p, _)| *p == r.pooling) {
+            Some((_, models)) if models.contains(&r.model.as_str()) => {}
+            Some((_, models)) => models.push(&r.model),
+            None => groups.push((r.pooling, vec![&r.model])),
+        }
+    }
+    groups
+        .iter()
+        .map(|(p, models)| format!("{p} pooling: {}", models.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Per model, in first-seen order, how many of its tests also ran their lower-cased
+/// copy (models that ran none are left out).
 pub fn lowercased_copies(rows: &[SeatRow]) -> Vec<(String, usize)> {
     let mut out: Vec<(String, usize)> = Vec::new();
     for r in rows.iter().filter(|r| r.lowercased_copy) {
@@ -179,9 +211,11 @@ fn cell(r: &SeatRow, p_of: fn(&SeatRow) -> f64) -> SeatCell {
 /// each beside the effect sizes. `title` names the battery, pooling and layer.
 pub fn heatmaps(rows: &[SeatRow], title: &str, marks: Marks) -> [(&'static str, String); 2] {
     let figure = |p_label: &str, p_of: fn(&SeatRow) -> f64| {
+        let labels: Vec<String> = rows.iter().map(model_label).collect();
         let grid = SeatGrid::from_results(
             rows.iter()
-                .map(|r| (r.model.as_str(), r.test.as_str(), cell(r, p_of))),
+                .zip(&labels)
+                .map(|(r, model)| (model.as_str(), r.test.as_str(), cell(r, p_of))),
         );
         let labels = HeatmapLabels {
             title: title.to_owned(),
@@ -199,18 +233,20 @@ pub fn heatmaps(rows: &[SeatRow], title: &str, marks: Marks) -> [(&'static str, 
     ]
 }
 
-/// A heatmap with the models as rows and the given tests as columns, each
-/// column under its label (`(label, test name)`), in the given order; tests no
-/// model ran are left out. `None` when none of them ran.
+/// A heatmap with the models as rows (a lower-cased copy's rows as a row of
+/// their own, see [`model_label`]) and the given tests as columns, each column
+/// under its label (`(label, test name)`), in the given order; tests no model ran
+/// are left out. `None` when none of them ran.
 pub fn selected_heatmap(
     rows: &[SeatRow],
     columns: &[(&str, &str)],
     labels: &HeatmapLabels,
 ) -> Option<String> {
+    let models: Vec<String> = rows.iter().map(model_label).collect();
     let mut triples = Vec::new();
     for (label, test) in columns {
-        for r in rows.iter().filter(|r| r.test == *test) {
-            triples.push((r.model.as_str(), *label, cell(r, |r| r.p_value)));
+        for (r, model) in rows.iter().zip(&models).filter(|(r, _)| r.test == *test) {
+            triples.push((model.as_str(), *label, cell(r, |r| r.p_value)));
         }
     }
     if triples.is_empty() {
@@ -272,6 +308,44 @@ mod tests {
                 flags: vec![],
             },
             lost,
+        }
+    }
+
+    /// A lower-cased copy's rows are labelled as such in the table, the note and
+    /// the figures, each a row of its own beside the model's files as given.
+    #[test]
+    fn a_lowercased_copy_is_labelled_apart() {
+        let given = row("weat6_tr", vec![]);
+        let mut copy = given.clone();
+        copy.lowercased_copy = true;
+        copy.p_value = 0.5;
+        let rows = [given.clone(), copy];
+        let md = markdown(&rows, Marks::Caglidil);
+        assert!(
+            md.contains("| glove | weat6_tr | 1.0000 | 0.0100 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| glove (lower-cased copy) | weat6_tr | 1.0000 | 0.5000 |"),
+            "{md}"
+        );
+        assert!(md.contains("lower-cases: glove (1 test)."), "{md}");
+        assert!(
+            !markdown(&rows[..1], Marks::Caglidil).contains("lower-cased"),
+            "no copy, no note"
+        );
+        let labels = HeatmapLabels {
+            title: "t".to_owned(),
+            p_label: "p".to_owned(),
+            marks: Marks::Caglidil,
+        };
+        let svg = selected_heatmap(&rows, &[("C6 word", "weat6_tr")], &labels).unwrap();
+        assert!(
+            svg.contains(">glove<") && svg.contains(">glove (lower-cased copy)<"),
+            "{svg}"
+        );
+        for (_, svg) in heatmaps(&rows, "t", Marks::Caglidil) {
+            assert!(svg.contains(">glove (lower-cased copy)<"), "{svg}");
         }
     }
 

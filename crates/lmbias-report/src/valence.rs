@@ -277,20 +277,26 @@ pub fn unannotated_table(results: &[ModelResult], digits: usize) -> Table {
 }
 
 /// Per model, how many annotation and lexicon keys its vocabulary can propose
-/// (the others are skipped: see `lmbias_studies::valence::Coverage`).
-pub fn coverage_table(results: &[ModelResult]) -> Table {
+/// (the others are skipped: see `lmbias_studies::valence::Coverage`), and the
+/// share of its top-k probability mass that no annotation covered (scored 0).
+pub fn coverage_table(results: &[ModelResult], digits: usize) -> Table {
     let mut table = Table::new([
         "model",
+        "k",
         "annotation keys usable",
         "lexicon keys usable",
+        "unannotated share of top-k mass",
         "keys it cannot propose",
     ]);
     for r in results {
         let c = &r.coverage;
         table.push([
             r.model.clone(),
+            r.top_k.to_string(),
             format!("{}/{}", c.annotation_usable, c.annotation_keys),
             format!("{}/{}", c.lexicon_usable, c.lexicon_keys),
+            r.unannotated_share()
+                .map_or("–".to_owned(), |v| num(v, digits)),
             if c.unusable.is_empty() {
                 "none".to_owned()
             } else {
@@ -348,11 +354,11 @@ pub fn markdown(results: &[ModelResult], digits: usize) -> String {
          B = Σ x·p over the top-k proposals (−1 Early Modern … +1 Modern); \
          A = 1 − |v − B| / 2. Unannotated proposals count as 0; their probability is the \
          unannotated mass. Quantiles: numpy's linear method.\n\n\
-         ## Annotation keys each model can propose\n\n{}\n\
+         ## Annotation keys each model can propose, and its unannotated share\n\n{}\n\
          ## Model comparison (group means)\n\n{}\n\
          ## Per group\n\n{}\n\
          ## Mean B as k grows\n\n{}",
-        coverage_table(results).to_markdown(),
+        coverage_table(results, digits).to_markdown(),
         comparison_table(results, digits).to_markdown(),
         group_table(results, digits).to_markdown(),
         sweep_table(results, digits).to_markdown(),

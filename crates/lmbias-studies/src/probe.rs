@@ -3,8 +3,9 @@
 //!
 //! 1. A linear SVM (`LinearSVC(dual=False)`, C = 1) learns the protected classes
 //!    (e.g. christian / muslim) from the protected words' vectors. The relevance
-//!    of dimension j is |w_j|, averaged over the one-vs-rest weight vectors when
-//!    there are more than two classes.
+//!    of dimension j is |w_j| (Dusi's); with more than two classes, |w_j|
+//!    averaged over the one-vs-rest weight vectors (our choice: the paper's
+//!    pairs all have two classes).
 //! 2. For a size n, a second SVM learns the protected classes from the n most
 //!    relevant dimensions only, and predicts a protected class for every
 //!    stereotyped word (e.g. positive / negative adjectives).
@@ -440,6 +441,27 @@ pub struct ProbePair {
     pub stereotyped: &'static str,
     /// The n of the most relevant dimensions at which the paper reports this pair.
     pub paper_n: usize,
+    /// The protected classes in the order Dusi's Table 1 prints them, as its rows
+    /// (the classes the second SVM predicts); for the pairs the paper reports
+    /// without a table, the order of our lists.
+    pub protected_classes: [&'static str; 2],
+    /// The stereotyped classes in the order Table 1 prints them, as its columns
+    /// (the words' actual classes).
+    pub stereotyped_classes: [&'static str; 2],
+}
+
+/// The hidden size of the model Dusi 2024 probes ("BERT … the base English
+/// version"; bert-base-uncased is our reading of it): 768.
+pub const PAPER_WIDTH: usize = 768;
+
+impl ProbePair {
+    /// The paper's n as the same share of another model's width: n = 235 keeps
+    /// 31 % of bert-base's 768 dimensions, 118 of MiniLM's 384. Rounded, at least 2
+    /// (the smallest size the sweep tests), at most `width`.
+    pub fn n_at_paper_share(&self, width: usize) -> usize {
+        let n = (self.paper_n * width + PAPER_WIDTH / 2) / PAPER_WIDTH;
+        n.clamp(2, width.max(2))
+    }
 }
 
 /// The pair's name, as reports print it.
@@ -449,27 +471,34 @@ impl std::fmt::Display for ProbePair {
     }
 }
 
-/// Dusi 2024's three pairs: Table 1 is religion × adjectives at n = 235; the
-/// case studies report gender × job salary at n = 42 and ethnicity ×
-/// criminality at n = 10 (§4).
+/// Dusi 2024's three pairs: Table 1 is religion × adjectives at n = 235 (rows
+/// christian, muslim as predicted; columns positive, negative); the paragraph
+/// after Table 1 reports gender × job salary at n = 42 and ethnicity ×
+/// criminality at n = 10.
 pub const DUSI_PAIRS: [ProbePair; 3] = [
     ProbePair {
         name: "religion × adjectives",
         protected: "religion.csv",
         stereotyped: "adjectives.csv",
         paper_n: 235,
+        protected_classes: ["christian", "muslim"],
+        stereotyped_classes: ["positive", "negative"],
     },
     ProbePair {
         name: "gender × salary",
         protected: "gender.csv",
         stereotyped: "salary.csv",
         paper_n: 42,
+        protected_classes: ["male", "female"],
+        stereotyped_classes: ["high", "low"],
     },
     ProbePair {
         name: "ethnicity × criminality",
         protected: "ethnicity.csv",
         stereotyped: "criminality.csv",
         paper_n: 10,
+        protected_classes: ["european", "african"],
+        stereotyped_classes: ["criminal", "lawful"],
     },
 ];
 
@@ -497,7 +526,17 @@ impl ProbeRun {
 
     /// The step at the n the paper reports, or `None` when the model is narrower.
     pub fn at_paper_n(&self) -> Option<&ProbeStep> {
-        self.sweep.iter().find(|s| s.n == self.pair.paper_n)
+        self.at(self.pair.paper_n)
+    }
+
+    /// The step at size `n`, or `None` when the sweep has none.
+    pub fn at(&self, n: usize) -> Option<&ProbeStep> {
+        self.sweep.iter().find(|s| s.n == n)
+    }
+
+    /// The model's width: the largest size swept.
+    pub fn width(&self) -> usize {
+        self.relevance_order.len()
     }
 }
 

@@ -54,7 +54,7 @@ pub const FRAGMENTED_SHARE: f64 = 0.5;
 /// How every test of the battery is run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SeatOptions {
-    /// How a text's hidden states become one vector (May et al. read [CLS]).
+    /// How a text's hidden states become one vector (May et al. read `[CLS]`).
     pub pooling: Pooling,
     /// Which hidden states to read.
     pub layer: Layer,
@@ -283,8 +283,8 @@ pub struct SeatRow {
     pub model: String,
     /// The test's name, as the battery lists it.
     pub test: String,
-    /// True when the test's lower-cased copy ran, because the model's tokenizer
-    /// lower-cases (see [`Battery`]).
+    /// True for a row of the test's lower-cased copy, which runs besides the test
+    /// as written on a model whose tokenizer lower-cases, when asked ([`Copies`]).
     pub lowercased_copy: bool,
     /// The pooling used ([`SeatOptions::pooling`]).
     pub pooling: Pooling,
@@ -400,15 +400,19 @@ pub enum SeatError {
 }
 
 /// A battery as it is run: each test with, where the dataset has one, its
-/// lower-cased copy. An uncased model (its tokenizer lower-cases) runs the
-/// copies: Turkish capitals must be lowered the Turkish way (İ→i, I→ı) before a
-/// tokenizer that lowers them the English way (and strips accents) sees them.
+/// lower-cased copy. The tests as written are what every model runs (the
+/// procedure of Caglidil et al. 2024, who ran their one dataset on all seven
+/// models); an uncased model (its tokenizer lower-cases) also runs the copies
+/// when asked ([`Copies::AlsoLowercased`]): Turkish capitals must be lowered the
+/// Turkish way (İ→i, I→ı) before a tokenizer that lowers them the English way
+/// (and strips accents) sees them, the comparison the paper suggests (§4.2).
 #[derive(Debug, Clone)]
 pub struct Battery {
     tests: Vec<AssociationTest>,
-    /// `tests`, with every test that has a copy replaced by it.
-    lowercased: Vec<AssociationTest>,
-    has_copy: Vec<bool>,
+    /// The lower-cased copies the dataset has, in battery order.
+    copies: Vec<AssociationTest>,
+    /// Per copy, the index in `tests` of the test it copies.
+    copied: Vec<usize>,
 }
 
 fn sizes(test: &AssociationTest) -> [usize; 4] {
@@ -425,8 +429,8 @@ impl Battery {
         }
         let mut battery = Battery {
             tests: Vec::with_capacity(tests.len()),
-            lowercased: Vec::with_capacity(tests.len()),
-            has_copy: Vec::with_capacity(tests.len()),
+            copies: Vec::new(),
+            copied: Vec::new(),
         };
         for (test, copy) in tests {
             if let Some(copy) = &copy
@@ -438,10 +442,10 @@ impl Battery {
                     copy: sizes(copy),
                 });
             }
-            battery.has_copy.push(copy.is_some());
-            battery
-                .lowercased
-                .push(copy.unwrap_or_else(|| test.clone()));
+            if let Some(copy) = copy {
+                battery.copied.push(battery.tests.len());
+                battery.copies.push(copy);
+            }
             battery.tests.push(test);
         }
         Ok(battery)
@@ -452,39 +456,50 @@ impl Battery {
         &self.tests
     }
 
-    /// The tests `model` runs: the lower-cased copies when it lower-cases.
-    pub fn tests_for(&self, model: &dyn Embedder) -> &[AssociationTest] {
-        if model.lowercases() {
-            &self.lowercased
-        } else {
-            &self.tests
-        }
+    /// The lower-cased copies, in battery order (tests without one have none).
+    pub fn copies(&self) -> &[AssociationTest] {
+        &self.copies
     }
 }
 
-/// Runs a [`Battery`] on one model, each test as written or as its lower-cased
-/// copy, whichever the model's casing calls for (see [`SeatRow::lowercased_copy`]).
+/// Whether a battery's lower-cased copies run besides the tests as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Copies {
+    /// The tests as written, on every model (Caglidil et al.'s procedure).
+    #[default]
+    AsWritten,
+    /// Also, on a model whose tokenizer lower-cases, every lower-cased copy: its
+    /// rows follow the model's others, marked [`SeatRow::lowercased_copy`].
+    AlsoLowercased,
+}
+
+/// Runs a [`Battery`] on one model: every test as written; then, with
+/// [`Copies::AlsoLowercased`] and a model whose tokenizer lower-cases, the
+/// lower-cased copies as a second run, named as the tests they copy (see
+/// [`SeatRow::lowercased_copy`]). Holm and BH adjust within each run, so the
+/// rows of the tests as written are the same whether the copies ran or not.
 pub fn run_battery(
     model: &dyn Embedder,
     battery: &Battery,
     options: &SeatOptions,
+    copies: Copies,
 ) -> Result<BatteryResult, SeatError> {
-    let mut outcomes = run_tests(model, battery.tests_for(model), options)?;
-    let lowercases = model.lowercases();
-    for ((outcome, test), &copy) in outcomes
-        .iter_mut()
-        .zip(&battery.tests)
-        .zip(&battery.has_copy)
-    {
-        // A test is named as the battery lists it, whichever file ran.
-        let (name, lowercased_copy) = match outcome {
-            Outcome::Ran(row) => (&mut row.test, &mut row.lowercased_copy),
-            Outcome::Refused(refused) => (&mut refused.test, &mut refused.lowercased_copy),
-        };
-        *name = test.name().to_owned();
-        *lowercased_copy = lowercases && copy;
+    let mut result = collect(run_tests(model, &battery.tests, options)?);
+    if copies == Copies::AlsoLowercased && model.lowercases() && !battery.copies.is_empty() {
+        let mut outcomes = run_tests(model, &battery.copies, options)?;
+        for (outcome, &i) in outcomes.iter_mut().zip(&battery.copied) {
+            // A copy is named as the battery lists its test, whichever file it came from.
+            let (test, lowercased_copy) = match outcome {
+                Outcome::Ran(row) => (&mut row.test, &mut row.lowercased_copy),
+                Outcome::Refused(refused) => (&mut refused.test, &mut refused.lowercased_copy),
+            };
+            battery.tests[i].name().clone_into(test);
+            *lowercased_copy = true;
+        }
+        result.append(collect(outcomes));
     }
-    Ok(collect(outcomes))
+    Ok(result)
 }
 
 /// Runs every test on every model: rows per (model, test), models in the order

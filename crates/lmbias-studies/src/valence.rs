@@ -10,10 +10,12 @@
 //! * adequacy A(m, s) = 1 − |v(s) − B(m, s)| / 2, in [0, 1].
 //!
 //! A proposed token without an annotation (neither in the sentence nor in the
-//! dataset's lexicon) counts as x = 0; its probability is reported as the
-//! sentence's *unannotated mass* and the token is listed in
+//! dataset's optional lexicon) counts as x = 0; its probability is reported as
+//! the sentence's *unannotated mass* and the token is listed in
 //! [`ModelResult::unannotated`], so that a researcher can annotate what the
-//! models actually propose and rerun (the paper's own workflow).
+//! models actually propose and rerun (the paper's own workflow). An annotation
+//! key may be any word; one a model cannot propose as one piece is skipped for
+//! that model and counted in its [`Coverage`], never refused.
 
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
@@ -159,9 +161,10 @@ pub struct UnannotatedToken {
 }
 
 /// How much of the dataset's annotation one model can use. A key the model's
-/// vocabulary cannot produce as one piece (MacBERTh has no "email") can never be
-/// proposed, so it never contributes to B: it is skipped for that model, and
-/// counted here so that a reader sees how much of the annotation was in play.
+/// vocabulary cannot produce as one piece (bert-base-uncased has no "hath",
+/// MacBERTh no "email") can never be proposed, so it never contributes to B: it
+/// is skipped for that model, and counted here so that a reader sees how much
+/// of the annotation was in play.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Coverage {
     /// Lexicon keys.
@@ -235,35 +238,22 @@ pub struct ModelResult {
     pub unannotated: Vec<UnannotatedToken>,
 }
 
+impl ModelResult {
+    /// The share of the top-k probability mass, over all sentences, that fell on
+    /// proposals no annotation covers (scored 0): how far B rests on tokens the
+    /// annotator never judged. `None` when the proposals carry no mass at all.
+    pub fn unannotated_share(&self) -> Option<f64> {
+        let of = |s: &SentenceScore| total(s.tokens.iter().map(|t| t.prob));
+        let mass = total(self.sentences.iter().map(of));
+        (mass > 0.0).then(|| total(self.sentences.iter().map(|s| s.unannotated_mass)) / mass)
+    }
+}
+
 /// Why the study could not run on a model. One line, naming the model and
-/// the sentence id or lexicon token at fault; the encoder's error is the
+/// the sentence id at fault; the encoder's error is the
 /// [`source`](std::error::Error::source), never repeated in the message.
 #[derive(Debug, thiserror::Error)]
 pub enum ValenceStudyError {
-    /// [`check_vocabulary`]: a sentence annotates a token the model cannot propose.
-    #[error(
-        "{model}: sentence {id}: annotated token {token:?} is not one piece of the model's vocabulary \
-         (looked up lowercased and capitalised), so the model can never propose it"
-    )]
-    AnnotationNotOnePiece {
-        /// The model's name.
-        model: String,
-        /// The sentence's id.
-        id: String,
-        /// The annotation key, lowercased.
-        token: String,
-    },
-    /// [`check_vocabulary`]: the lexicon holds a token the model cannot propose.
-    #[error(
-        "{model}: lexicon token {token:?} is not one piece of the model's vocabulary \
-         (looked up lowercased and capitalised), so the model can never propose it"
-    )]
-    LexiconNotOnePiece {
-        /// The model's name.
-        model: String,
-        /// The lexicon key, lowercased.
-        token: String,
-    },
     /// The model refused one sentence (e.g. it sees a second mask in it).
     #[error("{model}: sentence {id}")]
     Sentence {
@@ -296,37 +286,10 @@ pub enum ValenceStudyError {
     },
 }
 
-/// The dataset lint: checks that the model can propose every annotated token as
-/// one piece (our set is written against bert-base-uncased's vocabulary). The
-/// study itself skips keys a model cannot propose ([`coverage`]).
-///
-/// Keys are stored lowercased and matched case-insensitively, so a key is
-/// usable when the vocabulary holds it lowercased or capitalised ("thou" or
-/// "Thou"): `piece_id` of an uncased model normalises like its tokenizer
-/// does, and a cased model may hold either spelling.
-pub fn check_vocabulary(
-    lm: &dyn MaskedLm,
-    dataset: &ValenceDataset,
-) -> Result<(), ValenceStudyError> {
-    let model = || lm.model_name().to_owned();
-    if let Some(token) = dataset.lexicon().keys().find(|t| !is_one_piece(lm, t)) {
-        return Err(ValenceStudyError::LexiconNotOnePiece {
-            model: model(),
-            token: token.clone(),
-        });
-    }
-    for sentence in dataset.sentences() {
-        if let Some(token) = sentence.annotations().keys().find(|t| !is_one_piece(lm, t)) {
-            return Err(ValenceStudyError::AnnotationNotOnePiece {
-                model: model(),
-                id: sentence.id().to_owned(),
-                token: token.clone(),
-            });
-        }
-    }
-    Ok(())
-}
-
+/// Whether `lm` can propose `lowercase` as one piece. Keys are stored lowercased
+/// and matched case-insensitively, so a key is usable when the vocabulary holds
+/// it lowercased or capitalised ("thou" or "Thou"): `piece_id` of an uncased
+/// model normalises like its tokenizer does, and a cased model may hold either.
 fn is_one_piece(lm: &dyn MaskedLm, lowercase: &str) -> bool {
     let mut chars = lowercase.chars();
     let capitalised: String = chars

@@ -5,6 +5,7 @@ mod glove_weat;
 mod model_load_errors;
 mod model_parity;
 mod seat_minilm;
+mod sentence_transformers_pooling;
 mod svm_parity;
 mod t5_parity;
 mod tokenizer_parity;

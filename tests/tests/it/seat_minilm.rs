@@ -10,7 +10,9 @@ use lmbias_encoder::{Embedder, Layer, Pooling};
 use lmbias_metrics::weat::Options;
 use lmbias_model::{Checkpoint, DeviceKind, load_embedder};
 use lmbias_report::heatmap::Marks;
-use lmbias_studies::seat::{self, Battery, CoverageFlag, Lost, SeatError, SeatOptions, SeatRow};
+use lmbias_studies::seat::{
+    self, Battery, Copies, CoverageFlag, Lost, SeatError, SeatOptions, SeatRow,
+};
 use lmbias_tests::{fixtures, minilm_dir, repo_root};
 use serde_json::Value;
 
@@ -155,7 +157,8 @@ fn check_rows(rows: &[SeatRow], tests: &[AssociationTest]) {
 fn turkish_battery_runs_on_minilm_and_flags_kurdish_names() {
     let tests = turkish("tr-uncased");
     assert_eq!(tests.len(), 37);
-    // MiniLM's tokenizer lower-cases: given `tr`, it runs the `tr-uncased` copy.
+    // MiniLM's tokenizer lower-cases: given `tr` and asked for the copies, it
+    // also runs the `tr-uncased` copy, after the tests as written.
     let battery = Battery::new(
         association::load_dir_with_copies(
             &repo_root().join("datasets/seat/tr"),
@@ -166,11 +169,19 @@ fn turkish_battery_runs_on_minilm_and_flags_kurdish_names() {
     .unwrap();
     let model = embedder("all-MiniLM-L6-v2", &minilm_dir());
     assert!(model.lowercases());
-    assert_eq!(battery.tests_for(model.as_ref()), tests.as_slice());
-    let rows = seat::run_battery(model.as_ref(), &battery, &options(Pooling::Cls))
-        .unwrap()
-        .rows;
-    check_rows(&rows, &tests);
+    assert_eq!(battery.copies(), tests.as_slice());
+    let rows = seat::run_battery(
+        model.as_ref(),
+        &battery,
+        &options(Pooling::Cls),
+        Copies::AlsoLowercased,
+    )
+    .unwrap()
+    .rows;
+    assert_eq!(rows.len(), 74);
+    assert!(rows[..37].iter().all(|r| !r.lowercased_copy));
+    let rows = &rows[37..];
+    check_rows(rows, &tests);
     assert!(rows.iter().all(|r| r.lowercased_copy));
 
     // MiniLM's English WordPiece vocabulary splits the Kurdish names of C4 far

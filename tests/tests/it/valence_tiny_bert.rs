@@ -121,7 +121,10 @@ fn bias_and_adequacy_through_the_model_match_the_hand_computation() {
             .unwrap()
     );
     let mut worst: f64 = 0.0;
+    let (mut unannotated, mut mass) = (0.0, 0.0);
     for (id, v, b5, u5, b10) in by_hand(&p) {
+        unannotated += u5;
+        mass += (0..5).map(|rank| p(id, rank)).sum::<f64>();
         let s5 = r5.sentences.iter().find(|s| s.id == id).unwrap();
         let s10 = r10.sentences.iter().find(|s| s.id == id).unwrap();
         // The model proposes what transformers proposes, in the same order.
@@ -140,6 +143,9 @@ fn bias_and_adequacy_through_the_model_match_the_hand_computation() {
             worst = worst.max((got - want).abs());
         }
     }
+    // The report's unannotated share of top-k mass, over all five sentences.
+    let share = r5.unannotated_share().unwrap();
+    assert!((share - unannotated / mass).abs() < TOL, "{share}");
     eprintln!("worst |lmbias − hand| over B, A, unannotated mass: {worst:e}");
 }
 

@@ -133,8 +133,14 @@ fn sweep_on_planted_vectors() {
             .collect::<Vec<_>>(),
     );
     assert!(ok, "{stderr}");
+    // Dusi's Table 1 layout: predictions down, actual classes across, in file order.
     assert!(
-        stdout.contains("| n = 1 | predicted christian | predicted muslim | total |"),
+        stdout.contains(
+            "| n = 1 | good | bad | total |\n|---|---|---|---|\n\
+             | predicted christian | 15 | 0 | 15 |\n\
+             | predicted muslim | 0 | 15 | 15 |\n\
+             | total | 15 | 15 | 30 |\n"
+        ),
         "{stdout}"
     );
     assert!(stdout.contains("χ² = "), "{stdout}");

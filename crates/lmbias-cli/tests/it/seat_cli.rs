@@ -236,22 +236,24 @@ fn the_turkish_battery_runs_end_to_end_on_an_mt5_encoder() {
     assert!(rows.iter().any(|r| r["test"] == "sent-weat4_tr"));
 }
 
-/// Uncased models run a Turkish test's lower-cased copy (`seat/tr-uncased`), chosen
-/// from the tokenizer's own casing; cased ones run the test as written. The JSON
-/// says which, and the uncased model's numbers are those of the copy run directly.
+/// Every model runs exactly the files given, an uncased one too (the paper's
+/// procedure); `--also-lowercased-copy` adds, for models whose tokenizer lower-cases,
+/// the lower-cased copy (`seat/tr-uncased`) as rows of its own, numbers those of
+/// the copy run directly, while the rows of the files given stay as they were.
 #[test]
-fn uncased_models_run_the_lowercased_turkish_copy() {
+fn uncased_models_run_the_lowercased_turkish_copy_only_with_the_flag() {
     let minilm = minilm_dir().display().to_string();
     let mt5 = fixtures().join("models/tiny-mt5").display().to_string();
     let test = repo_root().join("datasets/seat/tr/weat6_tr.jsonl");
     let copy = repo_root().join("datasets/seat/tr-uncased/weat6_tr.jsonl");
-    let run = |models: &[&str], test: &std::path::Path| -> Vec<Value> {
+    let run = |models: &[&str], test: &std::path::Path, extra: &[&str]| -> Vec<Value> {
         let mut args = Vec::new();
         for m in models {
             args.extend(["--model", m]);
         }
         let test = test.display().to_string();
         args.extend(["--test", &test, "--pooling", "mean", "--json"]);
+        args.extend(extra);
         let out = lmbias(&args);
         assert!(
             out.status.success(),
@@ -260,41 +262,76 @@ fn uncased_models_run_the_lowercased_turkish_copy() {
         );
         json_rows(&out)
     };
-    let rows = run(&[&minilm, &mt5], &test);
-    assert_eq!(rows.len(), 2);
-    assert_eq!(rows[0]["model"], minilm.as_str());
-    assert_eq!(rows[0]["lowercased_copy"], true);
-    assert_eq!(rows[1]["model"], mt5.as_str());
-    assert_eq!(rows[1]["lowercased_copy"], false);
-    assert_eq!(rows[0]["test"], "weat6_tr");
+    let given = run(&[&minilm, &mt5], &test, &[]);
+    let models_and_copies = |rows: &[Value]| -> Vec<(String, bool)> {
+        rows.iter()
+            .map(|r| {
+                (
+                    r["model"].as_str().unwrap().to_owned(),
+                    r["lowercased_copy"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        models_and_copies(&given),
+        [(minilm.clone(), false), (mt5.clone(), false)]
+    );
+    assert!(given.iter().all(|r| r["test"] == "weat6_tr"));
 
-    let direct = run(&[&minilm], &copy);
+    let both = run(&[&minilm, &mt5], &test, &["--also-lowercased-copy"]);
+    assert_eq!(
+        models_and_copies(&both),
+        [
+            (minilm.clone(), false),
+            (minilm.clone(), true),
+            (mt5.clone(), false)
+        ]
+    );
+    assert_eq!(both[1]["test"], "weat6_tr");
+    // The files given give the same rows with or without the copy beside them.
+    assert_eq!((&both[0], &both[2]), (&given[0], &given[1]));
+    let direct = run(&[&minilm], &copy, &[]);
     assert_eq!(direct[0]["lowercased_copy"], false);
     for field in ["effect_size", "p_value", "test_statistic"] {
-        assert_eq!(rows[0][field], direct[0][field], "{field}");
+        assert_eq!(both[1][field], direct[0][field], "{field}");
     }
-    // Given the folder, MiniLM finds the copy too.
-    let battery = run(&[&minilm], &repo_root().join("datasets/seat/tr"));
+    // Given the folder, MiniLM runs its 37 files; with the flag, the 37 copies too.
+    let folder = repo_root().join("datasets/seat/tr");
+    let battery = run(&[&minilm], &folder, &["--n-samples", "1000"]);
     assert_eq!(battery.len(), 37);
-    assert!(battery.iter().all(|r| r["lowercased_copy"] == true));
+    assert!(battery.iter().all(|r| r["lowercased_copy"] == false));
+    let battery = run(
+        &[&minilm],
+        &folder,
+        &["--n-samples", "1000", "--also-lowercased-copy"],
+    );
+    assert_eq!(battery.len(), 74);
+    assert!(battery[37..].iter().all(|r| r["lowercased_copy"] == true));
 
-    // Markdown with the Turkish paper's marks names them and the copies.
-    let out = lmbias(&[
-        "--model",
-        &minilm,
-        "--test",
-        &test.display().to_string(),
-        "--marks",
-        "caglidil",
-    ]);
-    let md = String::from_utf8(out.stdout).unwrap();
+    // Markdown with the Turkish paper's marks names them, and labels the copy's rows.
+    let markdown = |extra: &[&str]| -> String {
+        let test = test.display().to_string();
+        let mut args = vec!["--model", &minilm, "--test", &test, "--marks", "caglidil"];
+        args.extend(extra);
+        String::from_utf8(lmbias(&args).stdout).unwrap()
+    };
+    let md = markdown(&[]);
     assert!(
         md.contains("† p<0.1 (marginal), * p<0.05, ** p<0.01."),
         "{md}"
     );
+    assert!(!md.contains("lower-cased copy"), "{md}");
+    let md = markdown(&["--also-lowercased-copy"]);
+    assert!(
+        md.contains(&format!("| {minilm} | weat6_tr |"))
+            && md.contains(&format!("| {minilm} (lower-cased copy) | weat6_tr |")),
+        "{md}"
+    );
     assert!(
         md.contains(&format!(
-            "Lower-cased copies ran on the models whose tokenizer lower-cases: {minilm} (1 tests)."
+            "Rows marked \"(lower-cased copy)\" ran the test's lower-cased copy, beside the file \
+             as given, on the models whose tokenizer lower-cases: {minilm} (1 test)."
         )),
         "{md}"
     );

@@ -172,8 +172,11 @@ fn probe_on_glove_uses_each_words_own_vector() {
         "glove-6b-50d: static word vectors have no context: each word is its own vector, \
          and templates are not used."
     );
+    // Dusi's Table 1 layout: predicted christian / muslim down, positive / negative across.
     assert!(
-        stdout.contains("| n = 8 | predicted christian |"),
+        stdout.contains(
+            "| n = 8 | positive | negative | total |\n|---|---|---|---|\n| predicted christian |"
+        ),
         "{stdout}"
     );
     // Templates change nothing.

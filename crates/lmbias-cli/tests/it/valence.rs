@@ -231,6 +231,7 @@ fn keys_outside_the_vocabulary_are_skipped_and_the_numbers_match_transformers() 
     let dataset: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let reference = lmbias_tests::reference("tiny-bert-mlm");
     let mut checked = 0;
+    let (mut all_unannotated, mut all_mass) = (0.0, 0.0);
     for s in dataset["sentences"].as_array().unwrap() {
         let id = s["id"].as_str().unwrap();
         let fm = &reference["sentences"]
@@ -248,6 +249,7 @@ fn keys_outside_the_vocabulary_are_skipped_and_the_numbers_match_transformers() 
             .take(5)
         {
             let p = p.as_f64().unwrap();
+            all_mass += p;
             match x_of(&dataset, s, token.as_str().unwrap()) {
                 Some(x) => b += x * p,
                 None => unannotated += p,
@@ -278,11 +280,13 @@ fn keys_outside_the_vocabulary_are_skipped_and_the_numbers_match_transformers() 
                 "{id} {what}: {got} vs transformers {want}"
             );
         }
+        all_unannotated += unannotated;
         checked += 1;
     }
     assert_eq!(checked, 5);
 
-    // The Markdown output says how many keys the model could use.
+    // The Markdown output says how many keys the model could use, and which share of
+    // its top-5 mass no annotation covered (from transformers' probabilities).
     let (ok, out, err) = lmbias(&[
         "valence",
         "--model",
@@ -293,8 +297,9 @@ fn keys_outside_the_vocabulary_are_skipped_and_the_numbers_match_transformers() 
     assert!(ok, "{err}");
     assert!(
         out.contains(&format!(
-            "| {} | 14/20 | 3/5 | email, gonna, hither, internet, thine, website |",
-            model()
+            "| {} | 5 | 14/20 | 3/5 | {:.3} | email, gonna, hither, internet, thine, website |",
+            model(),
+            all_unannotated / all_mass
         )),
         "{out}"
     );

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use lmbias_data::valence::{Group, ValenceDataset, ValenceSentence};
+use lmbias_data::valence::{Group, ValenceDataset, ValenceSentence, WordClass};
 
 fn shipped() -> ValenceDataset {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/valence/eme-me-60.json");
@@ -52,6 +52,7 @@ fn eme_me_60_holds_the_papers_examples_at_eme_01_and_neu_01() {
     let eme = sentence(&d, "eme-01");
     assert_eq!(eme.text(), "Why wilt [MASK] be offended by that?");
     assert_eq!(eme.group(), Group::EarlyModern);
+    assert_eq!(eme.word_class(), Some(WordClass::Pronoun));
     assert_eq!(eme.valence().value(), -1.0);
     assert_eq!(x(eme, "thou"), Some(-1.0));
     assert_eq!(x(eme, "not"), Some(0.0));
@@ -62,13 +63,24 @@ fn eme_me_60_holds_the_papers_examples_at_eme_01_and_neu_01() {
         "Have you come [MASK] to torment us before the time?"
     );
     assert_eq!(neutral.group(), Group::Neutral);
+    assert_eq!(neutral.word_class(), Some(WordClass::Adverb));
     assert_eq!(neutral.valence().value(), 0.0);
     assert_eq!(x(neutral, "here"), Some(0.0));
+    // The King James Bible's word in this verse, annotatable now that a key may be any word.
+    assert_eq!(x(neutral, "hither"), Some(-1.0));
+
+    // The Modern English example table is ours (xtask's VALENCE_EXAMPLES).
+    let modern = sentence(&d, "me-05");
+    assert_eq!(modern.text(), "Can you [MASK] me the report by Friday?");
+    assert_eq!(
+        (x(modern, "email"), x(modern, "send")),
+        (Some(1.0), Some(0.0))
+    );
 }
 
-/// Every Early Modern sentence can be filled with an Early-Modern-only (−1) one-piece
-/// form, and every Modern sentence with a modern-leaning one; forms common to both
-/// periods are 0, not +1 (datasets/README.md, annotation rules).
+/// Every Early Modern sentence can be filled with an Early-Modern-only (−1) form,
+/// and every Modern sentence with a modern-leaning one; forms common to both
+/// periods are 0, not +1 (datasets/README.md, annotation rules). No global lexicon.
 #[test]
 fn eme_me_60_annotates_a_candidate_of_each_sentences_own_period() {
     let d = shipped();
@@ -83,13 +95,52 @@ fn eme_me_60_annotates_a_candidate_of_each_sentences_own_period() {
             ),
             Group::Neutral => assert!(values.contains(&0.0), "{} has no neutral candidate", s.id()),
         }
+        assert!(
+            (8..=15).contains(&s.annotations().len()),
+            "{}: {} annotations",
+            s.id(),
+            s.annotations().len()
+        );
     }
-    assert_eq!(d.lexicon().len(), 87);
-    let lexicon = |token: &str| d.lexicon().get(token).map(|v| v.value());
-    assert_eq!(lexicon("thou"), Some(-1.0));
-    assert_eq!(lexicon("you"), Some(0.0));
-    assert_eq!(lexicon("has"), Some(0.5));
-    assert_eq!(lexicon("email"), Some(1.0));
+    assert!(d.lexicon().is_empty());
     // A regular -s form current in both periods is 0 (me-07, "She [MASK] to work from home").
     assert_eq!(x(sentence(&d, "me-07"), "likes"), Some(0.0));
+    // Archaic forms an uncased BERT splits are annotated all the same.
+    assert_eq!(x(sentence(&d, "eme-06"), "hath"), Some(-1.0));
+    assert_eq!(x(sentence(&d, "eme-03"), "thine"), Some(-1.0));
+}
+
+/// The paper masks "pronouns, verbs, adverbs, adjectives, and nouns" in every group:
+/// each class four times per group (datasets/README.md's table), so that word class
+/// and period are not confounded.
+#[test]
+fn eme_me_60_masks_each_word_class_four_times_in_every_group() {
+    let d = shipped();
+    for g in Group::ALL {
+        for c in WordClass::ALL {
+            let n = d
+                .sentences()
+                .iter()
+                .filter(|s| s.group() == g && s.word_class() == Some(c))
+                .count();
+            assert_eq!(n, 4, "{g} × {c}");
+        }
+    }
+}
+
+/// Where the same word is scored differently in two contexts, the sentences say why
+/// (their notes): mail as a verb and as a noun, sore as an adverb and as "angry".
+#[test]
+fn eme_me_60_explains_context_dependent_scores_in_notes() {
+    let d = shipped();
+    for (id, word, value) in [
+        ("me-05", "mail", 0.5),
+        ("me-17", "mail", 0.0),
+        ("eme-11", "sore", -1.0),
+        ("eme-14", "sore", 0.5),
+    ] {
+        let s = sentence(&d, id);
+        assert_eq!(x(s, word), Some(value), "{id}");
+        assert!(s.notes().contains(word), "{id}: {}", s.notes());
+    }
 }

@@ -11,7 +11,8 @@ use lmbias_encoder::{Embedder, EncoderError, Layer, Piece, Pooling, WordInContex
 use lmbias_metrics::correction;
 use lmbias_metrics::weat::{self, Associations, Options};
 use lmbias_studies::seat::{
-    self, Battery, CoverageFlag, Lost, LostExample, Refusal, SeatError, SeatOptions,
+    self, Battery, Copies, CoverageFlag, Lost, LostExample, Refusal, SeatError, SeatOptions,
+    SeatRow,
 };
 
 const DIM: usize = 6;
@@ -449,10 +450,12 @@ fn an_empty_battery_is_an_error() {
     assert_eq!(err.to_string(), "the battery has no tests");
 }
 
-/// An uncased model runs a test's lower-cased copy, a cased one the test as
-/// written; each row says which, and the copy's own texts are what get embedded.
+/// Every model runs the tests as written (the paper's procedure); only when
+/// asked does an uncased model also run the lower-cased copies, as rows of their
+/// own after the others, named as the tests they copy, with the copy's own texts
+/// embedded and Holm/BH within each run.
 #[test]
-fn an_uncased_model_runs_the_lowercased_copy() {
+fn an_uncased_model_runs_the_lowercased_copy_only_when_asked() {
     let dir = TempDir::new("copy");
     let tests = battery(&dir);
     let lower = |t: &AssociationTest| {
@@ -484,29 +487,50 @@ fn an_uncased_model_runs_the_lowercased_copy() {
         (tests[2].clone(), Some(copy)),
     ])
     .unwrap();
+    assert_eq!(battery.copies().len(), 1);
     let cased = FakeEmbedder::new("cased", &planted());
     let mut uncased = FakeEmbedder::new("uncased", &planted());
     uncased.lowercases = true;
-    let rows = seat::run_battery(&cased, &battery, &options())
-        .unwrap()
-        .rows;
-    assert_eq!(
-        rows.iter().map(|r| r.lowercased_copy).collect::<Vec<_>>(),
-        [false, false, false]
-    );
+    let copy_flags = |rows: &[SeatRow]| -> Vec<(String, bool)> {
+        rows.iter()
+            .map(|r| (r.test.clone(), r.lowercased_copy))
+            .collect()
+    };
+    let as_written: Vec<(String, bool)> =
+        tests.iter().map(|t| (t.name().to_owned(), false)).collect();
+
+    // A cased model runs the tests as written, asked for the copies or not.
+    for copies in [Copies::AsWritten, Copies::AlsoLowercased] {
+        let rows = seat::run_battery(&cased, &battery, &options(), copies)
+            .unwrap()
+            .rows;
+        assert_eq!(copy_flags(&rows), as_written, "{copies:?}");
+    }
     assert!(cased.embedded.borrow().iter().any(|t| t == "Berxwedanxx"));
-    let rows = seat::run_battery(&uncased, &battery, &options())
+    assert!(!cased.embedded.borrow().iter().any(|t| t == "berxwedanxx"));
+
+    // An uncased model, by default: exactly the tests as written, no copy.
+    let given = seat::run_battery(&uncased, &battery, &options(), Copies::AsWritten)
         .unwrap()
         .rows;
+    assert_eq!(copy_flags(&given), as_written);
+    assert!(uncased.embedded.borrow().iter().any(|t| t == "Berxwedanxx"));
+    assert!(!uncased.embedded.borrow().iter().any(|t| t == "berxwedanxx"));
+
+    // Asked: the same rows, then the copy's, named as the battery lists its test.
+    let both = seat::run_battery(&uncased, &battery, &options(), Copies::AlsoLowercased)
+        .unwrap()
+        .rows;
+    let mut expected = as_written.clone();
+    expected.push(("c_rare".to_owned(), true));
+    assert_eq!(copy_flags(&both), expected);
+    assert_eq!(both[..3], given[..]);
+    assert!(uncased.embedded.borrow().iter().any(|t| t == "berxwedanxx"));
+    // The copy is a run of one test: Holm and BH leave its p as it is.
     assert_eq!(
-        rows.iter().map(|r| r.lowercased_copy).collect::<Vec<_>>(),
-        [false, false, true]
+        (both[3].p_holm, both[3].p_bh),
+        (both[3].p_value, both[3].p_value)
     );
-    let embedded = uncased.embedded.borrow();
-    assert!(embedded.iter().any(|t| t == "berxwedanxx"));
-    assert!(!embedded.iter().any(|t| t == "Berxwedanxx"));
-    // The copy's test name is its own file's; the row keeps the battery's.
-    assert_eq!(rows[2].test, "c_rare");
 
     // A copy with other set sizes is refused, naming the test.
     let short = dir.write(
@@ -601,7 +625,7 @@ fn dropped_examples_are_listed_and_refused_tests_do_not_stop_the_battery() {
     let tests = lossy_battery(&dir);
     let battery = Battery::new(tests.iter().map(|t| (t.clone(), None)).collect()).unwrap();
     let model = FakeEmbedder::new("fake", &planted());
-    let result = seat::run_battery(&model, &battery, &dropping()).unwrap();
+    let result = seat::run_battery(&model, &battery, &dropping(), Copies::AsWritten).unwrap();
 
     // The two tests that still fit WEAT ran, the two others are refused, in battery order.
     let ran: Vec<&str> = result.rows.iter().map(|r| r.test.as_str()).collect();
@@ -682,7 +706,7 @@ fn dropped_examples_are_listed_and_refused_tests_do_not_stop_the_battery() {
     }
 
     // A test with nothing to lose gives what it gives when nothing is dropped.
-    let kept = seat::run_battery(&model, &battery, &options()).unwrap();
+    let kept = seat::run_battery(&model, &battery, &options(), Copies::AsWritten).unwrap();
     assert!(kept.refused.is_empty() && kept.rows.iter().all(|r| r.lost.is_empty()));
     assert_eq!(kept.rows.len(), 4);
     let (plain_kept, plain_dropped) = (&kept.rows[3], &result.rows[1]);

@@ -251,6 +251,24 @@ fn sweep_over_k_takes_more_proposals() {
     insta::assert_json_snapshot!("hand_k_sweep", r.k_sweep);
 }
 
+/// Unannotated mass over all top-5 proposals: wind .1 (neu-01); we .1, they .05, u .02
+/// (me-01); saw .05 (me-02), out of the four sentences' summed top-5 probabilities.
+#[test]
+fn the_unannotated_share_of_top_k_mass_is_summed_over_sentences() {
+    let r = run(5);
+    let unannotated = p(0.1) + p(0.1) + p(0.05) + p(0.02) + p(0.05);
+    let mass = [0.40, 0.20, 0.15, 0.10, 0.05]
+        .into_iter()
+        .chain([0.5, 0.2, 0.1, 0.05, 0.04])
+        .chain([0.7, 0.1, 0.05, 0.03, 0.02])
+        .chain([0.3, 0.2, 0.1, 0.05, 0.05])
+        .map(p)
+        .sum::<f64>();
+    let share = r.unannotated_share().unwrap();
+    assert!(close(share, unannotated / mass), "{share}");
+    assert!((share - 0.32 / 3.39).abs() < 1e-7, "{share}");
+}
+
 #[test]
 fn a_larger_k_than_the_sweep_is_honoured() {
     let r = run(7);
@@ -313,37 +331,22 @@ fn annotations_the_model_cannot_propose_are_skipped_and_counted() {
     assert_eq!(c.unusable, ["doth", "email", "hither"]);
     assert_eq!(partial.sentences, complete.sentences);
     assert_eq!(partial.groups, complete.groups);
-
-    // The dataset lint still refuses such keys, naming the sentence or the lexicon.
-    let text = DATASET.replace(r#""he": 0 }"#, r#""he": 0, "hither": -1 }"#);
-    let err = valence::check_vocabulary(&fake(), &dataset(&text)).unwrap_err();
-    assert!(matches!(
-        err,
-        ValenceStudyError::AnnotationNotOnePiece { .. }
-    ));
-    assert_eq!(
-        err.to_string(),
-        "fake-lm: sentence eme-01: annotated token \"hither\" is not one piece of the model's \
-         vocabulary (looked up lowercased and capitalised), so the model can never propose it"
-    );
-    let text = DATASET.replace(r#""the": 0 }"#, r#""the": 0, "doth": -1 }"#);
-    let err = valence::check_vocabulary(&fake(), &dataset(&text)).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "fake-lm: lexicon token \"doth\" is not one piece of the model's \
-         vocabulary (looked up lowercased and capitalised), so the model can never propose it"
-    );
 }
 
 #[test]
 fn a_capitalised_vocabulary_entry_satisfies_a_lowercase_annotation() {
     // Without "thou" the capitalised "Thou" still lets the model propose the
-    // annotated token; without both, the annotation is unreachable.
+    // annotated token; without both, the key is counted as one it cannot propose
+    // (once in the lexicon, once in eme-01's annotations).
     let mut lm = fake();
     lm.vocab.retain(|t| *t != "thou");
-    assert!(valence::check_vocabulary(&lm, &dataset(DATASET)).is_ok());
+    let c = valence::coverage(&lm, &dataset(DATASET));
+    assert!(c.is_complete(), "{c:?}");
     lm.vocab.retain(|t| *t != "Thou");
-    assert!(valence::check_vocabulary(&lm, &dataset(DATASET)).is_err());
+    let c = valence::coverage(&lm, &dataset(DATASET));
+    assert_eq!(c.unusable, ["thou"]);
+    assert_eq!((c.lexicon_keys, c.lexicon_usable), (4, 3));
+    assert_eq!((c.annotation_keys, c.annotation_usable), (12, 11));
 }
 
 #[test]

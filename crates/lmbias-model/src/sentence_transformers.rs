@@ -1,0 +1,94 @@
+//! The sentence vector a sentence-transformers folder declares: `modules.json`
+//! lists its modules, and the `Pooling` module's `config.json` (e.g.
+//! `1_Pooling/config.json`) says which pooling its model was trained with.
+//! That pooling is the folder's default, as `SentenceTransformer.encode` uses it.
+//! A `Normalize` module after it scales each vector to unit length, which no
+//! cosine-based statistic (WEAT, SEAT) can see, so it is not applied here.
+
+use std::path::Path;
+
+use lmbias_encoder::Pooling;
+use serde::Deserialize;
+
+use crate::checkpoint::read_json;
+use crate::error::ModelError;
+
+#[derive(Deserialize)]
+struct Module {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    path: String,
+}
+
+/// sentence-transformers' `Pooling` config: one `pooling_mode_*` flag per mode.
+#[derive(Deserialize)]
+struct PoolingConfig {
+    #[serde(default)]
+    pooling_mode_cls_token: bool,
+    #[serde(default)]
+    pooling_mode_mean_tokens: bool,
+    #[serde(default)]
+    pooling_mode_max_tokens: bool,
+    #[serde(default)]
+    pooling_mode_mean_sqrt_len_tokens: bool,
+    #[serde(default)]
+    pooling_mode_weightedmean_tokens: bool,
+    #[serde(default)]
+    pooling_mode_lasttoken: bool,
+}
+
+/// The pooling `dir` declares, or `None` when it is not a sentence-transformers
+/// folder (no `modules.json`, or no `Pooling` module in it). A declared mode
+/// lmbias cannot compute is an error naming the file and field, never a silent
+/// substitute.
+pub(crate) fn declared_pooling(dir: &Path) -> Result<Option<Pooling>, ModelError> {
+    let modules_path = dir.join("modules.json");
+    if !modules_path.is_file() {
+        return Ok(None);
+    }
+    let modules: Vec<Module> = read_json(&modules_path)?;
+    let Some(module) = modules
+        .iter()
+        .find(|m| m.kind.rsplit('.').next() == Some("Pooling"))
+    else {
+        return Ok(None);
+    };
+    let path = dir.join(&module.path).join("config.json");
+    let config: PoolingConfig = read_json(&path)?;
+    let invalid = |message: String| ModelError::Config {
+        path: path.clone(),
+        message,
+    };
+    let modes = [
+        ("pooling_mode_cls_token", config.pooling_mode_cls_token),
+        ("pooling_mode_mean_tokens", config.pooling_mode_mean_tokens),
+        ("pooling_mode_max_tokens", config.pooling_mode_max_tokens),
+        (
+            "pooling_mode_mean_sqrt_len_tokens",
+            config.pooling_mode_mean_sqrt_len_tokens,
+        ),
+        (
+            "pooling_mode_weightedmean_tokens",
+            config.pooling_mode_weightedmean_tokens,
+        ),
+        ("pooling_mode_lasttoken", config.pooling_mode_lasttoken),
+    ];
+    let on: Vec<&str> = modes
+        .iter()
+        .filter(|(_, set)| *set)
+        .map(|(name, _)| *name)
+        .collect();
+    match on[..] {
+        ["pooling_mode_cls_token"] => Ok(Some(Pooling::Cls)),
+        ["pooling_mode_mean_tokens"] => Ok(Some(Pooling::Mean)),
+        [] => Err(invalid("no pooling_mode_* is true".to_owned())),
+        [one] => Err(invalid(format!(
+            "{one} is true: lmbias pools by [CLS] or by the mean only"
+        ))),
+        _ => Err(invalid(format!(
+            "{} are all true: lmbias pools by one mode, [CLS] or the mean",
+            on.join(", ")
+        ))),
+    }
+}
