@@ -5,10 +5,17 @@ vectors (exact permutation tests far beyond sent-bias's 10^5 splits), ``Model`` 
 T5 checkpoints or static word vectors, and the studies ``seat``, ``valence`` and ``probe``,
 whose rows are plain dicts (``pandas.DataFrame(rows)``).
 
-Errors are ``FileNotFoundError`` (a missing file or model), ``PermissionError`` /
-``OSError`` (other I/O), ``ValueError`` (bad input: a malformed test, unequal set sizes, a
-text without a mask, an unknown pooling or layer, a bad option) and ``RuntimeError``
+Errors are ``FileNotFoundError`` (a missing file or model, a model folder without
+config.json), ``NotADirectoryError`` (a model path that is a file of no known format),
+``PermissionError`` / ``OSError`` (other I/O), ``ValueError`` (bad input: a malformed test,
+unequal set sizes, a text without a mask, an unknown pooling or layer, a bad option such as a
+negative ``n_samples`` or ``seed``, an exact test too large to finish) and ``RuntimeError``
 (anything else), each with the CLI's one-line message.
+
+Every call runs without the GIL on worker threads of its process (so children started with
+``multiprocessing``'s "fork" work too). Ctrl-C raises ``KeyboardInterrupt`` within a fraction
+of a second in ``weat``, ``seat``'s permutation tests, ``embed`` and ``fill_mask``; other
+calls raise it at the end of their current step (loading a model, a study's model run).
 """
 
 import os
@@ -107,12 +114,17 @@ def weat(
     float32/float64, nested lists). The p-value enumerates every split of X ∪ Y exactly when
     there are at most ``n_samples`` of them, otherwise samples ``n_samples - 1`` splits
     (seeded ChaCha8) plus one imagined hit. Raise ``n_samples`` for an exact test far beyond
-    sent-bias's 10^5 limit (e.g. 2 × 12 targets: C(24, 12) = 2 704 156 splits).
+    sent-bias's 10^5 limit (e.g. 2 × 12 targets: C(24, 12) = 2 704 156 splits). An exact test
+    whose estimated work exceeds about a minute on two cores (beyond 2 × 24 targets) raises
+    ValueError at once, naming its splits, the estimate and the cheaper option (an
+    ``n_samples`` below the number of splits, to sample). One target against many (with
+    ``allow_unequal_sizes``) enumerates its few splits directly: 1 vs 1000 is exact.
 
     ``ddof`` 1 divides d by the sample std (sent-bias, Caliskan), 0 by the population std
     (WEFE). ``alternative`` is "greater" (sent-bias's one-sided test) or "two-sided";
-    other values raise ValueError. Unequal |X| and |Y| raise ValueError unless
-    ``allow_unequal_sizes``. Runs without the GIL.
+    other values raise ValueError, as do a negative ``n_samples`` or ``seed``. Unequal |X|
+    and |Y| raise ValueError unless ``allow_unequal_sizes``. Runs without the GIL; Ctrl-C
+    stops it with KeyboardInterrupt.
     """
 
 def load_test(
@@ -163,10 +175,12 @@ class Model:
         sent-bias); None is the model's own (a sentence-transformers folder's pooling, else "cls" for BERT, "mean" for T5). Static vectors
         have no pooling: a text is its vector, or the mean of its words'. ``layer`` indexes
         Hugging Face's ``hidden_states``: 0 is the embedding output, -1 (or "last") the last
-        block's. Same numbers as ``lmbias embed``."""
+        block's. Same numbers as ``lmbias embed`` (texts go to the model 512 at a time, as
+        the CLI sends them; Ctrl-C stops between them with KeyboardInterrupt)."""
     def fill_mask(self, texts: Texts, top_k: int = 5) -> List[List[Prediction]]:
         """The ``top_k`` most probable tokens at the one mask of each text, most probable
-        first (masked language models only; a text without exactly one mask is ValueError)."""
+        first (masked language models only; a text without exactly one mask is ValueError).
+        Ctrl-C stops it with KeyboardInterrupt."""
 
 def seat(
     model: Union[Model, Sequence[Model]],
@@ -185,10 +199,13 @@ def seat(
     CLI's ``--also-lowercased-copy``) also runs, on models whose tokenizer lower-cases, the
     lower-cased copy of each test that has one (``DIR-uncased/NAME``), as further rows with
     ``lowercased_copy`` true. Each row has
-    model, test, effect_size, p_value, exact, n_partitions, p_holm, p_bh (corrected over the
-    model's battery), sizes, coverage and lost examples. On static vectors an example with
-    a word without a vector is dropped and a test left unusable is refused: both are
-    reported with ``warnings.warn``, as the CLI reports them on stderr."""
+    model, test, pooling, effect_size, p_value, exact, n_partitions, p_holm, p_bh (corrected
+    over the model's battery), sizes, coverage and lost examples. ``pooling`` is the one
+    applied: static vectors average a text's words whatever is asked, so their rows say
+    "mean". On static vectors an example with a word without a vector is dropped and a test
+    left unusable is refused: both are reported with ``warnings.warn``, as the CLI reports
+    them on stderr. ``n_samples`` and the exact-test bound are ``weat``'s; Ctrl-C stops the
+    permutation tests with KeyboardInterrupt."""
 
 def valence(
     model: Union[Model, Sequence[Model]], dataset: PathLike, top_k: int = 5

@@ -4,7 +4,8 @@
 //! SentencePiece models) a `302` to a second listener (another host:port, the CDN)
 //! with `X-Linked-Etag` (the sha256) and `X-Linked-Size` — and the hub's refusals
 //! (`X-Error-Code` `RepoNotFound`, `GatedRepo`, `EntryNotFound`). The CDN honours
-//! `Range`, and can cut a transfer halfway or serve corrupt bytes once asked to.
+//! `Range`, and can cut a transfer halfway, trickle it, or serve corrupt bytes once
+//! asked to; [`garbage_endpoint`] answers anything with bytes that are not HTTP.
 //! Every request is logged, so a test can assert what was (not) asked.
 
 use std::collections::HashMap;
@@ -23,6 +24,7 @@ pub struct HubRepo {
     files: Vec<(String, Vec<u8>)>,
     token: Option<String>,
     cut_once: Vec<String>,
+    trickle_once: Vec<String>,
     corrupt: Vec<String>,
     renamed_from: Vec<String>,
 }
@@ -36,6 +38,7 @@ impl HubRepo {
             files: Vec::new(),
             token: None,
             cut_once: Vec::new(),
+            trickle_once: Vec::new(),
             corrupt: Vec::new(),
             renamed_from: Vec::new(),
         }
@@ -79,6 +82,14 @@ impl HubRepo {
     /// The first `GET` of LFS file `name` sends half its bytes, then closes.
     pub fn cut_once(mut self, name: &str) -> Self {
         self.cut_once.push(name.to_owned());
+        self
+    }
+
+    /// The first `GET` of LFS file `name` sends half its bytes at once, then
+    /// [`TRICKLE_BYTES`] every [`TRICKLE_EVERY`] until the client hangs up: a server
+    /// that never stalls long enough for a read timeout, and never finishes.
+    pub fn trickle_once(mut self, name: &str) -> Self {
+        self.trickle_once.push(name.to_owned());
         self
     }
 
@@ -156,7 +167,13 @@ struct Blob {
     bytes: Vec<u8>,
     corrupt: bool,
     cut_pending: bool,
+    trickle_pending: bool,
 }
+
+/// What a trickling transfer sends per [`TRICKLE_EVERY`] after its first half.
+pub const TRICKLE_BYTES: usize = 8;
+/// How often a trickling transfer sends [`TRICKLE_BYTES`].
+pub const TRICKLE_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl HubServer {
     /// Starts the hub and its CDN on two loopback ports.
@@ -175,6 +192,7 @@ impl HubServer {
                             bytes: bytes.clone(),
                             corrupt: repo.corrupt.contains(name),
                             cut_pending: repo.cut_once.contains(name),
+                            trickle_pending: repo.trickle_once.contains(name),
                         },
                     );
                 }
@@ -258,9 +276,21 @@ fn serve(stream: TcpStream, host: Host, state: &Mutex<State>) -> std::io::Result
     }
     head.push_str(&format!("Content-Length: {}\r\n\r\n", answer.length));
     out.write_all(head.as_bytes())?;
-    if method != "HEAD" {
-        out.write_all(&answer.body)?;
+    if method == "HEAD" {
+        return out.flush();
     }
+    if answer.trickle {
+        let (fast, slow) = answer.body.split_at(answer.body.len() / 2);
+        out.write_all(fast)?;
+        for piece in slow.chunks(TRICKLE_BYTES) {
+            out.flush()?;
+            std::thread::sleep(TRICKLE_EVERY);
+            // Fails once the client has hung up, which ends this thread.
+            out.write_all(piece)?;
+        }
+        return out.flush();
+    }
+    out.write_all(&answer.body)?;
     out.flush()
 }
 
@@ -270,6 +300,8 @@ struct Answer {
     body: Vec<u8>,
     /// The Content-Length announced: the body's, or (a cut transfer) more.
     length: usize,
+    /// Send the body's second half slowly (see [`HubRepo::trickle_once`]).
+    trickle: bool,
 }
 
 fn answer(status: &'static str, headers: Vec<(&'static str, String)>, body: Vec<u8>) -> Answer {
@@ -279,6 +311,7 @@ fn answer(status: &'static str, headers: Vec<(&'static str, String)>, body: Vec<
         headers,
         body,
         length,
+        trickle: false,
     }
 }
 
@@ -423,6 +456,14 @@ fn cdn_answer(state: &mut State, request: &Request) -> Answer {
             headers,
             body: half,
             length,
+            trickle: false,
+        };
+    }
+    if blob.trickle_pending && request.method == "GET" {
+        blob.trickle_pending = false;
+        return Answer {
+            trickle: true,
+            ..answer(status, headers, body)
         };
     }
     answer(status, headers, body)
@@ -446,4 +487,23 @@ pub fn closing_endpoint() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
         }
     });
     (endpoint, connections)
+}
+
+/// An address that answers every request with bytes that are not HTTP (a
+/// misconfigured `HF_ENDPOINT`: some other service on that port).
+pub fn garbage_endpoint() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binding a loopback port");
+    let endpoint = format!(
+        "http://{}",
+        listener.local_addr().expect("a bound listener's address")
+    );
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = [0u8; 1024];
+            let _ = std::io::Read::read(&mut stream, &mut request);
+            let _ = stream.write_all(b"SSH-2.0-OpenSSH_9.6\r\nProtocol mismatch.\r\n\r\n");
+        }
+    });
+    endpoint
 }

@@ -10,7 +10,7 @@ mod shards;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use lmbias_model::DeviceKind;
 use lmbias_model::hub::HubSettings;
@@ -105,6 +105,8 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
+    // Before any model runs: an unwritable --out must not cost a run of hours.
+    check_out(&args.out)?;
     let studies: Vec<Study> = Study::ALL
         .into_iter()
         .filter(|s| {
@@ -193,7 +195,7 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
                 skipped,
                 outcomes,
             };
-            shards::save(&path, &file)?;
+            shards::save(&path, &file, &options.datasets)?;
             path
         }
         None => write_outputs(&args.out, &options.settings, &models, &skipped, outcomes)?,
@@ -207,6 +209,7 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
 }
 
 fn merge_shards(args: MergeArgs) -> Result<()> {
+    check_out(&args.out)?;
     let merged = shards::merge(&args.shards)?;
     let written = write_outputs(
         &args.out,
@@ -217,6 +220,32 @@ fn merge_shards(args: MergeArgs) -> Result<()> {
     )?;
     eprintln!("wrote {}", written.display());
     Ok(())
+}
+
+/// Creates `out` and makes and removes a file in it: a one-line error naming it otherwise.
+fn check_out(out: &std::path::Path) -> Result<()> {
+    let probe = || -> std::io::Result<()> {
+        std::fs::create_dir_all(out)?;
+        let file = out.join(format!(".xtask-probe.{}.tmp", std::process::id()));
+        std::fs::File::create(&file)?;
+        std::fs::remove_file(&file)
+    };
+    probe().with_context(|| format!("--out {}: cannot write here", out.display()))
+}
+
+/// Writes `contents` to `path` under a temporary name beside it, then renames: a failed
+/// write never leaves half a table or figure where a result was expected.
+pub(crate) fn write_atomically(path: &std::path::Path, contents: impl AsRef<[u8]>) -> Result<()> {
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written =
+        std::fs::write(&temporary, contents).and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written.with_context(|| format!("writing {}", path.display()))
 }
 
 /// The second half of a run, from the models' outcomes (one run's, or all shards'):

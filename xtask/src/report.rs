@@ -54,7 +54,7 @@ pub fn write(
     // A run where no model could be found still reports why.
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let path = out.join("REPORT.md");
-    std::fs::write(&path, md).with_context(|| format!("writing {}", path.display()))
+    crate::write_atomically(&path, md)
 }
 
 /// The opening's account of what this run can and cannot reproduce: which of the

@@ -201,7 +201,7 @@ fn bar(len: usize, what: &str) -> ProgressBar {
 }
 
 fn write(path: &Path, contents: impl AsRef<[u8]>) -> Result<()> {
-    std::fs::write(path, contents).with_context(|| format!("writing {}", path.display()))
+    crate::write_atomically(path, contents)
 }
 
 fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {

@@ -4,12 +4,15 @@
 //!
 //! Shard files are CBOR (serde, via ciborium): every f64 comes back exactly, which
 //! JSON read by serde_json does not guarantee, and the merged tables must equal a
-//! single run's.
+//! single run's. Each is stamped ([`lmbias_studies::shard::Stamp`]) with its format,
+//! the lmbias version, every setting, and the sha256 of every file under the
+//! datasets folder of each study it ran, so that a merge refuses shards of
+//! different runs, naming what differs.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use lmbias_studies::shard::{self, Shard};
+use lmbias_studies::shard::{self, Shard, Stamp};
 use serde::{Deserialize, Serialize};
 
 use crate::models::{ModelInfo, Skipped};
@@ -42,24 +45,54 @@ pub fn path(out: &Path, shard: Shard) -> PathBuf {
         .join(format!("{}-of-{}.cbor", shard.index(), shard.count()))
 }
 
-pub fn save(path: &Path, file: &ShardFile) -> Result<()> {
+/// The command a shard file names as its writer.
+const KIND: &str = "cargo xtask reproduce-paper --shard";
+
+/// What a merge holds the shards to: every setting, and every file under
+/// `datasets/STUDY/` of each study run (a file edited between shards changes its digest).
+fn stamp(settings: &Settings, datasets: &Path) -> Result<Stamp> {
+    let mut stamp = Stamp::new(KIND);
+    let fields = serde_json::to_value(settings).context("encoding the settings")?;
+    for (name, value) in fields.as_object().into_iter().flatten() {
+        stamp.option(name.as_str(), value);
+    }
+    for study in &settings.studies {
+        let dir = datasets.join(study.as_str());
+        let mut stack = vec![dir];
+        while let Some(dir) = stack.pop() {
+            let entries =
+                std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
+            for entry in entries {
+                let path = entry
+                    .with_context(|| format!("reading {}", dir.display()))?
+                    .path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let bytes =
+                    std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+                let name = path.strip_prefix(datasets).unwrap_or(&path);
+                stamp.digest(format!("datasets/{}", name.display()), &bytes);
+            }
+        }
+    }
+    Ok(stamp)
+}
+
+/// Saves `file`, stamped with its settings and the digests of the `datasets` it read.
+pub fn save(path: &Path, file: &ShardFile, datasets: &Path) -> Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let mut bytes = Vec::new();
-    ciborium::into_writer(file, &mut bytes)
+    let bytes = shard::encode(&stamp(&file.settings, datasets)?, file)
         .with_context(|| format!("encoding {}", path.display()))?;
     std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
-fn load(path: &Path) -> Result<ShardFile> {
+fn load(path: &Path) -> Result<(Stamp, ShardFile)> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    ciborium::from_reader(bytes.as_slice()).with_context(|| {
-        format!(
-            "{}: not a shard file of this version of `cargo xtask reproduce-paper --shard`",
-            path.display()
-        )
-    })
+    shard::decode(&bytes, KIND).with_context(|| path.display().to_string())
 }
 
 /// The shard files among `inputs`: a file as given, a folder's `*.cbor` by name.
@@ -89,38 +122,50 @@ fn shard_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
 }
 
 /// Reads the shard files (or folders of them) and checks that they are the N
-/// shards of one sweep: the same N, settings and models, each K once, none missing.
+/// shards of one sweep: the same N, lmbias, settings, datasets and models, each K
+/// once, none missing.
 pub fn merge(inputs: &[PathBuf]) -> Result<Merged> {
     let paths = shard_files(inputs)?;
-    let files: Vec<ShardFile> = paths.iter().map(|p| load(p)).collect::<Result<_>>()?;
+    let (stamps, files): (Vec<Stamp>, Vec<ShardFile>) = paths
+        .iter()
+        .map(|p| load(p))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
     let set: Vec<Shard> = files.iter().map(|f| f.shard).collect();
     shard::check_set(&set).map_err(|err| match err.at() {
         Some(at) => anyhow::Error::new(err).context(paths[at].display().to_string()),
         None => anyhow::Error::new(err),
     })?;
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let named: Vec<(&str, &Stamp)> = names.iter().map(String::as_str).zip(&stamps).collect();
+    shard::check_stamps(&named)?;
     let first = &files[0];
     for (path, file) in paths.iter().zip(&files) {
-        let differs = |what: &str| {
-            anyhow::anyhow!(
-                "{}: {what} differ from those of {} (the shards of a sweep run with the same \
-                 options on the same models)",
+        if file.models != first.models || file.skipped != first.skipped {
+            bail!(
+                "{}: its models differ from those of {} (the shards of a sweep run on the \
+                 same models: the same --models, and the same ones found)",
                 path.display(),
                 paths[0].display()
-            )
-        };
-        if file.settings != first.settings {
-            return Err(differs("settings"));
-        }
-        if file.models != first.models || file.skipped != first.skipped {
-            return Err(differs("models"));
+            );
         }
         let mine: Vec<usize> = file.shard.select(0..file.models.len());
         let ran: Vec<usize> = file.outcomes.iter().map(|o| o.model).collect();
         if ran != mine {
+            let list = |models: &[usize]| {
+                let names: Vec<&str> = models
+                    .iter()
+                    .map(|&m| file.models[m].name.as_str())
+                    .collect();
+                names.join(", ")
+            };
             bail!(
-                "{}: shard {} holds the outcomes of models {ran:?}, not of its slice {mine:?}",
+                "{}: shard {} holds the outcomes of models {}, not of its slice {}",
                 path.display(),
-                file.shard
+                file.shard,
+                list(&ran),
+                list(&mine)
             );
         }
     }

@@ -413,3 +413,135 @@ fn bad_shards_are_one_line_errors() {
         );
     }
 }
+
+/// Shards of different runs are refused at the merge, naming what differs and both
+/// files: a setting, a dataset file (its digest), and a file cut short.
+#[test]
+fn a_merge_refuses_shards_of_different_settings_datasets_or_cut_short() {
+    let root = std::env::temp_dir().join(format!("lmbias-mixed-shards-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let hf = root.join("hf");
+    let models = [fixture("tiny-bert-mlm"), fixture("tiny-bert-mlm-f16")]
+        .map(|m| m.display().to_string())
+        .join(",");
+    let shard = |k: usize, out: &str, extra: &[&str]| -> PathBuf {
+        let out = root.join(out);
+        let out_text = out.display().to_string();
+        let shard = format!("{k}/2");
+        let mut args = vec![
+            "reproduce-paper",
+            "--study",
+            "valence",
+            "--models",
+            &models,
+            "--out",
+            &out_text,
+            "--shard",
+            &shard,
+        ];
+        args.extend(extra);
+        let output = xtask(&args, &hf);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        out.join(format!("shards/{k}-of-2.cbor"))
+    };
+    let merge = |files: &[&Path]| -> String {
+        let out = root.join("merged");
+        let mut args = vec!["merge-shards", "--out", out.to_str().unwrap()];
+        args.extend(files.iter().map(|f| f.to_str().unwrap()));
+        let output = xtask(&args, &hf);
+        assert!(!output.status.success());
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        stderr
+    };
+    let first = shard(1, "a", &[]);
+    let second = shard(2, "a", &[]);
+    let other_top_k = shard(2, "b", &["--top-k", "3"]);
+    let stderr = merge(&[&first, &other_top_k]);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {}: option top_k differs from that of {} (3 here, {} there); ",
+            other_top_k.display(),
+            first.display(),
+            lmbias_studies::valence::DEFAULT_TOP_K
+        )),
+        "{stderr}"
+    );
+
+    // A shard run on another copy of the dataset: one hex digit of its digest changed.
+    let key = b"datasets/valence/eme-me-60.json";
+    let mut bytes = std::fs::read(&second).unwrap();
+    let at = bytes
+        .windows(key.len())
+        .position(|w| w == key)
+        .expect("the stamp digests the valence dataset")
+        + key.len()
+        + 2; // CBOR's header of a 64-character text
+    assert!(bytes[at].is_ascii_hexdigit(), "{}", bytes[at]);
+    bytes[at] = if bytes[at] == b'0' { b'1' } else { b'0' };
+    let edited = root.join("edited.cbor");
+    std::fs::write(&edited, &bytes).unwrap();
+    let stderr = merge(&[&first, &edited]);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {}: datasets/valence/eme-me-60.json differs from that of {} (sha256 ",
+            edited.display(),
+            first.display()
+        )),
+        "{stderr}"
+    );
+
+    let whole = std::fs::read(&second).unwrap();
+    let cut = root.join("cut.cbor");
+    std::fs::write(&cut, &whole[..whole.len() - 100]).unwrap();
+    let stderr = merge(&[&first, &cut]);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {}: truncated: the file ends after {} bytes",
+            cut.display(),
+            whole.len() - 100
+        )),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// An unwritable --out is refused before any model runs, in one line naming it.
+#[test]
+fn an_unwritable_out_fails_before_computing() {
+    let dir = std::env::temp_dir().join(format!("xtask-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let out = file.join("results");
+    for args in [
+        vec!["reproduce-paper", "--models", "offline", "--out"],
+        vec!["merge-shards", "no-such-shard.cbor", "--out"],
+    ] {
+        let started = std::time::Instant::now();
+        let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(&args)
+            .arg(&out)
+            .env("HF_HUB_OFFLINE", "1")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success());
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!(
+                "error: --out {}: cannot write here: ",
+                out.display()
+            )),
+            "{stderr}"
+        );
+        // Nothing was resolved or run: no "using …" lines, and no time spent.
+        assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

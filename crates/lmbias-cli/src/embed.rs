@@ -1,12 +1,16 @@
 //! `lmbias embed`: sentence vectors from any supported checkpoint (BERT, T5/mT5 encoder)
 //! or static word vectors (GloVe, word2vec).
 
-use lmbias_encoder::{Layer, Pooling};
+use std::io::{Read, Seek, SeekFrom, Write};
+
+use anyhow::Context;
+use lmbias_encoder::{EncoderError, Layer, Pooling};
 use lmbias_text::Tokenizer;
 use serde_json::json;
 
 use crate::input::{self, InputArgs};
 use crate::model_args::{Model, ModelArgs};
+use crate::output::{self, out, outln};
 
 #[derive(clap::Args, Debug)]
 pub struct EmbedArgs {
@@ -33,81 +37,216 @@ pub struct EmbedArgs {
 }
 
 pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
-    let owned = input::texts(&args.input, args.texts)?;
+    let texts = input::Texts::open(&args.input, args.texts)?;
     let loaded = args.model.embedder()?;
     let model = loaded.embedder();
-    let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
     let pooling = args.pooling.unwrap_or_else(|| model.default_pooling());
-    let vectors = input::chunked(&texts, "embed", |chunk| {
-        model.embed(chunk, pooling, args.layer)
-    })?;
-    // Each text's tokens, and those of them that have no vector (static vectors only).
-    let (tokens, unknown): (Vec<Vec<String>>, Vec<Vec<String>>) = match &loaded {
-        // The pieces the model saw, special tokens included (the Embedder trait reports them without).
-        Model::Checkpoint(checkpoint, _) => {
-            let tokenizer = Tokenizer::from_dir(checkpoint.dir())?;
-            let add_special = pooling != Pooling::First;
-            let tokens = texts
-                .iter()
-                .map(|t| Ok(tokenizer.encode(t, add_special)?.tokens().to_vec()))
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            (tokens, vec![Vec::new(); texts.len()])
-        }
-        // The words looked up; one without a vector is left out of the mean.
-        Model::Static(_) => {
-            let (mut tokens, mut unknown) = (Vec::new(), Vec::new());
-            for text in &texts {
-                let pieces = model.tokenize(text)?;
-                unknown.push(
-                    pieces
-                        .iter()
-                        .filter(|p| p.unknown)
-                        .map(|p| p.token.clone())
-                        .collect(),
-                );
-                tokens.push(pieces.into_iter().map(|p| p.token).collect());
-            }
-            (tokens, unknown)
-        }
+    // The pieces a checkpoint saw, special tokens included (the Embedder trait reports them without).
+    let tokenizer = match &loaded {
+        Model::Checkpoint(checkpoint, _) => Some(Tokenizer::from_dir(checkpoint.dir())?),
+        Model::Static(_) => None,
     };
-    if args.json {
-        let out = json!({
+    let mut json = if args.json {
+        let head = json!({
             "model": model.model_name(),
             "static": loaded.is_static(),
-            "pooling": pooling,
+            // What was done: static vectors take the mean of their words, whatever is asked.
+            "pooling": model.pooling_applied(pooling),
             "layer": args.layer,
-            "vectors": vectors,
-            "tokens": tokens,
-            "no_vector": unknown,
         });
-        println!("{}", serde_json::to_string(&out)?);
-        return Ok(());
-    }
-    if loaded.is_static() {
-        println!(
-            "{} · static word vectors: a word is its own vector, a text the mean of its words' · {} dimensions",
-            model.model_name(),
-            model.hidden_size()
-        );
+        Some(JsonOut::start(&head)?)
     } else {
-        println!(
-            "{} · pooling {} · layer {} · {} dimensions",
-            model.model_name(),
-            pooling,
-            args.layer,
-            model.hidden_size()
-        );
-    }
-    for (((text, vector), tokens), unknown) in texts.iter().zip(&vectors).zip(&tokens).zip(&unknown)
-    {
-        let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
-        let head: Vec<String> = vector.iter().take(6).map(|x| format!("{x:+.4}")).collect();
-        println!("{text}");
-        println!("  tokens: {}", tokens.join(" "));
-        if !unknown.is_empty() {
-            println!("  no vector (left out of the mean): {}", unknown.join(" "));
+        if loaded.is_static() {
+            outln!(
+                "{} · static word vectors: a word is its own vector, a text the mean of its words' · {} dimensions",
+                model.model_name(),
+                model.hidden_size()
+            )?;
+        } else {
+            outln!(
+                "{} · pooling {} · layer {} · {} dimensions",
+                model.model_name(),
+                pooling,
+                args.layer,
+                model.hidden_size()
+            )?;
         }
-        println!("  vector: [{}, …]  norm {norm:.4}", head.join(", "));
+        None
+    };
+    input::chunked(texts, "embed", |chunk| {
+        let vectors = model.embed(chunk, pooling, args.layer)?;
+        // Each text's tokens, and those of them that have no vector (static vectors only).
+        let mut tokens = Vec::with_capacity(chunk.len());
+        let mut unknown = Vec::with_capacity(chunk.len());
+        for (index, text) in chunk.iter().enumerate() {
+            match &tokenizer {
+                Some(tokenizer) => {
+                    let encoding =
+                        tokenizer
+                            .encode(text, pooling != Pooling::First)
+                            .map_err(|e| EncoderError::Tokenizer {
+                                index,
+                                message: e.to_string(),
+                            })?;
+                    tokens.push(encoding.tokens().to_vec());
+                    unknown.push(Vec::new());
+                }
+                // The words looked up; one without a vector is left out of the mean.
+                None => {
+                    let pieces = model.tokenize(text)?;
+                    unknown.push(
+                        pieces
+                            .iter()
+                            .filter(|p| p.unknown)
+                            .map(|p| p.token.clone())
+                            .collect(),
+                    );
+                    tokens.push(pieces.into_iter().map(|p| p.token).collect());
+                }
+            }
+        }
+        match &mut json {
+            Some(out) => out.push(&vectors, &tokens, &unknown),
+            None => print_chunk(chunk, &vectors, &tokens, &unknown),
+        }
+    })?;
+    if let Some(out) = json {
+        out.finish()?;
     }
     Ok(())
+}
+
+fn print_chunk(
+    texts: &[&str],
+    vectors: &[Vec<f32>],
+    tokens: &[Vec<String>],
+    unknown: &[Vec<String>],
+) -> anyhow::Result<()> {
+    use std::fmt::Write as _;
+    // One write per chunk, not per line.
+    let mut out = String::new();
+    for (((text, vector), tokens), unknown) in texts.iter().zip(vectors).zip(tokens).zip(unknown) {
+        let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let head: Vec<String> = vector.iter().take(6).map(|x| format!("{x:+.4}")).collect();
+        writeln!(out, "{text}")?;
+        writeln!(out, "  tokens: {}", tokens.join(" "))?;
+        if !unknown.is_empty() {
+            writeln!(
+                out,
+                "  no vector (left out of the mean): {}",
+                unknown.join(" ")
+            )?;
+        }
+        writeln!(out, "  vector: [{}, …]  norm {norm:.4}", head.join(", "))?;
+    }
+    out!("{out}")?;
+    Ok(())
+}
+
+/// `--json`: one object, `{"layer", "model", "pooling", "static", "vectors": […],
+/// "tokens": […], "no_vector": […]}`, written as the chunks come: the vectors go to stdout
+/// at once, the tokens and the words without a vector to two unnamed temporary files that
+/// follow them at the end, so memory holds a chunk and not the input.
+struct JsonOut {
+    first: bool,
+    tokens: Spool,
+    unknown: Spool,
+}
+
+impl JsonOut {
+    fn start(head: &serde_json::Value) -> anyhow::Result<JsonOut> {
+        let head = serde_json::to_string(head)?;
+        let open = head.strip_suffix('}').expect("an object");
+        out!("{open},\"vectors\":[")?;
+        Ok(JsonOut {
+            first: true,
+            tokens: Spool::new()?,
+            unknown: Spool::new()?,
+        })
+    }
+
+    fn push(
+        &mut self,
+        vectors: &[Vec<f32>],
+        tokens: &[Vec<String>],
+        unknown: &[Vec<String>],
+    ) -> anyhow::Result<()> {
+        let mut chunk = String::new();
+        for vector in vectors {
+            if !std::mem::take(&mut self.first) {
+                chunk.push(',');
+            }
+            chunk.push_str(&serde_json::to_string(vector)?);
+        }
+        out!("{chunk}")?;
+        self.tokens.push(tokens)?;
+        self.unknown.push(unknown)
+    }
+
+    fn finish(self) -> anyhow::Result<()> {
+        out!("],\"tokens\":[")?;
+        self.tokens.copy_out()?;
+        out!("],\"no_vector\":[")?;
+        self.unknown.copy_out()?;
+        outln!("]}}")?;
+        Ok(())
+    }
+}
+
+/// Comma-separated JSON values in a temporary file removed on creation (it lives as long as
+/// the handle).
+struct Spool {
+    file: std::fs::File,
+    empty: bool,
+}
+
+impl Spool {
+    fn new() -> anyhow::Result<Spool> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            ".lmbias-embed-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let context = || format!("temporary file {}", path.display());
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .with_context(context)?;
+        std::fs::remove_file(&path).with_context(context)?;
+        Ok(Spool { file, empty: true })
+    }
+
+    fn push(&mut self, values: &[Vec<String>]) -> anyhow::Result<()> {
+        let mut bytes = Vec::new();
+        for value in values {
+            if !std::mem::take(&mut self.empty) {
+                bytes.push(b',');
+            }
+            serde_json::to_writer(&mut bytes, value)?;
+        }
+        self.file
+            .write_all(&bytes)
+            .context("writing a temporary file")
+    }
+
+    fn copy_out(mut self) -> anyhow::Result<()> {
+        self.file
+            .seek(SeekFrom::Start(0))
+            .context("reading a temporary file")?;
+        let mut buf = vec![0; 1 << 16];
+        loop {
+            let n = self
+                .file
+                .read(&mut buf)
+                .context("reading a temporary file")?;
+            if n == 0 {
+                return Ok(());
+            }
+            output::write_bytes(&buf[..n])?;
+        }
+    }
 }

@@ -1,9 +1,12 @@
 //! `lmbias fill-mask`: the most probable tokens at the one mask of each text.
 
+use std::fmt::Write as _;
+
 use serde_json::json;
 
 use crate::input::{self, InputArgs};
 use crate::model_args::ModelArgs;
+use crate::output::{out, outln};
 
 #[derive(clap::Args, Debug)]
 pub struct FillMaskArgs {
@@ -23,36 +26,48 @@ pub struct FillMaskArgs {
 }
 
 pub fn run(args: FillMaskArgs) -> anyhow::Result<()> {
-    let owned = input::texts(&args.input, args.texts)?;
+    let texts = input::Texts::open(&args.input, args.texts)?;
     let model = args.model.masked_lm()?;
-    let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
-    let predictions = input::chunked(&texts, "fill-mask", |chunk| {
-        model.fill_mask(chunk, args.top_k)
+    // --json: one array of {"predictions", "text"}, written as the chunks come.
+    let mut first = true;
+    if args.json {
+        out!("[")?;
+    }
+    input::chunked(texts, "fill-mask", |chunk| {
+        let predictions = model.fill_mask(chunk, args.top_k)?;
+        // One write per chunk, not per line.
+        let mut out = String::new();
+        for (text, predictions) in chunk.iter().zip(&predictions) {
+            if args.json {
+                let item = json!({"text": text, "predictions": predictions});
+                if !std::mem::take(&mut first) {
+                    out.push(',');
+                }
+                out.push_str(&serde_json::to_string(&item)?);
+                continue;
+            }
+            writeln!(out, "{text}")?;
+            writeln!(
+                out,
+                "  {:>4}  {:<20} {:>8}  {:>9}",
+                "rank", "token", "id", "prob"
+            )?;
+            for (rank, p) in predictions.iter().enumerate() {
+                writeln!(
+                    out,
+                    "  {:>4}  {:<20} {:>8}  {:>9.6}",
+                    rank + 1,
+                    p.token,
+                    p.id,
+                    p.prob
+                )?;
+            }
+        }
+        out!("{out}")?;
+        Ok(())
     })?;
     if args.json {
-        let out: Vec<_> = texts
-            .iter()
-            .zip(&predictions)
-            .map(|(text, p)| json!({"text": text, "predictions": p}))
-            .collect();
-        println!("{}", serde_json::to_string(&out)?);
-        return Ok(());
-    }
-    for (text, predictions) in texts.iter().zip(&predictions) {
-        println!("{text}");
-        println!(
-            "  {:>4}  {:<20} {:>8}  {:>9}",
-            "rank", "token", "id", "prob"
-        );
-        for (rank, p) in predictions.iter().enumerate() {
-            println!(
-                "  {:>4}  {:<20} {:>8}  {:>9.6}",
-                rank + 1,
-                p.token,
-                p.id,
-                p.prob
-            );
-        }
+        outln!("]")?;
     }
     Ok(())
 }

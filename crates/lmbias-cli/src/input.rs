@@ -1,54 +1,189 @@
 //! Texts from `--input FILE` (or `-` for stdin) instead of the command line, so that
-//! large inputs need no argument list; and calling a model on them in chunks with a
-//! progress bar on a terminal.
+//! large inputs need no argument list; read and handed to the model in chunks, so that
+//! memory is bounded by a chunk and not by the file; with a progress bar on a terminal.
 //!
 //! A file is either one text per line, or JSON lines: each line a JSON string or an
 //! object with a `"text"` string field (other fields are ignored). Which one is decided
 //! per file by its first non-blank line: if that parses as such JSON, every line must.
-//! Blank lines are skipped in both.
+//! Blank lines are skipped in both, a leading byte-order mark too; a line longer than
+//! [`MAX_LINE`] is an error (a file that is not texts, such as a disk image, would
+//! otherwise be read whole as one "line").
 
-use std::io::{IsTerminal, Read};
+use std::fs::File;
+use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use lmbias_encoder::EncoderError;
+use lmbias_encoder::{EncoderError, TEXTS_PER_CALL};
 
-/// Texts per model call: large enough that the model's own batching (which sorts
-/// a call's texts by length) has room to work, small enough for a bar to move.
-pub const CHUNK: usize = 512;
+/// Texts per model call ([`TEXTS_PER_CALL`], as the Python package): a bar moves and
+/// memory stays small on any input.
+pub const CHUNK: usize = TEXTS_PER_CALL;
+
+/// The longest line of `--input`, in bytes: far beyond any text a model reads (512
+/// positions), small enough that a chunk of such lines fits in memory.
+pub const MAX_LINE: usize = 1 << 20;
 
 /// `--input`, shared by the commands that take texts.
 #[derive(clap::Args, Debug)]
 pub struct InputArgs {
     /// Read the texts from FILE (`-`: standard input) instead of the command line: one text
     /// per line, or JSON lines (each line a JSON string or an object with a "text" field),
-    /// told apart by the first non-blank line. Blank lines are skipped.
+    /// told apart by the first non-blank line. Blank lines are skipped; a line may have at
+    /// most 1 MiB. Read in chunks of 512 texts, so any size of file works.
     #[arg(long, value_name = "FILE", conflicts_with = "texts")]
     pub input: Option<PathBuf>,
 }
 
-/// The texts given: from `--input`, else the positional ones (clap forbids both).
-pub fn texts(input: &InputArgs, positional: Vec<String>) -> Result<Vec<String>> {
-    let Some(path) = &input.input else {
-        return Ok(positional);
-    };
-    let (name, content) = if path == Path::new("-") {
-        let mut content = String::new();
-        std::io::stdin()
-            .read_to_string(&mut content)
-            .context("--input -: reading standard input")?;
-        ("standard input".to_owned(), content)
-    } else {
-        let name = path.display().to_string();
-        let content = std::fs::read_to_string(path).with_context(|| format!("--input {name}"))?;
-        (name, content)
-    };
-    let texts = parse(&content).with_context(|| format!("--input {name}"))?;
-    if texts.is_empty() {
-        bail!("--input {name}: no texts (the input is empty or blank)");
+/// The texts given, chunk by chunk: from `--input`, else the positional ones.
+pub struct Texts {
+    source: Source,
+    /// Whether the file is JSON lines, once its first non-blank line is read.
+    json: Option<bool>,
+    /// Lines read so far, for errors.
+    line: usize,
+    /// The first chunk, read on opening so that an empty input fails before a model loads.
+    first: Option<Vec<String>>,
+    /// Texts handed out so far: the offset of the next chunk.
+    done: usize,
+}
+
+enum Source {
+    Arguments(std::vec::IntoIter<String>),
+    Reader {
+        name: String,
+        reader: Box<dyn BufRead>,
+    },
+}
+
+impl Texts {
+    /// Opens `--input` (clap forbids it beside positional texts) and reads its first chunk.
+    pub fn open(input: &InputArgs, positional: Vec<String>) -> Result<Texts> {
+        let source = match &input.input {
+            None => Source::Arguments(positional.into_iter()),
+            Some(path) if path == Path::new("-") => Source::Reader {
+                name: "standard input".to_owned(),
+                reader: Box::new(BufReader::new(std::io::stdin())),
+            },
+            Some(path) => {
+                let name = path.display().to_string();
+                let file = File::open(path).with_context(|| format!("--input {name}"))?;
+                Source::Reader {
+                    name,
+                    reader: Box::new(BufReader::with_capacity(1 << 16, file)),
+                }
+            }
+        };
+        let mut texts = Texts {
+            source,
+            json: None,
+            line: 0,
+            first: None,
+            done: 0,
+        };
+        if let Source::Reader { name, reader } = &mut texts.source {
+            lmbias_data::skip_bom(reader).with_context(|| format!("--input {name}"))?;
+        }
+        let first = texts.read_chunk()?;
+        if first.is_empty() {
+            bail!(
+                "--input {}: no texts (the input is empty or blank)",
+                texts.name()
+            );
+        }
+        texts.first = Some(first);
+        Ok(texts)
     }
-    Ok(texts)
+
+    fn name(&self) -> &str {
+        match &self.source {
+            Source::Arguments(_) => "arguments",
+            Source::Reader { name, .. } => name,
+        }
+    }
+
+    /// The next chunk of at most [`CHUNK`] texts and the index of its first text in the
+    /// whole input; `None` after the last.
+    pub fn next_chunk(&mut self) -> Result<Option<(usize, Vec<String>)>> {
+        let chunk = match self.first.take() {
+            Some(first) => first,
+            None => self.read_chunk()?,
+        };
+        if chunk.is_empty() {
+            return Ok(None);
+        }
+        let offset = self.done;
+        self.done += chunk.len();
+        Ok(Some((offset, chunk)))
+    }
+
+    fn read_chunk(&mut self) -> Result<Vec<String>> {
+        let mut chunk = Vec::new();
+        while chunk.len() < CHUNK {
+            let Some(text) = self.next_text()? else { break };
+            chunk.push(text);
+        }
+        Ok(chunk)
+    }
+
+    /// The next text: the next non-blank line, as a line or as JSON lines.
+    fn next_text(&mut self) -> Result<Option<String>> {
+        let (name, reader) = match &mut self.source {
+            Source::Arguments(texts) => return Ok(texts.next()),
+            Source::Reader { name, reader } => (name, reader),
+        };
+        loop {
+            let Some(line) = read_line(reader.as_mut(), self.line + 1)
+                .with_context(|| format!("--input {name}"))?
+            else {
+                return Ok(None);
+            };
+            self.line += 1;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let json = *self.json.get_or_insert_with(|| json_text(&line).is_some());
+            if !json {
+                return Ok(Some(line));
+            }
+            let number = self.line;
+            return match json_text(&line) {
+                Some(Ok(text)) => Ok(Some(text)),
+                Some(Err(what)) => {
+                    bail!("--input {name}: line {number}: {what} (the file is JSON lines)")
+                }
+                None => bail!(
+                    "--input {name}: line {number}: not a JSON string or object (the first \
+                     line made the file JSON lines)"
+                ),
+            };
+        }
+    }
+}
+
+/// Line `number` of `reader` without its `\n` or `\r\n`, reading at most [`MAX_LINE`]
+/// bytes of it; `None` at the end.
+fn read_line(reader: &mut dyn BufRead, number: usize) -> Result<Option<String>> {
+    let mut buf = Vec::new();
+    let read = reader
+        .take(MAX_LINE as u64 + 1)
+        .read_until(b'\n', &mut buf)
+        .with_context(|| format!("line {number}"))?;
+    if read == 0 {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+    } else if buf.len() > MAX_LINE {
+        bail!("line {number} is longer than 1 MiB, the most a line may have (one text per line)");
+    }
+    String::from_utf8(buf)
+        .map(Some)
+        .map_err(|e| anyhow::anyhow!("line {number}: not UTF-8 text ({})", e.utf8_error()))
 }
 
 /// A line of JSON lines: a string, or an object with a `"text"` string.
@@ -63,60 +198,45 @@ fn json_text(line: &str) -> Option<Result<String, String>> {
     }
 }
 
-fn parse(content: &str) -> Result<Vec<String>> {
-    let lines = content
-        .lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty());
-    let json = lines
-        .clone()
-        .next()
-        .is_some_and(|(_, first)| json_text(first).is_some());
-    if !json {
-        return Ok(lines.map(|(_, line)| line.to_owned()).collect());
-    }
-    lines
-        .map(|(i, line)| match json_text(line) {
-            Some(Ok(text)) => Ok(text),
-            Some(Err(what)) => bail!("line {}: {what} (the file is JSON lines)", i + 1),
-            None => bail!(
-                "line {}: not a JSON string or object (the first line made the file JSON lines)",
-                i + 1
-            ),
-        })
-        .collect()
-}
-
-/// Calls `run` on `texts` in chunks of [`CHUNK`], with a bar on a terminal; an error's
-/// text index is made relative to `texts` again.
-pub fn chunked<T>(
-    texts: &[&str],
+/// Runs `each` on every chunk of `texts` with a bar on a terminal; the text index of a
+/// model's error ([`EncoderError`]) is made relative to the whole input.
+pub fn chunked(
+    mut texts: Texts,
     what: &str,
-    mut run: impl FnMut(&[&str]) -> Result<Vec<T>, EncoderError>,
-) -> Result<Vec<T>, EncoderError> {
-    let progress = bar(texts.len(), what);
-    let mut out = Vec::with_capacity(texts.len());
-    for (n, chunk) in texts.chunks(CHUNK).enumerate() {
-        out.extend(run(chunk).map_err(|err| shifted(err, n * CHUNK))?);
+    mut each: impl FnMut(&[&str]) -> Result<()>,
+) -> Result<()> {
+    let progress = bar(None, what);
+    while let Some((offset, chunk)) = texts.next_chunk()? {
+        let chunk: Vec<&str> = chunk.iter().map(String::as_str).collect();
+        each(&chunk).map_err(|err| match err.downcast::<EncoderError>() {
+            Ok(err) => shifted(err, offset).into(),
+            Err(other) => other,
+        })?;
         progress.inc(chunk.len() as u64);
     }
     progress.finish_and_clear();
-    Ok(out)
+    Ok(())
 }
 
-/// A progress bar over `len` items on stderr, hidden unless stderr is a terminal
-/// (so never in a pipe, a file or a test's captured output).
-pub fn bar(len: usize, what: &str) -> ProgressBar {
+/// A progress bar over `len` items (unknown: a count) on stderr, hidden unless stderr is
+/// a terminal (so never in a pipe, a file or a test's captured output).
+pub fn bar(len: Option<usize>, what: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::new(len as u64).with_message(what.to_owned());
+    let (bar, template) = match len {
+        Some(len) => (
+            ProgressBar::new(len as u64),
+            "{msg:>8} [{bar:30}] {pos}/{len} {elapsed}",
+        ),
+        None => (ProgressBar::no_length(), "{msg:>8} {pos} texts {elapsed}"),
+    };
     bar.set_style(
-        ProgressStyle::with_template("{msg:>8} [{bar:30}] {pos}/{len} {elapsed}")
+        ProgressStyle::with_template(template)
             .expect("valid template")
             .progress_chars("=> "),
     );
-    bar
+    bar.with_message(what.to_owned())
 }
 
 fn shifted(mut err: EncoderError, offset: usize) -> EncoderError {
@@ -125,7 +245,8 @@ fn shifted(mut err: EncoderError, offset: usize) -> EncoderError {
         | EncoderError::WordRange { index, .. }
         | EncoderError::TooLong { index, .. }
         | EncoderError::EmptyText { index }
-        | EncoderError::Tokenizer { index, .. } => *index += offset,
+        | EncoderError::Tokenizer { index, .. }
+        | EncoderError::NonFinite { index, .. } => *index += offset,
         EncoderError::Layer { .. } | EncoderError::UnknownId { .. } | EncoderError::Backend(_) => {}
     }
     err
@@ -135,9 +256,31 @@ fn shifted(mut err: EncoderError, offset: usize) -> EncoderError {
 mod tests {
     use super::*;
 
+    fn reading(content: &[u8]) -> Texts {
+        Texts {
+            source: Source::Reader {
+                name: "f".to_owned(),
+                reader: Box::new(std::io::Cursor::new(content.to_vec())),
+            },
+            json: None,
+            line: 0,
+            first: None,
+            done: 0,
+        }
+    }
+
+    fn parse(content: &str) -> Result<Vec<String>> {
+        let mut texts = reading(content.as_bytes());
+        let mut all = Vec::new();
+        while let Some((_, chunk)) = texts.next_chunk()? {
+            all.extend(chunk);
+        }
+        Ok(all)
+    }
+
     #[test]
     fn lines_or_json_lines() {
-        assert_eq!(parse("a b\n\n c\n").unwrap(), ["a b", " c"]);
+        assert_eq!(parse("a b\r\n\n c\n").unwrap(), ["a b", " c"]);
         assert_eq!(
             parse("\"a\"\n{\"text\": \"b\", \"id\": 2}\n").unwrap(),
             ["a", "b"]
@@ -147,26 +290,53 @@ mod tests {
         let err = parse("\"a\"\nplain\n").unwrap_err().to_string();
         assert_eq!(
             err,
-            "line 2: not a JSON string or object (the first line made the file JSON lines)"
+            "--input f: line 2: not a JSON string or object (the first line made the file JSON lines)"
         );
         let err = parse("{\"txt\": \"a\"}\n").unwrap_err().to_string();
         assert_eq!(
             err,
-            "line 1: an object without a \"text\" string (the file is JSON lines)"
+            "--input f: line 1: an object without a \"text\" string (the file is JSON lines)"
+        );
+    }
+
+    #[test]
+    fn chunks_are_bounded_and_count_from_the_whole_input() {
+        let content = "x\n".repeat(2 * CHUNK + 3);
+        let mut texts = reading(content.as_bytes());
+        let mut seen = Vec::new();
+        while let Some((offset, chunk)) = texts.next_chunk().unwrap() {
+            seen.push((offset, chunk.len()));
+        }
+        assert_eq!(seen, [(0, CHUNK), (CHUNK, CHUNK), (2 * CHUNK, 3)]);
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_an_error_naming_it() {
+        let mut content = "short\n".to_owned();
+        content.push_str(&"y".repeat(MAX_LINE));
+        content.push('\n');
+        // Exactly the cap is allowed.
+        assert_eq!(parse(&content).unwrap().len(), 2);
+        content.push_str(&"z".repeat(MAX_LINE + 1));
+        let err = format!("{:#}", parse(&content).unwrap_err());
+        assert_eq!(
+            err,
+            "--input f: line 3 is longer than 1 MiB, the most a line may have (one text per line)"
         );
     }
 
     #[test]
     fn chunk_errors_name_the_text_in_the_whole_input() {
-        let texts: Vec<&str> = vec!["x"; CHUNK + 3];
-        let err = chunked(&texts, "test", |chunk| {
+        let content = "x\n".repeat(CHUNK + 3);
+        let err = chunked(reading(content.as_bytes()), "test", |chunk| {
             if chunk.len() == 3 {
-                Err(EncoderError::EmptyText { index: 1 })
+                Err(EncoderError::EmptyText { index: 1 }.into())
             } else {
-                Ok(vec![(); chunk.len()])
+                Ok(())
             }
         })
         .unwrap_err();
+        let err = err.downcast::<EncoderError>().unwrap();
         assert_eq!(err.index(), Some(CHUNK + 1));
     }
 }

@@ -7,6 +7,7 @@ mod embed;
 mod fill_mask;
 mod input;
 mod model_args;
+mod output;
 mod probe;
 mod seat;
 mod valence;
@@ -50,6 +51,11 @@ fn main() {
         Command::Weat(args) => weat::run(args),
     };
     if let Err(err) = result {
+        // The reader of our output went away (`lmbias … | head -1`): end quietly and
+        // successfully, as ripgrep does; what was asked for was delivered up to the close.
+        if output::is_closed_stdout(&err) {
+            std::process::exit(0);
+        }
         // Each error names its own part and leaves its cause to the chain, so `{:#}`
         // prints every cause once, on one line.
         eprintln!("error: {err:#}");

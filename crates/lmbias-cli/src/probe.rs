@@ -15,6 +15,7 @@ use lmbias_studies::probe::{Probe, ProbeStep, ProbeWord, embed_words, word_vecto
 use serde_json::json;
 
 use crate::model_args::{Model, ModelArgs};
+use crate::output::{self, out, outln};
 
 /// Said in the output when the model is static word vectors.
 const STATIC_NOTE: &str = "static word vectors have no context: each word is its own vector, \
@@ -62,6 +63,10 @@ pub struct ProbeArgs {
 }
 
 pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
+    // Checked before anything is embedded, so that an unwritable path wastes nothing.
+    if let Some(svg) = &args.svg {
+        output::check_file("--svg", svg)?;
+    }
     let protected = load_word_list(&args.protected)?;
     let stereotyped = load_word_list(&args.stereotyped)?;
     let (source, protected_words, stereotyped_words) = match (&args.embeddings, &args.model) {
@@ -125,69 +130,75 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
         _ => probe.sweep()?,
     };
     let label = format!("{} × {}", stem(&args.protected), stem(&args.stereotyped));
-    if let Some(svg) = &args.svg {
+    // The figure is written first, the results printed whatever became of it; a failed
+    // figure is reported after them.
+    let figure = args.svg.as_ref().map(|svg| {
         let series = PValueSeries {
             label: label.clone(),
             points: steps.iter().map(|s| (s.n, s.p_value())).collect(),
         };
         let title = format!("Categorical association: {label}");
-        std::fs::write(svg, pvalue_curve(&title, &[series]))
-            .with_context(|| format!("--svg {}", svg.display()))?;
-    }
-    if args.json {
-        let out = json!({
-            "source": source,
-            "protected": args.protected,
-            "stereotyped": args.stereotyped,
-            "hidden_size": probe.hidden_size(),
-            "relevance_order": probe.relevance_order(),
-            "sweep": steps,
-        });
-        println!("{}", serde_json::to_string(&out)?);
-        return Ok(());
-    }
-    let top: Vec<String> = probe
-        .relevance_order()
-        .iter()
-        .take(10)
-        .map(usize::to_string)
-        .collect();
-    println!(
-        "{label} · {} dimensions · most relevant first: {} …",
-        probe.hidden_size(),
-        top.join(", ")
-    );
-    if source.get("static").is_some() {
-        println!(
-            "{}: {STATIC_NOTE}.",
-            source["model"].as_str().unwrap_or_default()
-        );
-    }
-    println!();
-    if let [step] = &steps[..] {
-        let order = ClassOrder {
-            protected: &protected.classes_in_file_order(),
-            stereotyped: &stereotyped.classes_in_file_order(),
-        };
-        print!("{}", step_markdown(step, order));
-        return Ok(());
-    }
-    print!("{}", sweep_markdown(&steps));
-    let tested: Vec<(usize, f64)> = steps
-        .iter()
-        .filter_map(|s| s.p_value().map(|p| (s.n, p)))
-        .collect();
-    let significant = tested.iter().filter(|(_, p)| *p < 0.05).count();
-    println!();
-    println!(
-        "{significant} of {} sizes have p < 0.05; {} sizes not testable.",
-        steps.len(),
-        steps.len() - tested.len()
-    );
-    if let Some((n, p)) = tested.iter().min_by(|a, b| a.1.total_cmp(&b.1)) {
-        println!("Smallest p = {} at n = {n}.", p_text(*p));
-    }
-    Ok(())
+        output::write_atomically(svg, pvalue_curve(&title, &[series]).as_bytes()).context("--svg")
+    });
+    // Printed whatever became of the figure; a failed figure is reported after.
+    let printed = (|| -> anyhow::Result<()> {
+        if args.json {
+            let out = json!({
+                "source": source,
+                "protected": args.protected,
+                "stereotyped": args.stereotyped,
+                "hidden_size": probe.hidden_size(),
+                "relevance_order": probe.relevance_order(),
+                "sweep": steps,
+            });
+            outln!("{}", serde_json::to_string(&out)?)?;
+            return Ok(());
+        }
+        let top: Vec<String> = probe
+            .relevance_order()
+            .iter()
+            .take(10)
+            .map(usize::to_string)
+            .collect();
+        outln!(
+            "{label} · {} dimensions · most relevant first: {} …",
+            probe.hidden_size(),
+            top.join(", ")
+        )?;
+        if source.get("static").is_some() {
+            outln!(
+                "{}: {STATIC_NOTE}.",
+                source["model"].as_str().unwrap_or_default()
+            )?;
+        }
+        outln!()?;
+        if let [step] = &steps[..] {
+            let order = ClassOrder {
+                protected: &protected.classes_in_file_order(),
+                stereotyped: &stereotyped.classes_in_file_order(),
+            };
+            out!("{}", step_markdown(step, order))?;
+            return Ok(());
+        }
+        out!("{}", sweep_markdown(&steps))?;
+        let tested: Vec<(usize, f64)> = steps
+            .iter()
+            .filter_map(|s| s.p_value().map(|p| (s.n, p)))
+            .collect();
+        let significant = tested.iter().filter(|(_, p)| *p < 0.05).count();
+        outln!()?;
+        outln!(
+            "{significant} of {} sizes have p < 0.05; {} sizes not testable.",
+            steps.len(),
+            steps.len() - tested.len()
+        )?;
+        if let Some((n, p)) = tested.iter().min_by(|a, b| a.1.total_cmp(&b.1)) {
+            outln!("Smallest p = {} at n = {n}.", p_text(*p))?;
+        }
+        Ok(())
+    })();
+    figure.transpose()?;
+    printed
 }
 
 /// The vectors of a word list's words, in file order; every missing word is named.

@@ -13,10 +13,11 @@ use lmbias_model::DeviceKind;
 use lmbias_report::heatmap::Marks;
 use lmbias_report::seat::{battery_markdown, heatmaps, layer_label, table};
 use lmbias_studies::seat::{self, Battery, BatteryResult, Copies, Lost, SeatOptions};
-use lmbias_studies::shard::{self, Shard};
+use lmbias_studies::shard::{self, Shard, Stamp};
 use serde::{Deserialize, Serialize};
 
 use crate::model_args::load_embedder;
+use crate::output::{self, out, outln};
 
 #[derive(clap::Args, Debug)]
 pub struct SeatArgs {
@@ -89,24 +90,46 @@ pub struct SeatArgs {
     merge: Vec<PathBuf>,
 }
 
-/// What `--save` writes: a shard's results and what a merge checks and needs.
+/// What `--save` writes besides its [`Stamp`] (which holds what a merge checks: the
+/// tests' digests and the options): a shard's results and what a merge needs.
 #[derive(Serialize, Deserialize)]
 struct Saved {
     shard: Shard,
     /// The whole --model list, the other shards' models too.
     models: Vec<String>,
-    /// The battery's test names, in order.
-    tests: Vec<String>,
     pooling: Option<Pooling>,
     layer: Layer,
-    n_samples: u64,
-    seed: u64,
-    copies: Copies,
     /// Each of the shard's models: its position in `models`, and its results.
     results: Vec<(usize, BatteryResult)>,
 }
 
+/// The command a saved shard names as its writer.
+const SAVE_KIND: &str = "lmbias seat --save";
+
+/// What a merge holds shards to: each test's content (and its lower-cased copy's)
+/// and every option that shapes the numbers.
+fn stamp(args: &SeatArgs, battery: &Battery) -> Stamp {
+    let mut stamp = Stamp::new(SAVE_KIND);
+    battery.digest_into(&mut stamp);
+    let pooling = args
+        .pooling
+        .map_or_else(|| "each model's own".to_owned(), |p| p.to_string());
+    stamp.option("--pooling", pooling);
+    stamp.option("--layer", args.layer);
+    stamp.option("--n-samples", args.n_samples);
+    stamp.option("--seed", args.seed);
+    stamp.option("--also-lowercased-copy", args.also_lowercased_copy);
+    stamp
+}
+
 pub fn run(args: SeatArgs) -> Result<()> {
+    // Output paths first: a run may take hours, an unwritable path must not waste them.
+    if let Some(dir) = &args.figures {
+        output::check_dir("--figures", dir)?;
+    }
+    if let Some(path) = &args.save {
+        output::check_file("--save", path)?;
+    }
     if !args.merge.is_empty() {
         return merge(&args);
     }
@@ -149,7 +172,7 @@ pub fn run(args: SeatArgs) -> Result<()> {
     } else {
         Copies::AsWritten
     };
-    let progress = crate::input::bar(models.len(), "seat");
+    let progress = crate::input::bar(Some(models.len()), "seat");
     let mut results = Vec::with_capacity(models.len());
     for (position, loaded) in &models {
         let model = loaded.embedder();
@@ -164,22 +187,16 @@ pub fn run(args: SeatArgs) -> Result<()> {
     let saved = Saved {
         shard,
         models: args.models.clone(),
-        tests: battery
-            .tests()
-            .iter()
-            .map(|t| t.name().to_owned())
-            .collect(),
         pooling: args.pooling,
         layer: args.layer,
-        n_samples: args.n_samples,
-        seed: args.seed,
-        copies,
         results,
     };
-    if let Some(path) = &args.save {
-        save(path, &saved)?;
-    }
-    print(assemble(saved.results), args.pooling, args.layer, &args)
+    // A failed save still prints the results, then reports the failure.
+    let stamp = stamp(&args, &battery);
+    let saved_ok = args.save.as_ref().map(|path| save(path, &stamp, &saved));
+    let printed = print(assemble(saved.results), args.pooling, args.layer, &args);
+    saved_ok.transpose()?;
+    printed
 }
 
 /// The models' results in --model order, as one battery.
@@ -192,26 +209,37 @@ fn assemble(mut results: Vec<(usize, BatteryResult)>) -> BatteryResult {
     all
 }
 
-fn save(path: &Path, saved: &Saved) -> Result<()> {
-    let mut bytes = Vec::new();
-    ciborium::into_writer(saved, &mut bytes)
-        .with_context(|| format!("--save {}", path.display()))?;
-    std::fs::write(path, bytes).with_context(|| format!("--save {}", path.display()))
+fn save(path: &Path, stamp: &Stamp, saved: &Saved) -> Result<()> {
+    let bytes =
+        shard::encode(stamp, saved).with_context(|| format!("--save {}", path.display()))?;
+    output::write_atomically(path, &bytes).context("--save")
 }
 
-fn load(path: &Path) -> Result<Saved> {
-    let bytes = std::fs::read(path).with_context(|| format!("--merge {}", path.display()))?;
-    ciborium::from_reader(bytes.as_slice()).with_context(|| {
-        format!(
-            "--merge {}: not a file saved by this version of `lmbias seat --save`",
-            path.display()
-        )
-    })
+fn load(path: &Path) -> Result<(Stamp, Saved)> {
+    let context = || format!("--merge {}", path.display());
+    let bytes = std::fs::read(path).with_context(context)?;
+    shard::decode(&bytes, SAVE_KIND).with_context(context)
+}
+
+/// Positions in the --model list, 1-based as a user counts them.
+fn positions(list: &[usize]) -> String {
+    let names: Vec<String> = list.iter().map(|p| (p + 1).to_string()).collect();
+    if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    }
 }
 
 /// `--merge`: the saved shards, checked to be all N shards of one run, printed as it.
 fn merge(args: &SeatArgs) -> Result<()> {
-    let saved: Vec<Saved> = args.merge.iter().map(|p| load(p)).collect::<Result<_>>()?;
+    let (stamps, saved): (Vec<Stamp>, Vec<Saved>) = args
+        .merge
+        .iter()
+        .map(|p| load(p))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
     let shards: Vec<Shard> = saved.iter().map(|s| s.shard).collect();
     shard::check_set(&shards).map_err(|err| match err.at() {
         Some(at) => {
@@ -219,19 +247,15 @@ fn merge(args: &SeatArgs) -> Result<()> {
         }
         None => anyhow::Error::new(err).context("--merge"),
     })?;
+    let names: Vec<String> = args.merge.iter().map(|p| p.display().to_string()).collect();
+    let named: Vec<(&str, &Stamp)> = names.iter().map(String::as_str).zip(&stamps).collect();
+    shard::check_stamps(&named).context("--merge")?;
     let first = &saved[0];
     for (path, s) in args.merge.iter().zip(&saved) {
-        let same = s.models == first.models
-            && s.tests == first.tests
-            && s.pooling == first.pooling
-            && s.layer == first.layer
-            && s.n_samples == first.n_samples
-            && s.seed == first.seed
-            && s.copies == first.copies;
-        if !same {
+        if s.models != first.models {
             bail!(
-                "--merge {}: its models, tests or options differ from those of {} (shards of one \
-                 run are given the same ones)",
+                "--merge {}: its --model list differs from that of {} (the shards of one run \
+                 are given the same list)",
                 path.display(),
                 args.merge[0].display()
             );
@@ -240,9 +264,11 @@ fn merge(args: &SeatArgs) -> Result<()> {
         let ran: Vec<usize> = s.results.iter().map(|(position, _)| *position).collect();
         if ran != mine {
             bail!(
-                "--merge {}: shard {} holds the models at {ran:?}, not its slice {mine:?}",
+                "--merge {}: shard {} holds the models at --model positions {}, not its slice {}",
                 path.display(),
-                s.shard
+                s.shard,
+                positions(&ran),
+                positions(&mine)
             );
         }
     }
@@ -271,25 +297,27 @@ fn print(
         eprintln!("warning: {refused}");
     }
     let rows = &result.rows;
-    if let Some(dir) = &args.figures {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    // The figures are written first, the table printed whatever became of them; a failed
+    // figure is reported after it.
+    let figures = args.figures.as_ref().map(|dir| {
         let pooling = pooling.map_or_else(
             || lmbias_report::seat::pooling_label(rows),
             |p| format!("{p} pooling"),
         );
         let title = format!("SEAT, {pooling}, {}", layer_label(layer));
-        for (file, svg) in heatmaps(rows, &title, args.marks) {
-            let path = dir.join(file);
-            std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
-        }
-    }
+        heatmaps(rows, &title, args.marks)
+            .into_iter()
+            .try_for_each(|(file, svg)| output::write_atomically(&dir.join(file), svg.as_bytes()))
+            .context("--figures")
+    });
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
+        outln!("{}", serde_json::to_string_pretty(&result)?)?;
     } else if args.csv {
-        print!("{}", table(rows).to_csv());
+        out!("{}", table(rows).to_csv())?;
     } else {
-        print!("{}", battery_markdown(&result, args.marks));
+        out!("{}", battery_markdown(&result, args.marks))?;
     }
+    figures.transpose()?;
     Ok(())
 }
 

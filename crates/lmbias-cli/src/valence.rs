@@ -10,6 +10,8 @@ use lmbias_model::DeviceKind;
 use lmbias_report::valence::{self as report, Measure};
 use lmbias_studies::valence::{self, DEFAULT_TOP_K, ModelResult};
 
+use crate::output::{self, out};
+
 #[derive(clap::Args, Debug)]
 pub struct ValenceArgs {
     /// Model folders or Hugging Face ids (ORG/NAME, from the Hugging Face cache or the hub);
@@ -55,22 +57,28 @@ const MARKDOWN_DIGITS: usize = 3;
 const CSV_DIGITS: usize = 6;
 
 pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
+    // Checked before any model runs, so that an unwritable folder wastes nothing.
+    if let Some(dir) = &args.figures {
+        output::check_dir("--figures", dir)?;
+    }
     let dataset = ValenceDataset::load(&args.dataset)?;
     let mut results: Vec<ModelResult> = Vec::with_capacity(args.models.len());
     for name in &args.models {
         let lm = crate::model_args::load_masked_lm(name, args.device)?;
         results.push(valence::run(lm.as_ref(), &dataset, args.top_k)?);
     }
-    if let Some(dir) = &args.figures {
-        std::fs::create_dir_all(dir).with_context(|| format!("--figures {}", dir.display()))?;
-        for result in &results {
-            for measure in Measure::ALL {
+    // The figures are written first, the tables printed whatever became of them; a failed
+    // figure is reported after them.
+    let figures = args.figures.as_ref().map(|dir| {
+        results
+            .iter()
+            .flat_map(|result| Measure::ALL.map(|measure| (result, measure)))
+            .try_for_each(|(result, measure)| {
                 let path = dir.join(report::figure_file_name(result, measure));
-                std::fs::write(&path, report::figure(result, measure))
-                    .with_context(|| format!("writing {}", path.display()))?;
-            }
-        }
-    }
+                output::write_atomically(&path, report::figure(result, measure).as_bytes())
+            })
+            .context("--figures")
+    });
     // --markdown is the default, so it only matters when neither other flag is given.
     let format = match (args.json, args.csv, args.markdown) {
         (true, _, _) => Format::Json,
@@ -95,6 +103,7 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
             report::unannotated_table(&results, MARKDOWN_DIGITS).to_markdown()
         }
     };
-    print!("{out}");
+    out!("{out}")?;
+    figures.transpose()?;
     Ok(())
 }

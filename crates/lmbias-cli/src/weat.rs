@@ -11,6 +11,8 @@ use lmbias_metrics::weat::{
 };
 use serde_json::json;
 
+use crate::output::{out, outln};
+
 #[derive(clap::Args, Debug)]
 pub struct WeatArgs {
     /// Vectors: a JSON object {text: [numbers]} or word2vec/GloVe text (optional "count dim" header).
@@ -89,20 +91,24 @@ pub fn run(args: WeatArgs) -> anyhow::Result<()> {
     };
     let result = weat(&assoc, &options).with_context(|| format!("{}", args.test.display()))?;
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&as_json(&test, &args, &options, &result))?
-        );
+        )?;
     } else {
-        print!("{}", as_text(&test, &options, &result));
+        out!("{}", as_text(&test, &options, &result))?;
     }
     Ok(())
 }
 
 /// Names the text behind a metrics error about a set item.
 fn explain(error: WeatError, test: &AssociationTest, embeddings: &Embeddings) -> anyhow::Error {
-    let text =
-        |role: Role, index: usize| format!("{role} text {:?}", test.set(role).examples()[index]);
+    let text = |role: Role, index: usize| {
+        format!(
+            "{role} text {}",
+            lmbias_encoder::quote(&test.set(role).examples()[index])
+        )
+    };
     match error {
         WeatError::ZeroVector { set, index } => anyhow::anyhow!(
             "{}: the vector of {} is all zeros: its cosine similarity is undefined",

@@ -19,9 +19,10 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use lmbias_encoder::quote;
 use serde::{Deserialize, Serialize};
 
-use crate::read::{ReadError, read};
+use crate::read::{ReadError, read, strip_bom};
 
 /// One of the four sets of an association test: the one vocabulary for them in lmbias.
 ///
@@ -188,6 +189,7 @@ impl AssociationTest {
         bytes: &[u8],
         options: &LoadOptions,
     ) -> Result<Self, AssociationError> {
+        let bytes = strip_bom(bytes);
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(AssociationError::EmptyFile {
                 path: path.to_path_buf(),
@@ -349,18 +351,41 @@ pub fn load_dir_with_copies(
         .collect()
 }
 
-/// Every test (`*.jsonl`, `*.json`) in `dir`, sorted by name (file stem); subdirectories are skipped.
+/// Every test (`*.jsonl`, `*.json`) in `dir`, sorted by name (file stem); subdirectories
+/// and hidden files (`.NAME`, an editor's or a sync tool's) are skipped, and a symbolic link
+/// that leads nowhere is an error rather than a test silently left out.
 pub fn load_dir(
     dir: &Path,
     options: &LoadOptions,
 ) -> Result<Vec<AssociationTest>, AssociationError> {
+    test_paths(dir)?
+        .iter()
+        .map(|p| AssociationTest::from_path(p, options))
+        .collect()
+}
+
+/// The test files of `dir`, as [`load_dir`] reads them.
+fn test_paths(dir: &Path) -> Result<Vec<PathBuf>, AssociationError> {
     let io = |source| ReadError::new(dir, source);
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(io)?
-        .map(|entry| entry.map(|e| e.path()))
-        .collect::<Result<_, _>>()
-        .map_err(io)?;
-    paths.retain(|p| p.is_file() && p.extension().is_some_and(|x| x == "jsonl" || x == "json"));
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        let test = path
+            .extension()
+            .is_some_and(|x| x == "jsonl" || x == "json");
+        if hidden || !test {
+            continue;
+        }
+        // `metadata` follows links: it fails on a dangling link or a loop.
+        match std::fs::metadata(&path) {
+            Ok(meta) if meta.is_file() => paths.push(path),
+            Ok(_) => {}
+            Err(source) => return Err(AssociationError::BrokenLink { path, source }),
+        }
+    }
     // By test name, so `weat1` < `weat1+3-` does not depend on the extension's first byte.
     paths.sort_by(|a, b| a.file_stem().cmp(&b.file_stem()).then_with(|| a.cmp(b)));
     if paths.is_empty() {
@@ -368,10 +393,7 @@ pub fn load_dir(
             path: dir.to_path_buf(),
         });
     }
-    paths
-        .iter()
-        .map(|p| AssociationTest::from_path(p, options))
-        .collect()
+    Ok(paths)
 }
 
 /// A test of a battery as [`load_battery`] reads it: the file it came from, and
@@ -407,10 +429,10 @@ pub fn load_battery(
     let mut out: Vec<BatteryFile> = Vec::new();
     for path in paths {
         let loaded: Vec<BatteryFile> = if path.is_dir() {
-            load_dir(path, options)?
+            test_paths(path)?
                 .into_iter()
-                .map(|test| {
-                    let file = test_file(path, test.name()).unwrap_or_else(|| path.clone());
+                .map(|file| {
+                    let test = AssociationTest::from_path(&file, options)?;
                     with_copy(file, test)
                 })
                 .collect::<Result<_, _>>()?
@@ -459,7 +481,7 @@ pub enum AssociationError {
         source: serde_json::Error,
     },
     /// One set breaks a rule of [`SetProblem`].
-    #[error("{origin}: {role} ({category:?}): {problem}")]
+    #[error("{origin}: {role} ({}): {problem}", quote(category))]
     Set {
         /// The file, or the test's name when it was built in memory.
         origin: String,
@@ -472,7 +494,9 @@ pub enum AssociationError {
     },
     /// |targ1| ≠ |targ2| while [`TargetSizes::Equal`] is asked for.
     #[error(
-        "{origin}: targ1 ({category1:?}) has {size1} examples but targ2 ({category2:?}) has {size2}: sent-bias requires equal target sizes (allow unequal sizes to run it anyway)"
+        "{origin}: targ1 ({}) has {size1} examples but targ2 ({}) has {size2}: sent-bias requires equal target sizes (allow unequal sizes to run it anyway)",
+        quote(category1),
+        quote(category2)
     )]
     UnequalTargets {
         /// The file, or the test's name when it was built in memory.
@@ -496,6 +520,14 @@ pub enum AssociationError {
         /// The file that holds the first test of that name.
         first: PathBuf,
     },
+    /// A test file in a battery directory that is a symbolic link to nothing (or a loop).
+    #[error("{}: a symbolic link that leads to no file (dangling, or a loop)", path.display())]
+    BrokenLink {
+        /// The link.
+        path: PathBuf,
+        /// What following it said.
+        source: std::io::Error,
+    },
     /// A battery directory with no test in it: most likely the wrong directory.
     #[error("{}: no association tests (*.jsonl or *.json files) in this directory", path.display())]
     NoTests {
@@ -518,7 +550,8 @@ pub enum SetProblem {
     },
     /// The same text twice, refused under [`Duplicates::Error`].
     #[error(
-        "example {text:?} appears more than once (sent-bias silently merges duplicates; lmbias merges only when asked)"
+        "example {} appears more than once (sent-bias silently merges duplicates; lmbias merges only when asked)",
+        quote(text)
     )]
     Duplicate {
         /// The repeated example.

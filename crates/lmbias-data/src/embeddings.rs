@@ -8,14 +8,19 @@
 //!
 //! Every vector must have the same non-zero dimension and only finite values; a text may appear
 //! once. Values are kept as f64 (JSON written from numpy float64 keeps its precision).
+//!
+//! Both formats read a number the same way, with Rust's correctly rounded `str::parse`, so the
+//! same digits give the same vector and the same effect size to the last digit (see
+//! [`numbers`]). A leading UTF-8 byte-order mark is dropped in both.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use lmbias_encoder::quote;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
-use crate::read::{ReadError, read};
+use crate::read::{ReadError, read, strip_bom};
 
 /// Vectors keyed by the exact text they embed, all of one dimension and finite, so that a
 /// WEAT on them cannot fail halfway through for a bad vector.
@@ -34,6 +39,7 @@ impl Embeddings {
 
     /// Parses a file's contents; `path` names it in errors.
     pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<Self, EmbeddingsError> {
+        let bytes = strip_bom(bytes);
         let text = std::str::from_utf8(bytes).map_err(|source| EmbeddingsError::NotUtf8 {
             path: path.to_path_buf(),
             source,
@@ -113,14 +119,53 @@ type Parsed = (usize, HashMap<String, Vec<f64>>);
 
 fn parse_json(text: &str) -> Result<Parsed, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let parsed = de.deserialize_map(VectorsVisitor)?;
+    let parsed = de.deserialize_map(VectorsVisitor {
+        exact: numbers(text),
+    })?;
     de.end()?;
     Ok(parsed)
 }
 
+/// Every number of a JSON text in order, each read by `str::parse` as the text format reads
+/// it. serde_json's default parser is only within one ulp (one in six 17-digit numbers, as
+/// numpy writes float64, lands one off; its exact `float_roundtrip` feature would rebuild
+/// Burn), so the same digits as JSON and as text gave different vectors, and an effect size
+/// different in its last digit. Strings are skipped whole, so a digit in a text is no number.
+fn numbers(text: &str) -> std::vec::IntoIter<f64> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < bytes.len()
+                    && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    i += 1;
+                }
+                // Not a number serde_json accepts either: it fails the whole file.
+                out.extend(text[start..i].parse::<f64>().ok());
+            }
+            _ => i += 1,
+        }
+    }
+    out.into_iter()
+}
+
 /// Reads the object entry by entry so that repeated keys and bad vectors are caught where they
 /// are (a plain `HashMap` would keep the last of two equal keys silently).
-struct VectorsVisitor;
+struct VectorsVisitor {
+    /// The file's numbers read exactly, in order: each vector's values in turn.
+    exact: std::vec::IntoIter<f64>,
+}
 
 impl<'de> Visitor<'de> for VectorsVisitor {
     type Value = Parsed;
@@ -129,16 +174,25 @@ impl<'de> Visitor<'de> for VectorsVisitor {
         f.write_str("an object mapping each text to an array of numbers")
     }
 
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Parsed, M::Error> {
+    fn visit_map<M: MapAccess<'de>>(mut self, mut map: M) -> Result<Parsed, M::Error> {
         let mut vectors = HashMap::new();
         let mut dim = None;
         while let Some(text) = map.next_key::<String>()? {
             let vector: Vec<f64> = map.next_value()?;
+            // serde_json's value within an ulp is the check that the two readings agree on
+            // which number this is; the exact one is kept.
+            let vector: Vec<f64> = vector
+                .into_iter()
+                .map(|near| match self.exact.next() {
+                    Some(exact) if (exact - near).abs() <= near.abs() * 1e-15 => exact,
+                    _ => near,
+                })
+                .collect();
             if let Some(problem) = check_vector(&vector, &mut dim) {
-                return Err(de::Error::custom(format!("{text:?}: {problem}")));
+                return Err(de::Error::custom(format!("{}: {problem}", quote(&text))));
             }
             if vectors.contains_key(&text) {
-                return Err(de::Error::custom(format!("{text:?} appears twice")));
+                return Err(de::Error::custom(format!("{} appears twice", quote(&text))));
             }
             vectors.insert(text, vector);
         }
@@ -198,16 +252,16 @@ fn parse_text(path: &Path, text: &str) -> Result<Parsed, EmbeddingsError> {
                 t.parse::<f64>().map_err(|_| {
                     line_error(
                         number,
-                        format!("{word:?}: value {i} ({t:?}) is not a number"),
+                        format!("{}: value {i} ({}) is not a number", quote(word), quote(t)),
                     )
                 })
             })
             .collect::<Result<Vec<f64>, _>>()?;
         if let Some(problem) = check_vector(&vector, &mut dim) {
-            return Err(line_error(number, format!("{word:?}: {problem}")));
+            return Err(line_error(number, format!("{}: {problem}", quote(word))));
         }
         if vectors.insert(word.to_owned(), vector).is_some() {
-            return Err(line_error(number, format!("{word:?} appears twice")));
+            return Err(line_error(number, format!("{} appears twice", quote(word))));
         }
     }
     if let Some((announced, _)) = header
@@ -292,7 +346,7 @@ pub enum EmbeddingsError {
 fn quoted(texts: &[String]) -> String {
     texts
         .iter()
-        .map(|t| format!("{t:?}"))
+        .map(|t| quote(t))
         .collect::<Vec<_>>()
         .join(", ")
 }

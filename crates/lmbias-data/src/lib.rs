@@ -15,4 +15,4 @@ pub use association::{
     TargetSizes, TestSpec, load_dir,
 };
 pub use embeddings::{Embeddings, EmbeddingsError};
-pub use read::ReadError;
+pub use read::{ReadError, skip_bom, strip_bom};

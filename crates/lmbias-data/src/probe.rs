@@ -11,6 +11,7 @@
 //! (only words with that descriptor, or without one, go there) or `[WORD]`
 //! (any word goes there).
 
+use lmbias_encoder::quote;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -71,10 +72,14 @@ impl WordList {
             let problem = if entry.word.trim().is_empty() {
                 Some("empty word".to_string())
             } else if entry.class.trim().is_empty() {
-                Some(format!("word {:?} has an empty value", entry.word))
+                Some(format!("word {} has an empty value", quote(&entry.word)))
             } else {
-                seen.insert(entry.word.as_str(), line)
-                    .map(|first| format!("duplicate word {:?} (first on line {first})", entry.word))
+                seen.insert(entry.word.as_str(), line).map(|first| {
+                    format!(
+                        "duplicate word {} (first on line {first})",
+                        quote(&entry.word)
+                    )
+                })
             };
             if let Some(problem) = problem {
                 return Err(ProbeDataError::Line {
@@ -95,7 +100,10 @@ impl WordList {
             ))
         } else {
             sizes.iter().find(|(_, n)| **n < 2).map(|(class, n)| {
-                format!("class {class:?} has {n} word; every class needs at least 2")
+                format!(
+                    "class {} has {n} word; every class needs at least 2",
+                    quote(class)
+                )
             })
         };
         match problem {
@@ -201,7 +209,12 @@ impl Template {
         let descriptor = match inner.strip_prefix(':') {
             Some(d) if !d.trim().is_empty() => Some(d.trim().to_string()),
             None if inner.is_empty() => None,
-            _ => return Err(format!("malformed placeholder {:?}", &line[start..end])),
+            _ => {
+                return Err(format!(
+                    "malformed placeholder {}",
+                    quote(&line[start..end])
+                ));
+            }
         };
         Ok(Template {
             text: line.to_string(),

@@ -26,6 +26,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use lmbias_encoder::quote;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::read::{ReadError, read_to_string};
@@ -290,6 +291,7 @@ impl ValenceDataset {
 
     /// Parses and validates a dataset; `file` only names it in errors.
     pub fn from_json(text: &str, file: &Path) -> Result<ValenceDataset, ValenceError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let raw: RawDataset = serde_json::from_str(text).map_err(|e| ValenceError::Json {
             file: file.to_path_buf(),
             source: e,
@@ -322,7 +324,7 @@ pub enum ValenceError {
         problem: String,
     },
     /// A lexicon entry that is not one word or not on the scale.
-    #[error("{}: lexicon token {token:?}: {problem}", file.display())]
+    #[error("{}: lexicon token {}: {problem}", file.display(), quote(token))]
     Lexicon {
         /// The dataset file.
         file: PathBuf,
@@ -427,8 +429,8 @@ impl RawDataset {
             }
             let group = Group::parse(&raw.group).ok_or_else(|| {
                 sentence_err(format!(
-                    "unknown group {:?}: expected EME, neutral or ME",
-                    raw.group
+                    "unknown group {}: expected EME, neutral or ME",
+                    quote(&raw.group)
                 ))
             })?;
             let word_class = raw
@@ -437,7 +439,8 @@ impl RawDataset {
                 .map(|c| {
                     WordClass::parse(c).ok_or_else(|| {
                         sentence_err(format!(
-                            "unknown class {c:?}: expected pronoun, verb, adverb, adjective or noun"
+                            "unknown class {}: expected pronoun, verb, adverb, adjective or noun",
+                            quote(c)
                         ))
                     })
                 })
@@ -452,7 +455,7 @@ impl RawDataset {
                 )));
             }
             let annotations = lowercase_keys(raw.annotations).map_err(|(token, problem)| {
-                sentence_err(format!("annotation {token:?}: {problem}"))
+                sentence_err(format!("annotation {}: {problem}", quote(&token)))
             })?;
             sentences.push(ValenceSentence {
                 id: raw.id,
@@ -493,7 +496,10 @@ fn lowercase_keys(
         if let Some(other) = spelled.insert(key.clone(), token.clone()) {
             return Err((
                 token,
-                format!("also given as {other:?}: tokens are matched case-insensitively"),
+                format!(
+                    "also given as {}: tokens are matched case-insensitively",
+                    quote(&other)
+                ),
             ));
         }
         out.insert(key, v);

@@ -15,6 +15,14 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+/// Texts per call when a front-end feeds a long list to a model chunk by chunk (the
+/// CLI's `--input`, the Python package's `embed` and `fill_mask`): large enough for the
+/// model's own batching (which sorts a call's texts by length) to work, small enough for
+/// memory to stay bounded and for an interrupt to be honoured between calls. A text's
+/// vector can differ in its last bit with the batch it runs in, so every front-end uses
+/// this one size, and they give the same vectors.
+pub const TEXTS_PER_CALL: usize = 512;
+
 /// How a sequence of hidden states becomes one vector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -163,6 +171,13 @@ pub trait Embedder {
     /// The one place this policy lives, so the CLI and the reproduction agree.
     fn default_pooling(&self) -> Pooling;
 
+    /// The pooling [`embed`](Embedder::embed) applies when asked for `requested`, for a
+    /// result to report: `requested`, unless the model has one way only to make a text's
+    /// vector (static word vectors: the mean of its words' vectors, whatever is asked).
+    fn pooling_applied(&self, requested: Pooling) -> Pooling {
+        requested
+    }
+
     /// One vector per text, in order. Pass all texts in one call: the model
     /// batches them itself, and batched and one-at-a-time calls agree within
     /// float noise. An empty text reads as the model's special tokens alone, as
@@ -235,12 +250,28 @@ pub trait MaskedLm {
     fn token_probs(&self, text: &str, ids: &[u32]) -> Result<Vec<f32>, EncoderError>;
 }
 
+/// Characters of an input that an error message quotes; the rest is counted, not echoed.
+pub const QUOTED_CHARS: usize = 80;
+
+/// `text` quoted for an error message: whole when it has at most [`QUOTED_CHARS`]
+/// characters, else its first ones, `…` and its length. An input can be megabytes long
+/// (a file of one huge line): a message that echoed it would bury the error.
+pub fn quote(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        None => format!("{text:?}"),
+        Some((end, _)) => format!("{:?}… ({} characters)", &text[..end], text.chars().count()),
+    }
+}
+
 /// Why an encoder could not answer. Messages are one line and name the input;
 /// errors about one text carry its index in the call ([`EncoderError::index`]).
 #[derive(Debug, thiserror::Error)]
 pub enum EncoderError {
     /// A fill-mask text has no mask, or several.
-    #[error("text {index} must contain exactly one {mask}, found {found}: {text:?}")]
+    #[error(
+        "text {index} must contain exactly one {mask}, found {found}: {}",
+        quote(text)
+    )]
     MaskCount {
         /// Index of the text in the call.
         index: usize,
@@ -252,7 +283,7 @@ pub enum EncoderError {
         text: String,
     },
     /// A word range that does not cover whole pieces of its text.
-    #[error("text {index}: word range {start}..{end} {reason}: {text:?}")]
+    #[error("text {index}: word range {start}..{end} {reason}: {}", quote(text))]
     WordRange {
         /// Index of the item in the call.
         index: usize,
@@ -266,7 +297,10 @@ pub enum EncoderError {
         text: String,
     },
     /// A text longer than the model's learned positions.
-    #[error("text {index} has {tokens} tokens, more than the model's {max} positions: {text:?}")]
+    #[error(
+        "text {index} has {tokens} tokens, more than the model's {max} positions: {}",
+        quote(text)
+    )]
     TooLong {
         /// Index of the text in the call.
         index: usize,
@@ -311,6 +345,33 @@ pub enum EncoderError {
     /// The model itself failed (a backend or model/tokenizer mismatch).
     #[error("model: {0}")]
     Backend(String),
+    /// The model's output for a text holds a NaN or an infinity (an overflow, or
+    /// damaged weights): never passed on as a number.
+    #[error("text {index}: the model's output value {position} is {value}, not a finite number")]
+    NonFinite {
+        /// Index of the text in the call.
+        index: usize,
+        /// The value's position in the text's output (a vector, or a distribution).
+        position: usize,
+        /// The value.
+        value: f32,
+    },
+}
+
+/// `outputs` (one row per text of a call) unchanged, or [`EncoderError::NonFinite`] naming
+/// the first text whose row holds a NaN or an infinity: what every implementation and
+/// study checks before a number goes further.
+pub fn check_finite(outputs: Vec<Vec<f32>>) -> Result<Vec<Vec<f32>>, EncoderError> {
+    for (index, row) in outputs.iter().enumerate() {
+        if let Some(position) = row.iter().position(|v| !v.is_finite()) {
+            return Err(EncoderError::NonFinite {
+                index,
+                position,
+                value: row[position],
+            });
+        }
+    }
+    Ok(outputs)
 }
 
 impl EncoderError {
@@ -322,11 +383,29 @@ impl EncoderError {
             | EncoderError::WordRange { index, .. }
             | EncoderError::TooLong { index, .. }
             | EncoderError::EmptyText { index }
-            | EncoderError::Tokenizer { index, .. } => Some(*index),
+            | EncoderError::Tokenizer { index, .. }
+            | EncoderError::NonFinite { index, .. } => Some(*index),
             EncoderError::Layer { .. }
             | EncoderError::UnknownId { .. }
             | EncoderError::Backend(_) => None,
         }
+    }
+
+    /// This error with its text index counted from `start`: for a caller that splits one
+    /// call into chunks, so that the index names the text in the whole input.
+    pub fn offset(mut self, start: usize) -> Self {
+        match &mut self {
+            EncoderError::MaskCount { index, .. }
+            | EncoderError::WordRange { index, .. }
+            | EncoderError::TooLong { index, .. }
+            | EncoderError::EmptyText { index }
+            | EncoderError::Tokenizer { index, .. }
+            | EncoderError::NonFinite { index, .. } => *index += start,
+            EncoderError::Layer { .. }
+            | EncoderError::UnknownId { .. }
+            | EncoderError::Backend(_) => {}
+        }
+        self
     }
 }
 
@@ -350,6 +429,41 @@ mod tests {
         assert_eq!(back, [Layer::Last, Layer::Index(3), Layer::Index(2)]);
         assert!(serde_json::from_str::<Layer>("-1").is_err());
         assert!(serde_json::from_str::<Layer>("\"first\"").is_err());
+    }
+
+    #[test]
+    fn long_texts_are_quoted_by_a_prefix_and_their_length() {
+        assert_eq!(quote("a \"b\""), r#""a \"b\"""#);
+        let long = "é".repeat(1 << 20);
+        let quoted = quote(&long);
+        assert_eq!(
+            quoted,
+            format!("{:?}… (1048576 characters)", "é".repeat(QUOTED_CHARS))
+        );
+        let err = EncoderError::TooLong {
+            index: 0,
+            tokens: 9000,
+            max: 512,
+            text: long,
+        };
+        assert!(err.to_string().len() < 300, "{err}");
+    }
+
+    #[test]
+    fn non_finite_outputs_name_their_text_and_value() {
+        let ok = vec![vec![0.5, -1.0], vec![2.0, 3.0]];
+        assert_eq!(check_finite(ok.clone()).unwrap(), ok);
+        let err = check_finite(vec![vec![0.5], vec![1.0, f32::NAN]]).unwrap_err();
+        assert_eq!(err.index(), Some(1));
+        assert_eq!(
+            err.to_string(),
+            "text 1: the model's output value 1 is NaN, not a finite number"
+        );
+        let err = check_finite(vec![vec![f32::NEG_INFINITY]]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "text 0: the model's output value 0 is -inf, not a finite number"
+        );
     }
 
     #[test]

@@ -12,6 +12,8 @@
 //! Errors name a set by [`Role`], the same type the datasets use, so that
 //! `test.set(role).examples()[index]` finds the text behind a bad vector.
 
+use std::sync::atomic::AtomicBool;
+
 use serde::Serialize;
 
 use crate::numpy_sum::{numpy_mean, numpy_sum};
@@ -166,14 +168,48 @@ pub enum WeatError {
     /// A sampled test needs at least the one imagined hit.
     #[error("n_samples must be at least 1")]
     NoSamples,
-    /// Exact enumeration indexes splits by 64-bit masks.
+    /// Enumerating every split would take too long ([`MAX_EXACT_WORK`]); refused before it starts.
     #[error(
-        "exact enumeration over {items} items is not supported (at most 64): use fewer n_samples to sample"
+        "an exact test over the {} splits of X ∪ Y ({x} + {y} items) would take about {} \
+         (more than lmbias allows, about a minute): set n_samples below the number of splits \
+         (e.g. {DEFAULT_N_SAMPLES}, the default, or 1000000 for p down to 1e-6) to sample them instead",
+        splits.map_or_else(|| "more than 2^128".to_owned(), |n| n.to_string()),
+        duration(*estimate_s)
     )]
-    ExactTooLarge {
-        /// |X| + |Y|.
-        items: usize,
+    ExactTooCostly {
+        /// |X|.
+        x: usize,
+        /// |Y|.
+        y: usize,
+        /// `C(|X|+|Y|, |X|)`; `None` beyond `u128::MAX`.
+        splits: Option<u128>,
+        /// The estimated time on two cores, in seconds.
+        estimate_s: f64,
     },
+    /// The caller's cancellation flag was set while the test ran ([`weat_cancellable`]).
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// "40 seconds", "3 minutes", "2 hours", "10^5 years": an estimate, so rounded.
+fn duration(seconds: f64) -> String {
+    const UNITS: [(f64, &str); 5] = [
+        (365.25 * 86_400.0, "years"),
+        (86_400.0, "days"),
+        (3_600.0, "hours"),
+        (60.0, "minutes"),
+        (1.0, "seconds"),
+    ];
+    let (size, unit) = UNITS
+        .into_iter()
+        .find(|&(size, _)| seconds >= 2.0 * size)
+        .unwrap_or((1.0, "seconds"));
+    let value = seconds / size;
+    if value >= 1e6 {
+        format!("10^{} {unit}", value.log10().floor())
+    } else {
+        format!("{value:.0} {unit}")
+    }
 }
 
 /// The association scores `s(w, A, B)` of the targets: all a WEAT needs once A and B are fixed.
@@ -372,15 +408,51 @@ fn count_as_json_number<S: serde::Serializer>(
     }
 }
 
+/// The most work (in the units of the engines' cost estimate) an exact test may take; a larger
+/// one is refused up front with [`WeatError::ExactTooCostly`].
+///
+/// Measured on this project's 2-core test machine, shared with other jobs (`dev` profile, as
+/// `cargo test` and the Python package's default build), random scores, one-sided unless said:
+///
+/// | X × Y      | engine            | estimated work | time   |
+/// |------------|-------------------|----------------|--------|
+/// | 3 × 1000   | direct            | 1.2·10^9       | 1.8 s  |
+/// | 22 × 22    | meet in the middle| 1.2·10^9       | 2.2 s  |
+/// | 23 × 23    | meet in the middle| 3.6·10^9       | 7.0 s  |
+/// | 24 × 24    | meet in the middle| 1.3·10^10      | 18 s   |
+/// | 24 × 24, two-sided | meet in the middle | 2.6·10^10 | 71 s (under load) |
+/// | 25 × 25    | meet in the middle| 5.1·10^10      | 99 s   |
+///
+/// About 5·10^8 units a second, so 3·10^10 is about a minute: 2 × 24 items (either
+/// alternative) is the largest equal-size exact test; 2 × 25 is refused. The bound is an amount
+/// of work, not of time, so that whether a test runs never depends on the machine or its
+/// thread count.
+pub const MAX_EXACT_WORK: f64 = 3e10;
+
+/// Work units per second on two cores (measured, see [`MAX_EXACT_WORK`]), for the refusal's
+/// estimate.
+const WORK_PER_SECOND: f64 = 5e8;
+
 /// The permutation p-value of the observed split, with sent-bias's semantics.
 ///
 /// A split counts when its statistic is ≥ the observed one as numpy computes both, so ties
 /// count as in sent-bias (its "conservative test"). The engine (module `permutation`) finds
 /// the splits whose sums are clearly above or below using exact integer arithmetic and
-/// recomputes only near-ties in numpy's order.
+/// recomputes only near-ties in numpy's order. An exact test whose estimated work exceeds
+/// [`MAX_EXACT_WORK`] is refused before it starts.
 pub fn permutation_test(
     assoc: &Associations,
     options: &Options,
+) -> Result<PermutationTest, WeatError> {
+    permutation_test_cancellable(assoc, options, &AtomicBool::new(false))
+}
+
+/// [`permutation_test`], stopping with [`WeatError::Cancelled`] soon after `cancel` is set
+/// (the engines check it between chunks of a few thousand splits).
+pub fn permutation_test_cancellable(
+    assoc: &Associations,
+    options: &Options,
+    cancel: &AtomicBool,
 ) -> Result<PermutationTest, WeatError> {
     check_sizes(assoc, options)?;
     if options.n_samples == 0 {
@@ -414,14 +486,23 @@ pub fn permutation_test(
     // Two-sided with the observed split at the centre (S = its mirror): every split is at least as
     // far out. Counted directly, as the two tails would otherwise count each split twice.
     let every_split = tails.at_most.is_some_and(|lo| lo >= tails.at_least);
+    let cancelled = |_: permutation::Cancelled| WeatError::Cancelled;
     let (n_extreme, n_evaluated) = if exact {
         let total = n_partitions.map(|n| n as u64).unwrap_or_default();
         let count = if every_split {
             total
         } else {
-            permutation::exact(&scores, nx, tails).ok_or(WeatError::ExactTooLarge {
-                items: scores.len(),
-            })?
+            let tail_count = 1 + usize::from(tails.at_most.is_some());
+            let cost = permutation::exact_cost(scores.len(), nx, tail_count);
+            if cost.work > MAX_EXACT_WORK {
+                return Err(WeatError::ExactTooCostly {
+                    x: nx,
+                    y: assoc.y.len(),
+                    splits: n_partitions,
+                    estimate_s: cost.work / WORK_PER_SECOND,
+                });
+            }
+            permutation::exact(&scores, nx, tails, cancel).map_err(cancelled)?
         };
         (count, total)
     } else {
@@ -430,7 +511,8 @@ pub fn permutation_test(
         let count = if every_split {
             draws
         } else {
-            permutation::sampled(&scores, nx, tails, draws, options.seed)
+            permutation::sampled(&scores, nx, tails, draws, options.seed, cancel)
+                .map_err(cancelled)?
         };
         (count + 1, options.n_samples)
     };
@@ -507,7 +589,17 @@ pub struct Sizes {
 
 /// Effect size, test statistic and permutation test in one call.
 pub fn weat(assoc: &Associations, options: &Options) -> Result<WeatResult, WeatError> {
-    let permutation = permutation_test(assoc, options)?;
+    weat_cancellable(assoc, options, &AtomicBool::new(false))
+}
+
+/// [`weat`], stopping with [`WeatError::Cancelled`] soon after `cancel` is set: how a caller
+/// that can be interrupted (the Python package, on Ctrl-C) stops a long permutation test.
+pub fn weat_cancellable(
+    assoc: &Associations,
+    options: &Options,
+    cancel: &AtomicBool,
+) -> Result<WeatResult, WeatError> {
+    let permutation = permutation_test_cancellable(assoc, options, cancel)?;
     Ok(WeatResult {
         effect_size: effect_size(assoc, options.std),
         std: options.std,

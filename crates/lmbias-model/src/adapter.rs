@@ -13,6 +13,7 @@ use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use lmbias_encoder::{
     Embedder, EncoderError, Layer, MaskedLm, Piece, Pooling, Prediction, WordInContext,
+    check_finite,
 };
 use lmbias_text::{Encoding, TextError, Tokenizer};
 
@@ -174,7 +175,8 @@ impl<N: Network> Adapter<N> {
             .collect()
     }
 
-    /// Softmax over the vocabulary at the single mask of each text: `[n][vocab]`.
+    /// Softmax over the vocabulary at the single mask of each text: `[n][vocab]`; a NaN
+    /// (an overflow in the logits) is an error naming the text, never a probability.
     fn mask_probs(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EncoderError>
     where
         N: MaskedNetwork,
@@ -191,7 +193,7 @@ impl<N: Network> Adapter<N> {
             positions.push(position);
         }
         let h = self.network.hidden_size();
-        self.run(
+        let probs = self.run(
             &sequences,
             self.network.num_layers(),
             |members, hidden, _| {
@@ -206,7 +208,8 @@ impl<N: Network> Adapter<N> {
                 let at_mask = hidden.reshape([b * seq, h]).select(0, index);
                 rows(softmax(self.network.mask_logits(at_mask), 1))
             },
-        )
+        )?;
+        check_finite(probs)
     }
 }
 
@@ -244,7 +247,7 @@ fn mean_over_spans(
     let values = hidden
         .into_data()
         .try_into_vec::<f32>()
-        .map_err(|e| EncoderError::Backend(format!("{e:?}")))?;
+        .map_err(|e| EncoderError::Backend(e.to_string()))?;
     Ok(spans
         .iter()
         .enumerate()
@@ -267,7 +270,7 @@ fn rows(t: Tensor<2>) -> Result<Vec<Vec<f32>>, EncoderError> {
     let values = t
         .into_data()
         .try_into_vec::<f32>()
-        .map_err(|e| EncoderError::Backend(format!("{e:?}")))?;
+        .map_err(|e| EncoderError::Backend(e.to_string()))?;
     if d == 0 {
         return Ok(vec![Vec::new(); n]);
     }
@@ -324,9 +327,10 @@ impl<N: Network> Embedder for Adapter<N> {
             .iter()
             .map(|e| e.ids().to_vec())
             .collect();
-        self.run(&sequences, blocks, |_, hidden, batch| {
+        let vectors = self.run(&sequences, blocks, |_, hidden, batch| {
             pool(hidden, batch, pooling)
-        })
+        })?;
+        check_finite(vectors)
     }
 
     fn embed_words(
@@ -361,10 +365,11 @@ impl<N: Network> Embedder for Adapter<N> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let sequences: Vec<Vec<u32>> = encodings.iter().map(|e| e.ids().to_vec()).collect();
-        self.run(&sequences, blocks, |members, hidden, _| {
+        let vectors = self.run(&sequences, blocks, |members, hidden, _| {
             let spans: Vec<&Range<usize>> = members.iter().map(|&m| &spans[m]).collect();
             mean_over_spans(hidden, &spans)
-        })
+        })?;
+        check_finite(vectors)
     }
 
     fn tokenize(&self, text: &str) -> Result<Vec<Piece>, EncoderError> {

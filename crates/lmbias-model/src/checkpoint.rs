@@ -73,6 +73,12 @@ impl Checkpoint {
         if path.is_dir() {
             return Self::from_dir(model, path);
         }
+        // A file (or /dev/null) is no hub id: say what it is rather than "not found".
+        if path.exists() {
+            return Err(ModelError::NotAFolder {
+                path: path.to_path_buf(),
+            });
+        }
         let cached = crate::hub::cached_snapshot(&hub.cache, model);
         if let Some(dir) = &cached
             && crate::hub::is_complete(dir)
@@ -81,8 +87,20 @@ impl Checkpoint {
         }
         match (crate::hub::download(model, hub), cached) {
             (Ok(dir), _) => Self::from_dir(model, &dir),
-            // Nothing to complete it with: say what the cached snapshot lacks.
-            (Err(ModelError::NotFound { .. }), Some(dir)) => Self::from_dir(model, &dir),
+            // Nothing to complete it with: say what the cached snapshot lacks, and why
+            // the hub did not complete it.
+            (Err(ModelError::NotFound { download, .. }), Some(dir)) => {
+                Err(ModelError::Incomplete {
+                    name: model.to_owned(),
+                    lacks: if dir.join("config.json").is_file() {
+                        "its weights (model.safetensors or pytorch_model.bin)"
+                    } else {
+                        "config.json"
+                    },
+                    snapshot: dir,
+                    download,
+                })
+            }
             (Err(err), _) => Err(err),
         }
     }
@@ -156,6 +174,7 @@ impl Checkpoint {
 pub(crate) fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ModelError> {
     let text = std::fs::read_to_string(path).map_err(|e| ModelError::Io {
         path: path.to_path_buf(),
+        kind: e.kind(),
         message: e.to_string(),
     })?;
     serde_json::from_str(&text).map_err(|e| ModelError::Config {

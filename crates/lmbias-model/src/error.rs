@@ -23,6 +23,21 @@ pub enum ModelError {
         /// Why the hub did not give it: offline, unreachable, no such model.
         download: crate::hub::HubMiss,
     },
+    /// The cache holds a snapshot cut short, and the hub could not complete it.
+    #[error(
+        "model {name:?}: its snapshot in the Hugging Face cache, {snapshot}, lacks {lacks} \
+         (a download cut short){download}; run again where the hub is reachable to complete it"
+    )]
+    Incomplete {
+        /// The name asked for.
+        name: String,
+        /// The snapshot folder.
+        snapshot: PathBuf,
+        /// What it lacks.
+        lacks: &'static str,
+        /// Why the hub did not complete it: offline, unreachable, no such model.
+        download: crate::hub::HubMiss,
+    },
     /// The hub refused a gated or private model: no token, or one without access.
     #[error(
         "model {name:?} is gated or private{}: accept its licence on {page} with your account, then \
@@ -61,8 +76,19 @@ pub enum ModelError {
     Io {
         /// The file or folder.
         path: PathBuf,
+        /// What kind of failure (not found, permission denied…), for a caller to classify.
+        kind: std::io::ErrorKind,
         /// The operating system's reason.
         message: String,
+    },
+    /// A model named by a path that exists but is not a folder.
+    #[error(
+        "{path} is not a model: a checkpoint is a folder (config.json and model.safetensors \
+         or pytorch_model.bin), and word vectors are a .txt, .vec or .bin file"
+    )]
+    NotAFolder {
+        /// The path given.
+        path: PathBuf,
     },
     /// config.json is not valid JSON or has a value lmbias cannot compute with.
     #[error("{path}: invalid config: {message}")]
@@ -123,6 +149,18 @@ pub enum ModelError {
         tensor: String,
         /// Its element type.
         dtype: String,
+    },
+    /// A weight is NaN or infinite: every output it reaches would be NaN.
+    #[error("{path}: tensor {tensor}: value {index} is {value}, not a finite number")]
+    NonFinite {
+        /// The weight file.
+        path: PathBuf,
+        /// The tensor's name in the file.
+        tensor: String,
+        /// The first non-finite value's position in the tensor (row-major).
+        index: usize,
+        /// The value.
+        value: f32,
     },
     /// Fill-mask was asked of a checkpoint without a masked-language-modelling head.
     #[error(

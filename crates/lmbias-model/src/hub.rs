@@ -11,7 +11,10 @@
 //! only when every file is in `blobs/` links `snapshots/{commit}/{file}` to it
 //! (relative symlinks) and writes `refs/main`. One blob is fetched by one process
 //! at a time (an OS lock on `.locks/models--ORG--NAME/{etag}.lock`, the file
-//! huggingface_hub locks too). Only the files lmbias reads are fetched.
+//! huggingface_hub locks too). Only the files lmbias reads are fetched. A transfer
+//! slower than [`HubSettings::min_speed`] over [`HubSettings::min_speed_time`] is
+//! abandoned as an interrupted one is: with a message naming the file and its
+//! progress, its bytes kept to resume from.
 //!
 //! Offline machines pay once: a hub that cannot be reached is remembered for the
 //! rest of the process, and every model after the first is refused at once.
@@ -54,6 +57,14 @@ pub struct HubSettings {
     /// The limit on waiting for an answer, or for the next bytes of a file
     /// (`$HF_HUB_DOWNLOAD_TIMEOUT`, 10 s by default as in huggingface_hub).
     pub read_timeout: Duration,
+    /// The least progress a file download must make: under `min_speed` bytes per
+    /// second over `min_speed_time` it is abandoned (resumable), as curl's
+    /// `--speed-limit`/`--speed-time` (`$LMBIAS_HUB_MIN_SPEED`, 1024 B/s by default; 0
+    /// turns the rule off). A server that trickles a byte per read passes the per-read
+    /// timeout forever.
+    pub min_speed: u64,
+    /// The window `min_speed` is measured over (`$LMBIAS_HUB_MIN_SPEED_TIME`, 30 s by default).
+    pub min_speed_time: Duration,
     /// A progress bar per file on standard error.
     pub progress: bool,
 }
@@ -68,6 +79,8 @@ impl std::fmt::Debug for HubSettings {
             .field("offline", &self.offline)
             .field("connect_timeout", &self.connect_timeout)
             .field("read_timeout", &self.read_timeout)
+            .field("min_speed", &self.min_speed)
+            .field("min_speed_time", &self.min_speed_time)
             .field("progress", &self.progress)
             .finish()
     }
@@ -83,6 +96,8 @@ impl HubSettings {
             offline: false,
             connect_timeout: Duration::from_secs(5),
             read_timeout: Duration::from_secs(10),
+            min_speed: 1024,
+            min_speed_time: Duration::from_secs(30),
             progress: false,
         }
     }
@@ -90,7 +105,8 @@ impl HubSettings {
     /// The settings huggingface_hub would use: `$HF_ENDPOINT`, the cache of
     /// [`cache_dir`], `$HF_TOKEN` (else the token file `huggingface-cli login`
     /// writes, `$HF_TOKEN_PATH` or `$HF_HOME/token`), `$HF_HUB_OFFLINE` (or
-    /// `$TRANSFORMERS_OFFLINE`), `$HF_HUB_DOWNLOAD_TIMEOUT`, and progress bars when
+    /// `$TRANSFORMERS_OFFLINE`), `$HF_HUB_DOWNLOAD_TIMEOUT`, lmbias's own
+    /// `$LMBIAS_HUB_MIN_SPEED` and `$LMBIAS_HUB_MIN_SPEED_TIME`, and progress bars when
     /// standard error is a terminal (unless `$HF_HUB_DISABLE_PROGRESS_BARS`).
     pub fn from_env() -> Self {
         let mut settings = Self::new(
@@ -112,6 +128,15 @@ impl HubSettings {
             && secs > 0.0
         {
             settings.read_timeout = Duration::from_secs_f64(secs);
+        }
+        if let Some(speed) = env("LMBIAS_HUB_MIN_SPEED").and_then(|s| s.parse::<u64>().ok()) {
+            settings.min_speed = speed;
+        }
+        if let Some(secs) = env("LMBIAS_HUB_MIN_SPEED_TIME").and_then(|s| s.parse::<f64>().ok())
+            && secs.is_finite()
+            && secs > 0.0
+        {
+            settings.min_speed_time = Duration::from_secs_f64(secs);
         }
         settings.progress =
             std::io::stderr().is_terminal() && !env_true("HF_HUB_DISABLE_PROGRESS_BARS");
@@ -381,6 +406,7 @@ impl<'a> Fetch<'a> {
     fn io(path: &Path, e: std::io::Error) -> ModelError {
         ModelError::Io {
             path: path.to_path_buf(),
+            kind: e.kind(),
             message: e.to_string(),
         }
     }
@@ -460,6 +486,16 @@ impl<'a> Fetch<'a> {
             }
             let response = match request.call() {
                 Ok(response) => response,
+                // Something answered, but not in HTTP: reached, and not a hub.
+                Err(ureq::Error::Protocol(e)) => {
+                    return Err(self.failed(
+                        &url,
+                        format!(
+                            "the answer is not HTTP ({e}): is {} a Hugging Face hub (HF_ENDPOINT)?",
+                            self.settings.endpoint
+                        ),
+                    ));
+                }
                 Err(e) if is_network_failure(&e) => {
                     let why = e.to_string();
                     remember_unreachable(&self.settings.endpoint, &why);
@@ -651,6 +687,7 @@ impl<'a> Fetch<'a> {
             let bar = self.progress_bar(meta, have);
             let mut body = response.into_body().into_reader();
             let mut buf = vec![0u8; 1 << 16];
+            let mut window = Progress::new(have);
             loop {
                 let n = match body.read(&mut buf) {
                     Ok(0) => break,
@@ -665,6 +702,9 @@ impl<'a> Fetch<'a> {
                 have += n as u64;
                 if let Some(bar) = &bar {
                     bar.set_position(have);
+                }
+                if let Some(slow) = window.too_slow(have, self.settings) {
+                    return Err(self.interrupted(meta, partial, have, &slow));
                 }
             }
             if let Some(bar) = bar {
@@ -736,6 +776,44 @@ impl<'a> Fetch<'a> {
     }
 }
 
+/// The minimum-progress rule of one transfer ([`HubSettings::min_speed`]): bytes
+/// counted over consecutive windows of `min_speed_time`.
+struct Progress {
+    start: std::time::Instant,
+    at_start: u64,
+}
+
+impl Progress {
+    fn new(have: u64) -> Self {
+        Self {
+            start: std::time::Instant::now(),
+            at_start: have,
+        }
+    }
+
+    /// Why to give up, once a window has passed with fewer bytes than the rule asks;
+    /// else a new window starts.
+    fn too_slow(&mut self, have: u64, settings: &HubSettings) -> Option<String> {
+        let elapsed = self.start.elapsed();
+        if settings.min_speed == 0 || elapsed < settings.min_speed_time {
+            return None;
+        }
+        let got = have - self.at_start;
+        let needed = settings.min_speed as f64 * elapsed.as_secs_f64();
+        if (got as f64) < needed {
+            return Some(format!(
+                "{got} bytes in the last {:.1} s, under the minimum of {} bytes/s over {} s \
+                 (LMBIAS_HUB_MIN_SPEED, LMBIAS_HUB_MIN_SPEED_TIME)",
+                elapsed.as_secs_f64(),
+                settings.min_speed,
+                settings.min_speed_time.as_secs_f64()
+            ));
+        }
+        *self = Progress::new(have);
+        None
+    }
+}
+
 /// Whether a request failed for want of a network (no name, no route, no answer,
 /// a broken connection), not for what was asked.
 fn is_network_failure(e: &ureq::Error) -> bool {
@@ -745,7 +823,6 @@ fn is_network_failure(e: &ureq::Error) -> bool {
             | ureq::Error::Timeout(_)
             | ureq::Error::HostNotFound
             | ureq::Error::ConnectionFailed
-            | ureq::Error::Protocol(_)
             | ureq::Error::Tls(_)
             | ureq::Error::Rustls(_)
     )

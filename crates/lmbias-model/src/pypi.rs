@@ -83,10 +83,21 @@ fn fetch(cache: &Path, model: &Path) -> Result<(), String> {
 }
 
 fn run(cmd: &mut Command) -> Result<(), String> {
-    let status = cmd.status().map_err(|e| format!("{cmd:?}: {e}"))?;
+    let status = cmd
+        .status()
+        .map_err(|e| format!("{}: {e}", command_line(cmd)))?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("{cmd:?} exited with {status}"))
+        Err(format!("{} exited with {status}", command_line(cmd)))
     }
+}
+
+/// `cmd` as a shell would show it: the program and its arguments, space-separated.
+fn command_line(cmd: &Command) -> String {
+    std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|part| part.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -132,7 +132,7 @@ impl<'a> Weights<'a> {
             // Half-precision checkpoints are widened once at load: all arithmetic is f32.
             DType::F16 | DType::BF16 => data
                 .try_cast_as::<f32>()
-                .map_err(|e| bad(format!("{e:?}")))?,
+                .map_err(|e| bad(format!("cannot widen it to f32: {e}")))?,
             other => {
                 return Err(ModelError::DType {
                     path: path.clone(),
@@ -141,8 +141,20 @@ impl<'a> Weights<'a> {
                 });
             }
         };
-        data.try_into_vec::<f32>()
-            .map_err(|e| bad(format!("{e:?}")))
+        let values = data
+            .try_into_vec::<f32>()
+            .map_err(|e| bad(format!("cannot read its values as f32: {e}")))?;
+        // One pass as the values are read: a NaN or infinite weight would make every
+        // output it reaches NaN, silently (static vectors are refused the same way).
+        if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+            return Err(ModelError::NonFinite {
+                path: path.clone(),
+                tensor: full,
+                index: i,
+                value: values[i],
+            });
+        }
+        Ok(values)
     }
 
     /// Tensor `name`, which must have `shape`.

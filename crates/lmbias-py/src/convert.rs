@@ -52,6 +52,16 @@ impl Matrix {
     }
 }
 
+/// A count or seed taken as a Python int of any size, so that a negative one is the
+/// `ValueError` it is documented to be (pyo3's `u64` would raise `OverflowError`).
+pub(crate) fn unsigned(name: &str, value: i128) -> PyResult<u64> {
+    u64::try_from(value).map_err(|_| {
+        value_error(format!(
+            "{name} must be between 0 and 2**64 - 1, got {value}"
+        ))
+    })
+}
+
 /// A list of texts from a `str` (one text) or any iterable of `str`.
 pub(crate) fn texts(obj: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     if obj.is_instance_of::<PyString>() {

@@ -3,7 +3,8 @@
 //!
 //! - an I/O error anywhere in the chain: its kind (`FileNotFoundError`, `PermissionError`,
 //!   `IsADirectoryError`, else `OSError`); a model that is neither a folder nor in the
-//!   Hugging Face cache is `FileNotFoundError` too;
+//!   Hugging Face cache is `FileNotFoundError` too (so is a folder without `config.json`),
+//!   and a model path that is a file of no known format `NotADirectoryError`;
 //! - bad input (a test file, a vector, a text, a layer, an option): `ValueError`;
 //! - anything else (a checkpoint that cannot be loaded, a failed download): `RuntimeError`.
 
@@ -22,26 +23,38 @@ use lmbias_studies::seat::SeatError;
 use lmbias_studies::valence::ValenceStudyError;
 use pyo3::PyErr;
 use pyo3::exceptions::{
-    PyFileNotFoundError, PyIsADirectoryError, PyOSError, PyPermissionError, PyRuntimeError,
-    PyValueError,
+    PyFileNotFoundError, PyIsADirectoryError, PyNotADirectoryError, PyOSError, PyPermissionError,
+    PyRuntimeError, PyValueError,
 };
 
 /// The Python exception for `err`, with the CLI's one-line message.
 pub(crate) fn to_py(err: anyhow::Error) -> PyErr {
     let message = format!("{err:#}");
-    if let Some(io) = err.chain().find_map(|e| e.downcast_ref::<io::Error>()) {
-        return match io.kind() {
+    let io_kind = err.chain().find_map(|e| {
+        e.downcast_ref::<io::Error>()
+            .map(io::Error::kind)
+            .or_else(|| match e.downcast_ref() {
+                Some(ModelError::Io { kind, .. }) => Some(*kind),
+                _ => None,
+            })
+    });
+    if let Some(kind) = io_kind {
+        return match kind {
             io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
             io::ErrorKind::PermissionDenied => PyPermissionError::new_err(message),
             io::ErrorKind::IsADirectory => PyIsADirectoryError::new_err(message),
+            io::ErrorKind::NotADirectory => PyNotADirectoryError::new_err(message),
             _ => PyOSError::new_err(message),
         };
     }
-    if err
-        .chain()
-        .any(|e| matches!(e.downcast_ref(), Some(ModelError::NotFound { .. })))
-    {
-        return PyFileNotFoundError::new_err(message);
+    for e in err.chain() {
+        match e.downcast_ref() {
+            Some(ModelError::NotFound { .. } | ModelError::Incomplete { .. }) => {
+                return PyFileNotFoundError::new_err(message);
+            }
+            Some(ModelError::NotAFolder { .. }) => return PyNotADirectoryError::new_err(message),
+            _ => {}
+        }
     }
     if err.chain().any(is_bad_input) {
         return PyValueError::new_err(message);

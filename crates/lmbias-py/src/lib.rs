@@ -16,11 +16,16 @@ mod errors;
 mod model;
 mod studies;
 mod weat;
+mod work;
 
 /// Measure social and historical bias in masked language models: WEAT/SEAT with exact
 /// permutation tests, models (BERT, T5 encoders, static word vectors), and the three studies.
 #[pymodule]
 fn lmbias(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // numpy's C API loads on first use by importing numpy, which fails (and the numpy crate
+    // panics) when a Ctrl-C is pending: load it now, where a failed import is an error.
+    m.py().import("numpy")?;
+    numpy::PyArray1::<f32>::zeros(m.py(), 0, false);
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<weat::WeatResult>()?;
     m.add_class::<model::Model>()?;

@@ -3,9 +3,10 @@
 //! `vectors.npy` + `vocab.txt`), else a checkpoint (a folder or a Hugging Face id, resolved by
 //! `Checkpoint::resolve`). The encoder and the masked-LM head load on first use, each once.
 
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use lmbias_encoder::{Embedder, MaskedLm};
+use lmbias_encoder::{Embedder, EncoderError, MaskedLm};
 use lmbias_model::{Checkpoint, DeviceKind};
 use lmbias_static::StaticEmbeddings;
 use numpy::ndarray::Array2;
@@ -15,6 +16,30 @@ use pyo3::types::{PyDict, PyList};
 
 use crate::convert::{self, LayerArg};
 use crate::errors::{to_py, value_error};
+use crate::work;
+
+/// Texts per call into the model in a long `embed` or `fill_mask`: Ctrl-C is honoured between
+/// chunks (one takes about a second for MiniLM on two cores). The CLI's size, so both make the
+/// same calls and give the same vectors (tests/test_interrupt.py compares them).
+const CHUNK: usize = lmbias_encoder::TEXTS_PER_CALL;
+
+/// `call` on `texts` chunk by chunk, in order; `None` once `cancel` is set. An error names
+/// its text by its index in `texts`, as one call over all of them would.
+fn chunked<T>(
+    texts: &[String],
+    cancel: &AtomicBool,
+    call: impl Fn(&[&str]) -> Result<Vec<T>, EncoderError>,
+) -> Result<Option<Vec<T>>, EncoderError> {
+    let mut out = Vec::with_capacity(texts.len());
+    for (chunk, start) in texts.chunks(CHUNK).zip((0..).step_by(CHUNK)) {
+        if work::cancelled(cancel) {
+            return Ok(None);
+        }
+        let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+        out.extend(call(&refs).map_err(|e| e.offset(start))?);
+    }
+    Ok(Some(out))
+}
 
 type SharedEmbedder = Arc<dyn Embedder + Send + Sync>;
 type SharedMaskedLm = Arc<dyn MaskedLm + Send + Sync>;
@@ -80,6 +105,11 @@ impl Model {
         Ok(lm)
     }
 
+    /// [`Model::embedder`] from Python: loaded on this process's pool, without the GIL.
+    pub(crate) fn loaded_embedder(&self, py: Python<'_>) -> PyResult<SharedEmbedder> {
+        work::run(py, |_| self.embedder())?.map_err(to_py)
+    }
+
     /// Whether these are static word vectors (no context: SEAT drops lost examples).
     pub(crate) fn is_static(&self) -> bool {
         matches!(self.source, Source::Static(_))
@@ -102,14 +132,13 @@ impl Model {
             Err(_) => name_or_path.extract()?,
         };
         let device: DeviceKind = device.parse().map_err(|e| to_py(anyhow::Error::new(e)))?;
-        let source = py
-            .detach(|| -> anyhow::Result<Source> {
-                if let Some(vectors) = lmbias_static::open(&name) {
-                    return Ok(Source::Static(Arc::new(vectors?)));
-                }
-                Ok(Source::Checkpoint(Checkpoint::resolve(&name)?))
-            })
-            .map_err(to_py)?;
+        let source = work::run(py, |_| -> anyhow::Result<Source> {
+            if let Some(vectors) = lmbias_static::open(&name) {
+                return Ok(Source::Static(Arc::new(vectors?)));
+            }
+            Ok(Source::Checkpoint(Checkpoint::resolve(&name)?))
+        })?
+        .map_err(to_py)?;
         Ok(Model {
             name,
             device,
@@ -149,24 +178,20 @@ impl Model {
     /// Width of the vectors (loads the encoder).
     #[getter]
     fn hidden_size(&self, py: Python<'_>) -> PyResult<usize> {
-        Ok(py.detach(|| self.embedder()).map_err(to_py)?.hidden_size())
+        Ok(self.loaded_embedder(py)?.hidden_size())
     }
 
     /// Number of transformer blocks; layers 0 (embeddings) … num_layers exist (loads the encoder).
     #[getter]
     fn num_layers(&self, py: Python<'_>) -> PyResult<usize> {
-        Ok(py.detach(|| self.embedder()).map_err(to_py)?.num_layers())
+        Ok(self.loaded_embedder(py)?.num_layers())
     }
 
     /// The model's own sentence vector: the pooling a sentence-transformers folder
     /// declares, else "cls" for BERT, "mean" for T5 (loads the encoder).
     #[getter]
     fn default_pooling(&self, py: Python<'_>) -> PyResult<&'static str> {
-        Ok(py
-            .detach(|| self.embedder())
-            .map_err(to_py)?
-            .default_pooling()
-            .as_str())
+        Ok(self.loaded_embedder(py)?.default_pooling().as_str())
     }
 
     /// One vector per text, as a float32 array of shape (len(texts), hidden_size).
@@ -179,15 +204,17 @@ impl Model {
         layer: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let texts = convert::texts(texts)?;
-        let embedder = py.detach(|| self.embedder()).map_err(to_py)?;
+        let embedder = self.loaded_embedder(py)?;
         let pooling = convert::pooling(pooling, embedder.as_ref())?;
         let layer = LayerArg::from_py(layer)?.resolve(embedder.as_ref())?;
-        let vectors = py
-            .detach(|| {
-                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                embedder.embed(&refs, pooling, layer)
+        // `None` only when cancelled, and then `work::run` raises KeyboardInterrupt instead.
+        let vectors = work::run(py, |cancel| {
+            chunked(&texts, cancel, |chunk| {
+                embedder.embed(chunk, pooling, layer)
             })
-            .map_err(|e| to_py(e.into()))?;
+        })?
+        .map_err(|e| to_py(e.into()))?
+        .unwrap_or_default();
         let hidden = embedder.hidden_size();
         let flat: Vec<f32> = vectors.into_iter().flatten().collect();
         let array = Array2::from_shape_vec((flat.len() / hidden.max(1), hidden), flat)
@@ -202,14 +229,15 @@ impl Model {
         &self,
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
-        top_k: usize,
+        top_k: i128,
     ) -> PyResult<Bound<'py, PyList>> {
         let texts = convert::texts(texts)?;
-        let predictions = py.detach(|| {
+        let top_k = convert::unsigned("top_k", top_k)? as usize;
+        let predictions = work::run(py, |cancel| {
             let lm = self.masked_lm()?;
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            lm.fill_mask(&refs, top_k).map_err(|e| to_py(e.into()))
-        })?;
+            chunked(&texts, cancel, |chunk| lm.fill_mask(chunk, top_k)).map_err(|e| to_py(e.into()))
+        })??
+        .unwrap_or_default();
         let out = PyList::empty(py);
         for text in predictions {
             let list = PyList::empty(py);
@@ -228,7 +256,7 @@ impl Model {
     /// The mask token texts must hold for fill_mask (e.g. "[MASK]"; loads the head).
     #[getter]
     fn mask_token(&self, py: Python<'_>) -> PyResult<String> {
-        let lm = py.detach(|| self.masked_lm())?;
+        let lm = work::run(py, |_| self.masked_lm())??;
         Ok(lm.mask_token().to_owned())
     }
 

@@ -20,9 +20,10 @@ use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
-use crate::convert::{self, LayerArg, to_python};
+use crate::convert::{self, LayerArg, to_python, unsigned};
 use crate::errors::{to_py, value_error};
 use crate::model::Model;
+use crate::work;
 
 /// One `Model` or a sequence of them.
 fn models<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, Model>>> {
@@ -152,7 +153,7 @@ fn load_tests(args: Vec<TestArg>) -> PyResult<Vec<Loaded>> {
 
 /// SEAT: a battery of association tests on one or more models, one row per (model, test).
 #[pyfunction]
-#[pyo3(signature = (model, tests, *, pooling = None, layer = None, n_samples = DEFAULT_N_SAMPLES, seed = DEFAULT_SEED, also_lowercased_copy = false))]
+#[pyo3(signature = (model, tests, *, pooling = None, layer = None, n_samples = DEFAULT_N_SAMPLES.into(), seed = DEFAULT_SEED.into(), also_lowercased_copy = false))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn seat<'py>(
     py: Python<'py>,
@@ -160,10 +161,11 @@ pub(crate) fn seat<'py>(
     tests: &Bound<'py, PyAny>,
     pooling: Option<&str>,
     layer: Option<&Bound<'py, PyAny>>,
-    n_samples: u64,
-    seed: u64,
+    n_samples: i128,
+    seed: i128,
     also_lowercased_copy: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let (n_samples, seed) = (unsigned("n_samples", n_samples)?, unsigned("seed", seed)?);
     let models = models(model)?;
     let copies = if also_lowercased_copy {
         Copies::AlsoLowercased
@@ -171,7 +173,7 @@ pub(crate) fn seat<'py>(
         Copies::AsWritten
     };
     let tests = test_args(tests)?;
-    let loaded = py.detach(|| load_tests(tests))?;
+    let loaded = work::run(py, |_| load_tests(tests))??;
     // The study names the test; the file it came from is ours to add, as the CLI adds it.
     let with_file = |e: seat_study::SeatError| match e
         .test()
@@ -191,7 +193,7 @@ pub(crate) fn seat<'py>(
     let mut result = BatteryResult::default();
     for model in &models {
         let model = model.get();
-        let embedder = py.detach(|| model.embedder()).map_err(to_py)?;
+        let embedder = model.loaded_embedder(py)?;
         let options = SeatOptions {
             pooling: convert::pooling(pooling, embedder.as_ref())?,
             layer: LayerArg::from_py(layer)?.resolve(embedder.as_ref())?,
@@ -207,9 +209,16 @@ pub(crate) fn seat<'py>(
                 Lost::Keep
             },
         };
-        let rows = py
-            .detach(|| seat_study::run_battery(embedder.as_ref(), &battery, &options, copies))
-            .map_err(|e| to_py(with_file(e)))?;
+        let rows = work::run(py, |cancel| {
+            seat_study::run_battery_cancellable(
+                embedder.as_ref(),
+                &battery,
+                &options,
+                copies,
+                cancel,
+            )
+        })?
+        .map_err(|e| to_py(with_file(e)))?;
         result.append(rows);
     }
     for row in result.rows.iter().filter(|r| !r.lost.is_empty()) {
@@ -233,25 +242,25 @@ pub(crate) fn seat<'py>(
 /// Temporal valence (Cuscito et al.): one row per (model, sentence) with B, A and the scored
 /// proposals.
 #[pyfunction]
-#[pyo3(signature = (model, dataset, top_k = DEFAULT_TOP_K.get()))]
+#[pyo3(signature = (model, dataset, top_k = DEFAULT_TOP_K.get() as i128))]
 pub(crate) fn valence<'py>(
     py: Python<'py>,
     model: &Bound<'py, PyAny>,
     dataset: PathBuf,
-    top_k: usize,
+    top_k: i128,
 ) -> PyResult<Bound<'py, PyList>> {
     let models = models(model)?;
-    let top_k = NonZeroUsize::new(top_k).ok_or_else(|| value_error("top_k must be at least 1"))?;
-    let dataset = py
-        .detach(|| ValenceDataset::load(&dataset))
-        .map_err(|e| to_py(e.into()))?;
+    let top_k = NonZeroUsize::new(unsigned("top_k", top_k)? as usize)
+        .ok_or_else(|| value_error("top_k must be at least 1"))?;
+    let dataset =
+        work::run(py, |_| ValenceDataset::load(&dataset))?.map_err(|e| to_py(e.into()))?;
     let rows = PyList::empty(py);
     for model in &models {
         let model = model.get();
-        let result = py.detach(|| {
+        let result = work::run(py, |_| {
             let lm = model.masked_lm()?;
             valence_study::run(lm.as_ref(), &dataset, top_k).map_err(|e| to_py(e.into()))
-        })?;
+        })??;
         for sentence in &result.sentences {
             let row = PyDict::new(py);
             row.set_item("model", &result.model)?;
@@ -276,7 +285,7 @@ pub(crate) fn probe<'py>(
     stereotyped: PathBuf,
     templates: Option<PathBuf>,
     layer: Option<&Bound<'py, PyAny>>,
-    n: Option<usize>,
+    n: Option<i128>,
 ) -> PyResult<Bound<'py, PyList>> {
     let model = model.get();
     if !model.is_static() && templates.is_none() {
@@ -285,39 +294,38 @@ pub(crate) fn probe<'py>(
             model.name()
         )));
     }
-    let embedder = py.detach(|| model.embedder()).map_err(to_py)?;
+    let embedder = model.loaded_embedder(py)?;
     let layer: Layer = LayerArg::from_py(layer)?.resolve(embedder.as_ref())?;
-    let probe = py
-        .detach(|| -> anyhow::Result<Probe> {
-            let protected_list = load_word_list(&protected)?;
-            let stereotyped_list = load_word_list(&stereotyped)?;
-            // Static word vectors have no context: each word is its own vector, no templates.
-            let templates = match &templates {
-                Some(path) if !model.is_static() => Some(load_templates(path)?),
-                _ => None,
-            };
-            let embed = |list, path: &Path| {
-                match &templates {
-                    Some(templates) => embed_words(embedder.as_ref(), list, templates, layer),
-                    None => word_vectors(embedder.as_ref(), list, layer),
-                }
-                .with_context(|| path.display().to_string())
-            };
-            Ok(Probe::fit(
-                embed(&protected_list, &protected)?,
-                embed(&stereotyped_list, &stereotyped)?,
-            )?)
-        })
-        .map_err(to_py)?;
+    let probe = work::run(py, |_| -> anyhow::Result<Probe> {
+        let protected_list = load_word_list(&protected)?;
+        let stereotyped_list = load_word_list(&stereotyped)?;
+        // Static word vectors have no context: each word is its own vector, no templates.
+        let templates = match &templates {
+            Some(path) if !model.is_static() => Some(load_templates(path)?),
+            _ => None,
+        };
+        let embed = |list, path: &Path| {
+            match &templates {
+                Some(templates) => embed_words(embedder.as_ref(), list, templates, layer),
+                None => word_vectors(embedder.as_ref(), list, layer),
+            }
+            .with_context(|| path.display().to_string())
+        };
+        Ok(Probe::fit(
+            embed(&protected_list, &protected)?,
+            embed(&stereotyped_list, &stereotyped)?,
+        )?)
+    })?
+    .map_err(to_py)?;
     let steps: Vec<ProbeStep> = match n {
-        Some(n) if n < 1 || n > probe.hidden_size() => {
+        Some(n) if n < 1 || n > probe.hidden_size() as i128 => {
             return Err(value_error(format!(
                 "n {n}: must be between 1 and the hidden size {}",
                 probe.hidden_size()
             )));
         }
-        Some(n) => vec![probe.step(n).map_err(|e| to_py(e.into()))?],
-        None => py.detach(|| probe.sweep()).map_err(|e| to_py(e.into()))?,
+        Some(n) => vec![probe.step(n as usize).map_err(|e| to_py(e.into()))?],
+        None => work::run(py, |_| probe.sweep())?.map_err(|e| to_py(e.into()))?,
     };
     let rows = PyList::empty(py);
     for step in &steps {

@@ -2,13 +2,14 @@
 //! (lmbias-metrics' `Associations::from_vectors` and `weat`), so both give the same numbers.
 
 use lmbias_metrics::weat::{
-    Alternative, Associations, DEFAULT_N_SAMPLES, DEFAULT_SEED, Options, StdKind, weat as run,
+    Alternative, Associations, DEFAULT_N_SAMPLES, DEFAULT_SEED, Options, StdKind, weat_cancellable,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert::Matrix;
+use crate::convert::{Matrix, unsigned};
 use crate::errors::{to_py, value_error};
+use crate::work;
 
 /// The outcome of `lmbias.weat`: effect size, test statistic and permutation test.
 #[pyclass(module = "lmbias", frozen)]
@@ -103,7 +104,7 @@ impl WeatResult {
 
 /// WEAT on four 2-D array-likes (rows are the vectors of X, Y, A, B).
 #[pyfunction]
-#[pyo3(signature = (x, y, a, b, /, *, n_samples = DEFAULT_N_SAMPLES, seed = DEFAULT_SEED, ddof = 1, alternative = "greater", allow_unequal_sizes = false))]
+#[pyo3(signature = (x, y, a, b, /, *, n_samples = DEFAULT_N_SAMPLES.into(), seed = DEFAULT_SEED.into(), ddof = 1, alternative = "greater", allow_unequal_sizes = false))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn weat(
     py: Python<'_>,
@@ -111,9 +112,9 @@ pub(crate) fn weat(
     y: &Bound<'_, PyAny>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
-    n_samples: u64,
-    seed: u64,
-    ddof: u8,
+    n_samples: i128,
+    seed: i128,
+    ddof: i64,
     alternative: &str,
     allow_unequal_sizes: bool,
 ) -> PyResult<WeatResult> {
@@ -135,6 +136,7 @@ pub(crate) fn weat(
             )));
         }
     };
+    let (n_samples, seed) = (unsigned("n_samples", n_samples)?, unsigned("seed", seed)?);
     let options = Options {
         n_samples,
         seed,
@@ -145,13 +147,12 @@ pub(crate) fn weat(
     let [x, y, a, b] = [("X", x), ("Y", y), ("A", a), ("B", b)]
         .map(|(name, obj)| Matrix::from_array_like(name, obj));
     let (x, y, a, b) = (x?, y?, a?, b?);
-    // An exact test can enumerate billions of splits: let other Python threads run meanwhile.
-    let result = py
-        .detach(|| {
-            let assoc = Associations::from_vectors(&x.rows(), &y.rows(), &a.rows(), &b.rows())?;
-            run(&assoc, &options)
-        })
-        .map_err(|e| to_py(e.into()))?;
+    // An exact test can enumerate billions of splits: without the GIL, and Ctrl-C stops it.
+    let result = work::run(py, |cancel| {
+        let assoc = Associations::from_vectors(&x.rows(), &y.rows(), &a.rows(), &b.rows())?;
+        weat_cancellable(&assoc, &options, cancel)
+    })?
+    .map_err(|e| to_py(e.into()))?;
     let p = result.permutation;
     Ok(WeatResult {
         effect_size: result.effect_size,

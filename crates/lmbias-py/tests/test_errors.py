@@ -120,3 +120,31 @@ def test_unloadable_checkpoint_is_runtime_error(tmp_path, cli_error):
     with pytest.raises(RuntimeError) as raised:
         lmbias.Model(tmp_path)
     assert f"--model {tmp_path}: {raised.value}" == cli_error("embed", "--model", tmp_path, "x")
+
+
+def test_a_model_path_that_is_a_file_says_so(cli_error):
+    with pytest.raises(NotADirectoryError) as raised:
+        lmbias.Model("/dev/null")
+    assert str(raised.value).startswith("/dev/null is not a model: a checkpoint is a folder (config.json")
+    assert f"--model /dev/null: {raised.value}" == cli_error("embed", "--model", "/dev/null", "x")
+
+
+def test_an_empty_model_folder_is_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"config.json: No such file or directory"):
+        lmbias.Model(tmp_path)
+
+
+def test_negative_counts_and_seeds_are_value_errors():
+    for keyword in ["n_samples", "seed"]:
+        with pytest.raises(ValueError, match=rf"^{keyword} must be between 0 and 2\*\*64 - 1, got -1$"):
+            lmbias.weat(*VECTORS, **{keyword: -1})
+        with pytest.raises(ValueError, match=rf"^{keyword} must be between 0 and 2\*\*64 - 1, got -5$"):
+            lmbias.seat(lmbias.Model(TINY_MLM), REPO / "datasets" / "seat" / "en" / "weat1.jsonl", **{keyword: -5})
+    with pytest.raises(ValueError, match=r"^n_samples must be between 0 and 2\*\*64 - 1, got 18446744073709551616$"):
+        lmbias.weat(*VECTORS, n_samples=2**64)
+    with pytest.raises(ValueError, match=r"^top_k must be between 0 and 2\*\*64 - 1, got -1$"):
+        lmbias.Model(TINY_MLM).fill_mask(["the [MASK]"], top_k=-1)
+    with pytest.raises(ValueError, match=r"^ddof -1: expected 1"):
+        lmbias.weat(*VECTORS, ddof=-1)
+    # The largest seed is a seed.
+    assert lmbias.weat(*VECTORS, seed=2**64 - 1, n_samples=2).seed == 2**64 - 1

@@ -96,3 +96,13 @@ def test_rows_make_a_dataframe(minilm):
     frame = pandas.DataFrame(rows)
     assert list(frame["test"]) == ["weat1", "sent-weat6"]
     assert frame["effect_size"].dtype == float
+
+
+def test_seat_on_static_vectors_reports_the_pooling_applied(cli_json):
+    # Static vectors average a text's words whatever pooling is asked: rows say "mean", as the CLI's.
+    glove = lmbias.Model("glove-6b-50d")
+    test = SEAT / "weat6.jsonl"
+    rows = lmbias.seat(glove, test, pooling="cls")
+    out = cli_json("seat", "--model", "glove-6b-50d", "--test", test, "--pooling", "cls", "--json")
+    assert rows == out["rows"] and [r["pooling"] for r in rows] == ["mean"]
+    assert rows == lmbias.seat(glove, test, pooling="mean")

@@ -133,7 +133,9 @@ fn stage(staging: &Path, dir: &Path) -> Result<(), String> {
 }
 
 fn run(cmd: &mut Command) -> Result<(), String> {
-    let output = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
+    let output = cmd
+        .output()
+        .map_err(|e| format!("{}: {e}", command_line(cmd)))?;
     if output.status.success() {
         return Ok(());
     }
@@ -144,8 +146,18 @@ fn run(cmd: &mut Command) -> Result<(), String> {
         .find(|l| !l.trim().is_empty())
         .unwrap_or("");
     Err(format!(
-        "{cmd:?} exited with {}: {}",
+        "{} exited with {}: {}",
+        command_line(cmd),
         output.status,
         last.trim()
     ))
+}
+
+/// `cmd` as a shell would show it: the program and its arguments, space-separated.
+fn command_line(cmd: &Command) -> String {
+    std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|part| part.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -325,7 +325,11 @@ impl StaticEmbeddings {
         } else {
             EncoderError::Tokenizer {
                 index,
-                message: format!("none of its words has a vector in {}: {text:?}", self.name),
+                message: format!(
+                    "none of its words has a vector in {}: {}",
+                    self.name,
+                    lmbias_encoder::quote(text)
+                ),
             }
         }
     }
@@ -347,6 +351,11 @@ impl Embedder for StaticEmbeddings {
     /// Any: pooling does not apply to a static model, whose every [`Pooling`] gives the same
     /// bag-of-words mean. [`Pooling::Mean`] names it best.
     fn default_pooling(&self) -> Pooling {
+        Pooling::Mean
+    }
+
+    /// [`Pooling::Mean`] whatever is asked: a result must not report a `cls` never applied.
+    fn pooling_applied(&self, _requested: Pooling) -> Pooling {
         Pooling::Mean
     }
 

@@ -64,6 +64,7 @@ fn open(path: &Path) -> Result<File, StaticError> {
 /// joined by one space.
 pub(crate) fn read_text(path: &Path) -> Result<Table, StaticError> {
     let mut reader = BufReader::with_capacity(1 << 16, open(path)?);
+    lmbias_data::skip_bom(&mut reader).map_err(|e| StaticError::io(path, e))?;
     let mut header: Option<(usize, usize)> = None;
     let mut table: Option<Table> = None;
     let mut vector_lines = 0usize;
@@ -489,7 +490,8 @@ impl Literal<'_> {
 /// A vocabulary file: one word per line, in the order of the vectors (`\r\n` is accepted).
 pub(crate) fn read_vocab(path: &Path) -> Result<Vec<String>, StaticError> {
     let bytes = std::fs::read(path).map_err(|e| StaticError::io(path, e))?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
+    let bytes = lmbias_data::strip_bom(&bytes);
+    let text = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()]
             .iter()
             .filter(|&&b| b == b'\n')

@@ -280,8 +280,8 @@ impl Chunk {
                         .structure(8)
                         .ok_or_else(|| page("no data_page_header_v2".into()))?;
                     let n = check(size(h, 1, "num_values")?)?;
-                    if h.int(2).is_some_and(|nulls| nulls != 0) {
-                        return Err(page(format!("{:?} null values", h.int(2))));
+                    if let Some(nulls) = h.int(2).filter(|&nulls| nulls != 0) {
+                        return Err(page(format!("{nulls} null values")));
                     }
                     let levels = size(h, 5, "definition_levels_byte_length")?
                         .checked_add(size(h, 6, "repetition_levels_byte_length")?)

@@ -29,7 +29,7 @@
 use std::collections::BTreeSet;
 
 use lmbias_data::probe::{Template, WordList};
-use lmbias_encoder::{Embedder, EncoderError, Layer, WordInContext};
+use lmbias_encoder::{Embedder, EncoderError, Layer, WordInContext, check_finite, quote};
 use lmbias_linear::{LinearSvc, LinearSvcModel, SvmError};
 use lmbias_metrics::chi2::{Axis, Chi2Error, chi2_independence};
 use serde::de::{Deserializer, Error as _};
@@ -81,20 +81,24 @@ pub fn embed_words(
             word: range.clone(),
         })
         .collect();
-    let vectors = embedder.embed_words(&items, layer).map_err(|source| {
-        match source.index().and_then(|i| sentences.get(i)) {
-            Some((index, text, _)) => ProbeError::Embed {
-                model: model(),
-                word: word(*index),
-                text: text.clone(),
-                source: Box::new(source),
+    // A NaN vector would silently poison the probe's means and fit: refused, naming the text.
+    let vectors = embedder
+        .embed_words(&items, layer)
+        .and_then(check_finite)
+        .map_err(
+            |source| match source.index().and_then(|i| sentences.get(i)) {
+                Some((index, text, _)) => ProbeError::Embed {
+                    model: model(),
+                    word: word(*index),
+                    text: text.clone(),
+                    source: Box::new(source),
+                },
+                None => ProbeError::Encoder {
+                    model: model(),
+                    source: Box::new(source),
+                },
             },
-            None => ProbeError::Encoder {
-                model: model(),
-                source: Box::new(source),
-            },
-        }
-    })?;
+        )?;
     if vectors.len() != sentences.len() {
         return Err(ProbeError::VectorCount {
             model: model(),
@@ -147,6 +151,7 @@ pub fn word_vectors(
     let texts: Vec<&str> = words.entries().iter().map(|e| e.word.as_str()).collect();
     let vectors = embedder
         .embed(&texts, embedder.default_pooling(), layer)
+        .and_then(check_finite)
         .map_err(|source| match source.index().and_then(|i| texts.get(i)) {
             Some(word) => ProbeError::EmbedWord {
                 model: model(),
@@ -663,7 +668,11 @@ impl<'de> Deserialize<'de> for ProbeRun {
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
     /// Every word needs a template to be embedded in.
-    #[error("word {word:?} (descriptor {descriptor:?}) fits none of the templates")]
+    #[error(
+        "word {} (descriptor {}) fits none of the templates",
+        quote(word),
+        quote(descriptor)
+    )]
     NoTemplate {
         /// The word.
         word: String,
@@ -671,7 +680,7 @@ pub enum ProbeError {
         descriptor: String,
     },
     /// The model refused one word in one template (too long, say).
-    #[error("model {model}: cannot embed word {word:?} in {text:?}")]
+    #[error("model {model}: cannot embed word {} in {}", quote(word), quote(text))]
     Embed {
         /// The model's name.
         model: String,
@@ -685,7 +694,7 @@ pub enum ProbeError {
     },
     /// The model refused one word embedded alone ([`word_vectors`]); for static
     /// vectors, a word without a vector.
-    #[error("model {model}: cannot embed word {word:?}")]
+    #[error("model {model}: cannot embed word {}", quote(word))]
     EmbedWord {
         /// The model's name.
         model: String,
@@ -716,7 +725,9 @@ pub enum ProbeError {
     },
     /// The model broke the `Embedder` contract of vectors of its hidden size.
     #[error(
-        "model {model}: word {word:?} in {text:?} has {found} values, expected hidden size {expected}"
+        "model {model}: word {} in {} has {found} values, expected hidden size {expected}",
+        quote(word),
+        quote(text)
     )]
     VectorWidth {
         /// The model's name.
@@ -731,7 +742,10 @@ pub enum ProbeError {
         expected: usize,
     },
     /// Every vector must have the first protected word's width.
-    #[error("{set} word {word:?} has {found} dimensions, expected {expected}")]
+    #[error(
+        "{set} word {} has {found} dimensions, expected {expected}",
+        quote(word)
+    )]
     Width {
         /// "protected" or "stereotyped".
         set: &'static str,
@@ -743,7 +757,10 @@ pub enum ProbeError {
         expected: usize,
     },
     /// The SVM cannot learn from NaN or infinite values.
-    #[error("{set} word {word:?} has a non-finite value in dimension {dimension}")]
+    #[error(
+        "{set} word {} has a non-finite value in dimension {dimension}",
+        quote(word)
+    )]
     NonFinite {
         /// "protected" or "stereotyped".
         set: &'static str,
@@ -794,7 +811,8 @@ mod tests {
         fn default_pooling(&self) -> Pooling {
             Pooling::Mean
         }
-        /// A word alone ([`word_vectors`]): [length, 0, 1, length]; "zzz" is refused.
+        /// A word alone ([`word_vectors`]): [length, 0, 1, length]; "zzz" is refused,
+        /// "NAN" gets a NaN second value.
         fn embed(
             &self,
             texts: &[&str],
@@ -809,7 +827,10 @@ mod tests {
             }
             Ok(texts
                 .iter()
-                .map(|t| vec![t.len() as f32, 0.0, 1.0, t.len() as f32])
+                .map(|t| {
+                    let second = if t.contains("NAN") { f32::NAN } else { 0.0 };
+                    vec![t.len() as f32, second, 1.0, t.len() as f32]
+                })
                 .collect())
         }
         fn embed_words(
@@ -828,7 +849,9 @@ mod tests {
             Ok(items
                 .iter()
                 .map(|item| {
-                    let template = if item.text.starts_with("A ") {
+                    let template = if item.text.contains("NAN") {
+                        f32::INFINITY
+                    } else if item.text.starts_with("A ") {
                         1.0
                     } else {
                         2.0
@@ -938,6 +961,37 @@ mod tests {
         assert!(
             format!("{err}: {cause}").starts_with("model fake: cannot embed word \"zzz\": "),
             "{err}: {cause}"
+        );
+    }
+
+    /// A NaN or infinite vector is an error naming the model, the word and its
+    /// sentence, not a NaN mean that the probe's fit would silently take.
+    #[test]
+    fn a_non_finite_vector_names_the_model_and_word() {
+        let words = WordList::from_entries(
+            Path::new("words.csv"),
+            vec![
+                entry("cat", "animal", None),
+                entry("NAN", "animal", None),
+                entry("red", "colour", None),
+                entry("blue", "colour", None),
+            ],
+        )
+        .unwrap();
+        let templates = [Template::parse("The [WORD] is here.").unwrap()];
+        let err = embed_words(&FakeEmbedder, &words, &templates, Layer::Last).unwrap_err();
+        let cause = std::error::Error::source(&err).unwrap().to_string();
+        assert_eq!(
+            format!("{err}: {cause}"),
+            "model fake: cannot embed word \"NAN\" in \"The NAN is here.\": \
+             text 1: the model's output value 1 is inf, not a finite number"
+        );
+        let err = word_vectors(&FakeEmbedder, &words, Layer::Last).unwrap_err();
+        let cause = std::error::Error::source(&err).unwrap().to_string();
+        assert_eq!(
+            format!("{err}: {cause}"),
+            "model fake: cannot embed word \"NAN\": \
+             text 1: the model's output value 1 is NaN, not a finite number"
         );
     }
 

@@ -38,9 +38,10 @@
 //! models do with their unknown token.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::AtomicBool;
 
 use lmbias_data::association::{AssociationTest, Role};
-use lmbias_encoder::{Embedder, EncoderError, Layer, Pooling};
+use lmbias_encoder::{Embedder, EncoderError, Layer, Pooling, check_finite};
 use lmbias_metrics::correction;
 use lmbias_metrics::weat::{self, Associations, Options, WeatError};
 use rayon::prelude::*;
@@ -90,7 +91,7 @@ pub struct LostExample {
 
 impl std::fmt::Display for LostExample {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {:?}", self.set, self.text)
+        write!(f, "{} {}", self.set, lmbias_encoder::quote(&self.text))
     }
 }
 
@@ -286,7 +287,8 @@ pub struct SeatRow {
     /// True for a row of the test's lower-cased copy, which runs besides the test
     /// as written on a model whose tokenizer lower-cases, when asked ([`Copies`]).
     pub lowercased_copy: bool,
-    /// The pooling used ([`SeatOptions::pooling`]).
+    /// The pooling applied: [`SeatOptions::pooling`] as the model applies it
+    /// ([`Embedder::pooling_applied`]: `mean` for static vectors, whatever was asked).
     pub pooling: Pooling,
     /// `"last"` or the hidden-state index, as `lmbias embed` prints it.
     pub layer: Layer,
@@ -460,6 +462,26 @@ impl Battery {
     pub fn copies(&self) -> &[AssociationTest] {
         &self.copies
     }
+
+    /// Records each test's content, each copy's, and their order in a shard's stamp:
+    /// the sha256 of a test's sets as canonical JSON, so that a test edited between
+    /// shards (its attribute sets swapped, a word changed) is told apart however its
+    /// file is laid out.
+    pub fn digest_into(&self, stamp: &mut crate::shard::Stamp) {
+        let json = |test: &AssociationTest| {
+            serde_json::to_vec(test).expect("a test's sets are strings, always serializable")
+        };
+        for test in &self.tests {
+            stamp.digest(format!("test {}", test.name()), &json(test));
+        }
+        for (copy, &i) in self.copies.iter().zip(&self.copied) {
+            let name = self.tests[i].name();
+            stamp.digest(format!("test {name} (lower-cased copy)"), &json(copy));
+        }
+        // The order is the tables' too.
+        let names: Vec<&str> = self.tests.iter().map(AssociationTest::name).collect();
+        stamp.digest("order of the tests", names.join("\n").as_bytes());
+    }
 }
 
 /// Whether a battery's lower-cased copies run besides the tests as written.
@@ -485,9 +507,21 @@ pub fn run_battery(
     options: &SeatOptions,
     copies: Copies,
 ) -> Result<BatteryResult, SeatError> {
-    let mut result = collect(run_tests(model, &battery.tests, options)?);
+    run_battery_cancellable(model, battery, options, copies, &AtomicBool::new(false))
+}
+
+/// [`run_battery`], whose permutation tests stop soon after `cancel` is set (with
+/// [`SeatError::Weat`] of [`WeatError::Cancelled`]): for a caller that can be interrupted.
+pub fn run_battery_cancellable(
+    model: &dyn Embedder,
+    battery: &Battery,
+    options: &SeatOptions,
+    copies: Copies,
+    cancel: &AtomicBool,
+) -> Result<BatteryResult, SeatError> {
+    let mut result = collect(run_tests(model, &battery.tests, options, cancel)?);
     if copies == Copies::AlsoLowercased && model.lowercases() && !battery.copies.is_empty() {
-        let mut outcomes = run_tests(model, &battery.copies, options)?;
+        let mut outcomes = run_tests(model, &battery.copies, options, cancel)?;
         for (outcome, &i) in outcomes.iter_mut().zip(&battery.copied) {
             // A copy is named as the battery lists its test, whichever file it came from.
             let (test, lowercased_copy) = match outcome {
@@ -523,7 +557,12 @@ pub fn run_model(
     tests: &[AssociationTest],
     options: &SeatOptions,
 ) -> Result<BatteryResult, SeatError> {
-    Ok(collect(run_tests(model, tests, options)?))
+    Ok(collect(run_tests(
+        model,
+        tests,
+        options,
+        &AtomicBool::new(false),
+    )?))
 }
 
 /// What became of one test.
@@ -635,6 +674,7 @@ fn run_tests(
     model: &dyn Embedder,
     tests: &[AssociationTest],
     options: &SeatOptions,
+    cancel: &AtomicBool,
 ) -> Result<Vec<Outcome>, SeatError> {
     if tests.is_empty() {
         return Err(SeatError::NoTests);
@@ -665,7 +705,7 @@ fn run_tests(
                     k.sets[i].iter().map(|e| vectors[e].as_slice()).collect()
                 });
                 Ok(Associations::from_vectors(&x, &y, &a, &b)
-                    .and_then(|assoc| weat::weat(&assoc, &options.weat)))
+                    .and_then(|assoc| weat::weat_cancellable(&assoc, &options.weat, cancel)))
             }
         })
         .collect();
@@ -695,7 +735,7 @@ fn run_tests(
             model: model.model_name().to_owned(),
             test: test.name().to_owned(),
             lowercased_copy: false,
-            pooling: options.pooling,
+            pooling: model.pooling_applied(options.pooling),
             layer: options.layer,
             effect_size: result.effect_size,
             test_statistic: result.test_statistic,
@@ -745,8 +785,10 @@ fn embed_distinct<'t>(
         return Ok(HashMap::new());
     }
     let batch: Vec<&str> = texts.iter().map(|t| t.0).collect();
+    // Any model's NaN is named with its text here, before the statistics see it.
     let vectors = model
         .embed(&batch, options.pooling, options.layer)
+        .and_then(check_finite)
         .map_err(|source| match source.index().and_then(|i| texts.get(i)) {
             Some(&(text, test, set)) => SeatError::Encode {
                 model: model.model_name().to_owned(),

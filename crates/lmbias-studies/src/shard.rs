@@ -6,9 +6,19 @@
 //! K − 1 + 2N, … (0-based), so neighbouring checkpoints of a training run (often
 //! of one size) spread over all shards and the shards' sizes differ by at most one.
 //! K is 1-based, as `$SLURM_ARRAY_TASK_ID` is with `--array=1-N`.
+//!
+//! A shard file ([`encode`], [`decode`]) is CBOR (every f64 comes back exact) and
+//! carries a [`Stamp`]: its format version, the lmbias version that wrote it and a
+//! sha256 of every input and the value of every option that shapes its numbers, so
+//! that a merge ([`check_stamps`]) refuses shards of different runs, naming what differs.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use sha2::{Digest, Sha256};
 
 /// One slice of N: `K/N` with 1 ≤ K ≤ N (serialized as that text, and checked when read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -194,6 +204,278 @@ pub fn check_set(shards: &[Shard]) -> Result<(), ShardSetError> {
     }
 }
 
+/// The layout of shard files, raised whenever what a shard holds changes shape, so
+/// that no merge reads one layout as another. Format 1 was the unversioned layout.
+pub const FORMAT: u32 = 2;
+
+/// The lmbias version every crate of the workspace shares.
+pub const LMBIAS_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// What a shard file carries besides its results: enough to refuse a merge of
+/// shards that did not run the same inputs with the same lmbias.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Stamp {
+    /// The command that wrote it (`lmbias seat --save`), so another's file is named as such.
+    pub kind: String,
+    /// [`FORMAT`] when written.
+    pub format: u32,
+    /// The lmbias version that wrote it.
+    pub lmbias: String,
+    /// The sha256 (hex) of each input's content, by name (`test weat6`).
+    pub digests: BTreeMap<String, String>,
+    /// The value of each option, by name (`seed`), as printed.
+    pub options: BTreeMap<String, String>,
+}
+
+impl Stamp {
+    /// An empty stamp of this lmbias and format for files of command `kind`.
+    pub fn new(kind: &str) -> Stamp {
+        Stamp {
+            kind: kind.to_owned(),
+            format: FORMAT,
+            lmbias: LMBIAS_VERSION.to_owned(),
+            digests: BTreeMap::new(),
+            options: BTreeMap::new(),
+        }
+    }
+
+    /// Records input `name` by the sha256 of `content`.
+    pub fn digest(&mut self, name: impl Into<String>, content: &[u8]) {
+        self.digests.insert(name.into(), sha256_hex(content));
+    }
+
+    /// Records option `name` by its value.
+    pub fn option(&mut self, name: impl Into<String>, value: impl fmt::Display) {
+        self.options.insert(name.into(), value.to_string());
+    }
+}
+
+/// The sha256 of `bytes`, as lower-case hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A shard file as written: the stamp first, so that it is read before the body.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct File<S, T> {
+    stamp: S,
+    body: T,
+}
+
+/// What [`decode`] reads first: the part of a stamp every format keeps.
+#[derive(serde::Deserialize)]
+struct Head {
+    stamp: Option<HeadStamp>,
+}
+
+#[derive(serde::Deserialize)]
+struct HeadStamp {
+    kind: String,
+    format: u32,
+    lmbias: String,
+}
+
+/// Why bytes are not a shard file this lmbias can merge. One line, without the
+/// file's name (the caller, which read it, adds it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShardFileError {
+    /// The file ends inside its data.
+    #[error(
+        "truncated: the file ends after {len} bytes, in the middle of its data (was the run \
+         that saved it stopped, or the copy cut short?); run the shard again"
+    )]
+    Truncated {
+        /// The file's length.
+        len: usize,
+    },
+    /// Not CBOR, or CBOR of something else.
+    #[error("not a shard file (its bytes are not what `{expected}` writes)")]
+    NotShard {
+        /// The command whose file was expected.
+        expected: String,
+    },
+    /// A file from before shard files carried a format version.
+    #[error(
+        "a shard file without a format version, written by an older lmbias (before format \
+         {FORMAT}); run the shard again with lmbias {LMBIAS_VERSION}"
+    )]
+    Unversioned,
+    /// Another command's shard file.
+    #[error("a shard file of `{found}`, not of `{expected}`")]
+    OtherKind {
+        /// The command that wrote it.
+        found: String,
+        /// The command whose file was expected.
+        expected: String,
+    },
+    /// Another format version.
+    #[error(
+        "shard format {found}, written by lmbias {lmbias}; lmbias {LMBIAS_VERSION} reads format \
+         {FORMAT} only: run the shard again with lmbias {LMBIAS_VERSION}, or merge with lmbias {lmbias}"
+    )]
+    Format {
+        /// Its format.
+        found: u32,
+        /// The lmbias version that wrote it.
+        lmbias: String,
+    },
+    /// Of this format, and yet not readable: damaged.
+    #[error("damaged: {0}")]
+    Damaged(String),
+    /// The results could not be encoded (a bug: every result type is serializable).
+    #[error("cannot encode the results: {0}")]
+    Encode(String),
+}
+
+/// `stamp` and `body` as the bytes of a shard file.
+pub fn encode<T: Serialize>(stamp: &Stamp, body: &T) -> Result<Vec<u8>, ShardFileError> {
+    let mut bytes = Vec::new();
+    ciborium::into_writer(&File { stamp, body }, &mut bytes)
+        .map_err(|e| ShardFileError::Encode(cbor_error(e)))?;
+    Ok(bytes)
+}
+
+/// The stamp and body of a shard file of command `kind`; its format is read first,
+/// so that a file of another format or command is named as such, not as damaged.
+pub fn decode<T: DeserializeOwned>(bytes: &[u8], kind: &str) -> Result<(Stamp, T), ShardFileError> {
+    let truncated = ShardFileError::Truncated { len: bytes.len() };
+    let not_shard = || ShardFileError::NotShard {
+        expected: kind.to_owned(),
+    };
+    let head: Head = ciborium::from_reader(bytes).map_err(|e| match e {
+        ciborium::de::Error::Io(_) => truncated.clone(),
+        _ => not_shard(),
+    })?;
+    let head = head.stamp.ok_or(ShardFileError::Unversioned)?;
+    if head.kind != kind {
+        return Err(ShardFileError::OtherKind {
+            found: head.kind,
+            expected: kind.to_owned(),
+        });
+    }
+    if head.format != FORMAT {
+        return Err(ShardFileError::Format {
+            found: head.format,
+            lmbias: head.lmbias,
+        });
+    }
+    let file: File<Stamp, T> = ciborium::from_reader(bytes).map_err(|e| match e {
+        ciborium::de::Error::Io(_) => truncated.clone(),
+        other => ShardFileError::Damaged(cbor_error(other)),
+    })?;
+    Ok((file.stamp, file.body))
+}
+
+/// A ciborium error in words (its `Display` is its `Debug`).
+fn cbor_error<T: fmt::Display>(e: impl Into<CborError<T>>) -> String {
+    match e.into() {
+        CborError::De(ciborium::de::Error::Io(e)) | CborError::Ser(ciborium::ser::Error::Io(e)) => {
+            e.to_string()
+        }
+        CborError::De(ciborium::de::Error::Syntax(at)) => format!("invalid CBOR at byte {at}"),
+        CborError::De(ciborium::de::Error::Semantic(Some(at), message)) => {
+            format!("{message} (at byte {at})")
+        }
+        CborError::De(ciborium::de::Error::Semantic(None, message))
+        | CborError::Ser(ciborium::ser::Error::Value(message)) => message,
+        CborError::De(ciborium::de::Error::RecursionLimitExceeded) => {
+            "nested too deeply".to_owned()
+        }
+    }
+}
+
+/// Either side's ciborium error, for [`cbor_error`].
+enum CborError<T> {
+    De(ciborium::de::Error<T>),
+    Ser(ciborium::ser::Error<T>),
+}
+
+impl<T> From<ciborium::de::Error<T>> for CborError<T> {
+    fn from(e: ciborium::de::Error<T>) -> Self {
+        CborError::De(e)
+    }
+}
+
+impl<T> From<ciborium::ser::Error<T>> for CborError<T> {
+    fn from(e: ciborium::ser::Error<T>) -> Self {
+        CborError::Ser(e)
+    }
+}
+
+/// Two shards of one merge that did not run the same thing. One line naming both
+/// files, what differs and how.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{file}: {what} differs from that of {first} ({detail}); the shards of one run are run by \
+     one lmbias on the same inputs with the same options"
+)]
+pub struct StampMismatch {
+    /// The shard at fault, as named to [`check_stamps`].
+    pub file: String,
+    /// The first shard, which the others are held to.
+    pub first: String,
+    /// What differs: `lmbias version`, `test weat6`, `option seed`.
+    pub what: String,
+    /// Its two values, this shard's first.
+    pub detail: String,
+}
+
+/// Checks that every shard's stamp matches the first's: the same lmbias, the same
+/// inputs (by digest) and options. Each shard comes with its name for the message.
+pub fn check_stamps(shards: &[(&str, &Stamp)]) -> Result<(), StampMismatch> {
+    let Some(&(first_name, first)) = shards.first() else {
+        return Ok(());
+    };
+    let absent = || "absent".to_owned();
+    for &(name, stamp) in &shards[1..] {
+        let mismatch = |what: String, mine: String, theirs: String| StampMismatch {
+            file: name.to_owned(),
+            first: first_name.to_owned(),
+            what,
+            detail: format!("{mine} here, {theirs} there"),
+        };
+        if stamp.lmbias != first.lmbias {
+            return Err(mismatch(
+                "lmbias version".to_owned(),
+                stamp.lmbias.clone(),
+                first.lmbias.clone(),
+            ));
+        }
+        if let Some((key, mine, theirs)) = first_difference(&stamp.digests, &first.digests) {
+            let short = |d: Option<&String>| {
+                d.map_or_else(absent, |d| format!("sha256 {}…", &d[..d.len().min(12)]))
+            };
+            return Err(mismatch(key.clone(), short(mine), short(theirs)));
+        }
+        if let Some((key, mine, theirs)) = first_difference(&stamp.options, &first.options) {
+            let plain = |v: Option<&String>| v.cloned().unwrap_or_else(absent);
+            return Err(mismatch(
+                format!("option {key}"),
+                plain(mine),
+                plain(theirs),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The first name (in order) whose value differs between `mine` and `theirs`, or
+/// that only one has, with both values.
+fn first_difference<'a>(
+    mine: &'a BTreeMap<String, String>,
+    theirs: &'a BTreeMap<String, String>,
+) -> Option<(&'a String, Option<&'a String>, Option<&'a String>)> {
+    let mut names: Vec<&String> = mine.keys().chain(theirs.keys()).collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|k| (k, mine.get(k), theirs.get(k)))
+        .find(|(_, a, b)| a != b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,5 +557,123 @@ mod tests {
         );
         assert_eq!(mixed.at(), Some(1));
         assert_eq!(check_set(&[]), Err(ShardSetError::Empty));
+    }
+
+    fn stamp() -> Stamp {
+        let mut stamp = Stamp::new("lmbias seat --save");
+        stamp.digest("test weat6", b"{\"targ1\": 1}");
+        stamp.option("seed", 1111);
+        stamp
+    }
+
+    #[test]
+    fn a_file_reads_back_its_stamp_and_body() {
+        let body = vec![(1usize, 0.1f64 + 0.2)];
+        let bytes = encode(&stamp(), &body).unwrap();
+        let (read, back): (Stamp, Vec<(usize, f64)>) =
+            decode(&bytes, "lmbias seat --save").unwrap();
+        assert_eq!(read, stamp());
+        assert_eq!(read.format, FORMAT);
+        assert_eq!(read.lmbias, env!("CARGO_PKG_VERSION"));
+        assert_eq!(back, body);
+    }
+
+    #[test]
+    fn every_unreadable_file_says_why_in_words() {
+        let bytes = encode(&stamp(), &vec![1u8; 100]).unwrap();
+        let decode =
+            |bytes: &[u8], kind: &str| decode::<Vec<u8>>(bytes, kind).map(|_| ()).unwrap_err();
+        let truncated = decode(&bytes[..bytes.len() - 10], "lmbias seat --save");
+        assert_eq!(
+            truncated,
+            ShardFileError::Truncated {
+                len: bytes.len() - 10
+            }
+        );
+        assert!(
+            truncated.to_string().starts_with(&format!(
+                "truncated: the file ends after {} bytes",
+                bytes.len() - 10
+            )),
+            "{truncated}"
+        );
+        // Cut inside the stamp, the file is truncated all the same.
+        assert_eq!(
+            decode(&bytes[..20], "lmbias seat --save"),
+            ShardFileError::Truncated { len: 20 }
+        );
+        assert_eq!(
+            decode(&bytes, "cargo xtask reproduce-paper --shard").to_string(),
+            "a shard file of `lmbias seat --save`, not of `cargo xtask reproduce-paper --shard`"
+        );
+        // A file of the unversioned layout: a map without a stamp.
+        let mut old = Vec::new();
+        ciborium::into_writer(&BTreeMap::from([("shard", "1/2")]), &mut old).unwrap();
+        assert_eq!(
+            decode(&old, "lmbias seat --save"),
+            ShardFileError::Unversioned
+        );
+        let mut other = stamp();
+        other.format = FORMAT + 1;
+        other.lmbias = "9.9.9".to_owned();
+        let newer = encode(&other, &()).unwrap();
+        assert_eq!(
+            decode(&newer, "lmbias seat --save").to_string(),
+            format!(
+                "shard format {}, written by lmbias 9.9.9; lmbias {LMBIAS_VERSION} reads format \
+                 {FORMAT} only: run the shard again with lmbias {LMBIAS_VERSION}, or merge with \
+                 lmbias 9.9.9",
+                FORMAT + 1
+            )
+        );
+        let text = decode(b"{\"rows\": []}", "lmbias seat --save");
+        assert_eq!(
+            text.to_string(),
+            "not a shard file (its bytes are not what `lmbias seat --save` writes)"
+        );
+        // The right stamp on a body of another shape.
+        let wrong = encode(&stamp(), &"text").unwrap();
+        let damaged = decode(&wrong, "lmbias seat --save").to_string();
+        assert!(damaged.starts_with("damaged: invalid type"), "{damaged}");
+        for message in [truncated.to_string(), damaged] {
+            assert!(
+                !message.contains("Error {") && !message.contains("Io("),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn stamps_that_differ_are_named_with_both_shards() {
+        let first = stamp();
+        assert_eq!(check_stamps(&[("a", &first), ("b", &first)]), Ok(()));
+        let mut swapped = stamp();
+        swapped.digest("test weat6", b"{\"targ1\": 2}");
+        let err = check_stamps(&[("a.cbor", &first), ("b.cbor", &swapped)]).unwrap_err();
+        assert_eq!(err.what, "test weat6");
+        let message = err.to_string();
+        assert!(
+            message.starts_with("b.cbor: test weat6 differs from that of a.cbor (sha256 "),
+            "{message}"
+        );
+        let mut seed = stamp();
+        seed.option("seed", 7);
+        assert_eq!(
+            check_stamps(&[("a", &first), ("b", &seed)])
+                .unwrap_err()
+                .to_string(),
+            "b: option seed differs from that of a (7 here, 1111 there); the shards of one run \
+             are run by one lmbias on the same inputs with the same options"
+        );
+        let mut extra = stamp();
+        extra.digest("test weat7", b"{}");
+        let err = check_stamps(&[("a", &first), ("b", &extra)]).unwrap_err();
+        assert_eq!(err.what, "test weat7");
+        assert!(err.detail.ends_with("here, absent there"), "{}", err.detail);
+        let mut older = stamp();
+        older.lmbias = "0.0.9".to_owned();
+        let err = check_stamps(&[("a", &first), ("b", &older)]).unwrap_err();
+        assert_eq!(err.what, "lmbias version");
+        assert_eq!(err.detail, format!("0.0.9 here, {LMBIAS_VERSION} there"));
     }
 }

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
 
 use lmbias_data::valence::{AnnotationSource, Group, ValenceDataset, ValenceSentence};
-use lmbias_encoder::{EncoderError, MaskedLm, Prediction};
+use lmbias_encoder::{EncoderError, MaskedLm, Prediction, check_finite};
 use serde::{Deserialize, Serialize};
 
 /// The transformers fill-mask pipeline's default `top_k`.
@@ -319,19 +319,30 @@ pub fn run(
         .collect();
     let text_refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let fetch = K_SWEEP.into_iter().fold(top_k.get(), usize::max);
-    let answers = lm.fill_mask(&text_refs, fetch).map_err(|source| {
-        match source.index().and_then(|i| dataset.sentences().get(i)) {
-            Some(sentence) => ValenceStudyError::Sentence {
-                model: model.clone(),
-                id: sentence.id().to_owned(),
-                source,
+    // B and A are sums of valence × probability: a NaN probability would make them NaN,
+    // so any model's is refused here, naming the sentence.
+    let answers = lm
+        .fill_mask(&text_refs, fetch)
+        .and_then(|answers| {
+            let probs = answers
+                .iter()
+                .map(|a| a.iter().map(|p| p.prob).collect())
+                .collect();
+            check_finite(probs).map(|_| answers)
+        })
+        .map_err(
+            |source| match source.index().and_then(|i| dataset.sentences().get(i)) {
+                Some(sentence) => ValenceStudyError::Sentence {
+                    model: model.clone(),
+                    id: sentence.id().to_owned(),
+                    source,
+                },
+                None => ValenceStudyError::Encoder {
+                    model: model.clone(),
+                    source,
+                },
             },
-            None => ValenceStudyError::Encoder {
-                model: model.clone(),
-                source,
-            },
-        }
-    })?;
+        )?;
     if answers.len() != texts.len() {
         return Err(ValenceStudyError::AnswerCount {
             model,

@@ -81,6 +81,100 @@ fn wrong_shape_is_named() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The f32 values of tensor `name` in `dir`'s weights.
+fn tensor_values(dir: &Path, name: &str) -> Vec<f32> {
+    let bytes = std::fs::read(dir.join("model.safetensors")).unwrap();
+    let file = SafeTensors::deserialize(&bytes).unwrap();
+    let view = file.tensor(name).unwrap();
+    assert_eq!(view.dtype(), safetensors::Dtype::F32, "{name}");
+    view.data()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn non_finite_weights_are_refused_naming_the_tensor() {
+    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "nonfinite");
+    let weights = dir.join("model.safetensors");
+    // A NaN in an f32 tensor.
+    let query = "bert.encoder.layer.1.attention.self.query.weight";
+    let mut values = tensor_values(&dir, query);
+    values[37] = f32::NAN;
+    let nan: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let view = TensorView::new(safetensors::Dtype::F32, vec![32, 32], &nan).unwrap();
+    rewrite_tensor(&dir, query, Some(view));
+    // An infinity in a half-precision one (widened on load): 0x7c00 is f16 +inf.
+    let bias = "bert.embeddings.LayerNorm.bias";
+    let mut half = vec![0u8; 32 * 2];
+    half[2 * 5..2 * 5 + 2].copy_from_slice(&0x7c00u16.to_le_bytes());
+    let view = TensorView::new(safetensors::Dtype::F16, vec![32], &half).unwrap();
+    rewrite_tensor(&dir, bias, Some(view));
+    // The embeddings load before the encoder: the infinity is met first.
+    assert_eq!(
+        load_error(&dir),
+        format!(
+            "{}: tensor {bias}: value 5 is inf, not a finite number",
+            weights.display()
+        )
+    );
+    let zeros = vec![0u8; 32 * 2];
+    let view = TensorView::new(safetensors::Dtype::F16, vec![32], &zeros).unwrap();
+    rewrite_tensor(&dir, bias, Some(view));
+    assert_eq!(
+        load_error(&dir),
+        format!(
+            "{}: tensor {query}: value 37 is NaN, not a finite number",
+            weights.display()
+        )
+    );
+    // The encoder alone is refused the same way (fill-mask is not what reads it).
+    let checkpoint = Checkpoint::resolve(dir.to_str().unwrap()).unwrap();
+    let err = load_embedder(&checkpoint, DeviceKind::Cpu).err().unwrap();
+    assert!(
+        matches!(err, ModelError::NonFinite { index: 37, .. }),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Finite weights can still overflow: the outputs are then refused, naming the text.
+#[test]
+fn outputs_that_overflow_are_errors_naming_the_text() {
+    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "overflow");
+    // Embeddings of 3e38: their sum (word + position + type) is infinite, LayerNorm's NaN.
+    let name = "bert.embeddings.word_embeddings.weight";
+    let huge: Vec<u8> = (0..1000 * 32).flat_map(|_| 3e38f32.to_le_bytes()).collect();
+    let view = TensorView::new(safetensors::Dtype::F32, vec![1000, 32], &huge).unwrap();
+    rewrite_tensor(&dir, name, Some(view));
+    let checkpoint = Checkpoint::resolve(dir.to_str().unwrap()).unwrap();
+    let embedder = load_embedder(&checkpoint, DeviceKind::Cpu).unwrap();
+    let err = embedder
+        .embed(
+            &["fine", "the cat"],
+            lmbias_encoder::Pooling::Mean,
+            lmbias_encoder::Layer::Last,
+        )
+        .unwrap_err();
+    assert_eq!(err.index(), Some(0), "{err}");
+    let message = err.to_string();
+    assert!(
+        message.starts_with("text 0: the model's output value 0 is ")
+            && message.ends_with(", not a finite number"),
+        "{message}"
+    );
+    let lm = load_masked_lm(&checkpoint, DeviceKind::Cpu).unwrap();
+    let err = lm.fill_mask(&["the [MASK] sat"], 3).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            lmbias_encoder::EncoderError::NonFinite { index: 0, .. }
+        ),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn integer_weights_are_refused() {
     let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "dtype");

@@ -4,6 +4,7 @@
 mod input;
 mod model_commands;
 mod probe_command;
+mod robustness;
 mod seat_cli;
 mod static_models;
 mod support;

@@ -450,3 +450,100 @@ fn a_bad_shard_is_a_one_line_error() {
         );
     }
 }
+
+/// Shards that ran different tests under one name, another format, or a file cut
+/// short are refused at the merge, each in one line that names the files.
+#[test]
+fn a_merge_refuses_shards_of_different_tests_formats_and_truncated_files() {
+    let scratch = Scratch::new("mixed");
+    let models: Vec<String> = ["tiny-bert-mlm", "tiny-bert-nohead"]
+        .iter()
+        .map(|m| fixtures().join("models").join(m).display().to_string())
+        .collect();
+    // weat6 as written, and a copy with attr1 and attr2 swapped (d changes sign).
+    let original = std::fs::read_to_string(english("weat6")).unwrap();
+    let mut swapped: Value = serde_json::from_str(&original).unwrap();
+    let attr1 = swapped["attr1"].take();
+    swapped["attr1"] = std::mem::replace(&mut swapped["attr2"], attr1);
+    for (dir, text) in [("a", original), ("b", swapped.to_string())] {
+        std::fs::create_dir_all(scratch.0.join(dir)).unwrap();
+        std::fs::write(scratch.0.join(dir).join("weat6.jsonl"), text).unwrap();
+    }
+    let shard = |k: usize, dir: &str| -> String {
+        let path = scratch.0.join(format!("{k}-of-2-{dir}.cbor"));
+        let test = scratch.0.join(dir).join("weat6.jsonl");
+        let out = lmbias(&[
+            "--model",
+            &models[0],
+            &models[1],
+            "--test",
+            test.to_str().unwrap(),
+            "--n-samples",
+            "100",
+            "--shard",
+            &format!("{k}/2"),
+            "--save",
+            path.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        path.display().to_string()
+    };
+    let (first, second, other) = (shard(1, "a"), shard(2, "a"), shard(2, "b"));
+    let out = lmbias(&["--merge", &first, &second]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let err = one_line_error(&lmbias(&["--merge", &first, &other]));
+    assert!(
+        err.starts_with(&format!(
+            "error: --merge: {other}: test weat6 differs from that of {first} (sha256 "
+        )) && err.trim_end().ends_with(
+            "; the shards of one run are run by one lmbias on the same inputs with the same options"
+        ),
+        "{err}"
+    );
+
+    // Another format version: the byte after the key "format" is the version (CBOR's
+    // small integer); this lmbias writes 2.
+    let mut bytes = std::fs::read(&second).unwrap();
+    let at = bytes
+        .windows(7)
+        .position(|w| w == b"\x66format")
+        .expect("the stamp holds the format")
+        + 7;
+    assert_eq!(bytes[at], 2);
+    bytes[at] = 9;
+    let newer = scratch.0.join("newer.cbor");
+    std::fs::write(&newer, &bytes).unwrap();
+    let err = one_line_error(&lmbias(&["--merge", &first, newer.to_str().unwrap()]));
+    assert!(
+        err.starts_with(&format!(
+            "error: --merge {}: shard format 9, written by lmbias {}; lmbias {1} reads format 2 only",
+            newer.display(),
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{err}"
+    );
+
+    // Cut short: said in words, with no Rust debug output.
+    let whole = std::fs::read(&second).unwrap();
+    let cut = scratch.0.join("cut.cbor");
+    std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+    let err = one_line_error(&lmbias(&["--merge", &first, cut.to_str().unwrap()]));
+    assert!(
+        err.starts_with(&format!(
+            "error: --merge {}: truncated: the file ends after {} bytes, in the middle of its data",
+            cut.display(),
+            whole.len() / 2
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("Error {") && !err.contains("Io("), "{err}");
+}

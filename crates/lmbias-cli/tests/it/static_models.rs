@@ -239,6 +239,23 @@ fn embed_on_glove_gives_its_rows() {
         let mean = words.iter().map(|v| f64::from(v[i])).sum::<f64>() / 4.0;
         assert!((f64::from(*got) - mean).abs() < 1e-6, "{i}");
     }
+    assert_eq!(out["pooling"], "mean");
+    // Static vectors have one way to make a text's vector: asked for cls, the output
+    // says what was done, and the vectors are the same.
+    let (ok, cls, stderr) = lmbias(&[
+        "embed",
+        "--model",
+        "glove-6b-50d",
+        "--pooling",
+        "cls",
+        "--json",
+        "king",
+        "The king of qzxvw.",
+    ]);
+    assert!(ok, "{stderr}");
+    let cls: Value = serde_json::from_str(&cls).unwrap();
+    assert_eq!(cls["pooling"], "mean");
+    assert_eq!(cls["vectors"], out["vectors"]);
 
     let (ok, stdout, stderr) = lmbias(&["embed", "--model", "glove-6b-50d", "king"]);
     assert!(ok, "{stderr}");

@@ -271,3 +271,97 @@ fn unequal_sizes_run_when_allowed() {
     assert_eq!(v["n_partitions"], 10);
     assert_eq!(v["p_value"], 0.1);
 }
+
+/// A test file of `nx` and `ny` target words and two attribute words each, with made-up
+/// 3-d vectors (distinct, deterministic) in GloVe's text format.
+fn generated(name: &str, nx: usize, ny: usize) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("lmbias-weat-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let words = |prefix: &str, n: usize| -> Vec<String> {
+        (0..n).map(|i| format!("{prefix}{i}")).collect()
+    };
+    let sets = [
+        ("targ1", words("x", nx)),
+        ("targ2", words("y", ny)),
+        ("attr1", words("a", 2)),
+        ("attr2", words("b", 2)),
+    ];
+    let test: serde_json::Map<String, Value> = sets
+        .iter()
+        .map(|(key, examples)| {
+            (
+                key.to_string(),
+                serde_json::json!({"category": key, "examples": examples}),
+            )
+        })
+        .collect();
+    let mut vectors = String::new();
+    for (i, word) in sets.iter().flat_map(|(_, w)| w).enumerate() {
+        let f = i as f64;
+        vectors += &format!(
+            "{word} {} {} {}\n",
+            (f * 1.7).sin() + 1.5,
+            (f * 2.3).cos() + 1.5,
+            1.0
+        );
+    }
+    let (t, e) = (dir.join(format!("{name}.jsonl")), dir.join("vectors.txt"));
+    std::fs::write(&t, Value::Object(test).to_string()).unwrap();
+    std::fs::write(&e, vectors).unwrap();
+    (t, e)
+}
+
+#[test]
+fn an_exact_test_too_large_is_refused_at_once() {
+    let (t, e) = generated("big", 25, 25);
+    let started = std::time::Instant::now();
+    let out = lmbias(&[
+        "--test",
+        t.to_str().unwrap(),
+        "--embeddings",
+        e.to_str().unwrap(),
+        "--n-samples",
+        &u64::MAX.to_string(),
+    ]);
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let prefix = format!(
+        "error: {}: an exact test over the 126410606437752 splits of X ∪ Y (25 + 25 items) would take about ",
+        t.display()
+    );
+    assert!(stderr.starts_with(&prefix), "{stderr}");
+    assert!(
+        stderr.trim_end().ends_with("to sample them instead"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn one_target_against_a_thousand_is_an_exact_test_over_its_1001_splits() {
+    let (t, e) = generated("one-vs-many", 1, 1000);
+    let out = lmbias(&[
+        "--test",
+        t.to_str().unwrap(),
+        "--embeddings",
+        e.to_str().unwrap(),
+        "--allow-unequal-sizes",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["exact"].as_bool(), v["n_partitions"].as_u64()),
+        (Some(true), Some(1001))
+    );
+    let p = v["p_value"].as_f64().unwrap();
+    assert!(
+        p > 0.0 && p <= 1.0 && (p * 1001.0).fract().abs() < 1e-9,
+        "{p}"
+    );
+}

@@ -2,6 +2,7 @@
 //! below was a test binary of its own, and each linked the whole dependency tree.
 
 mod association;
+mod bom;
 mod embeddings;
 mod never_panics;
 mod valence_dataset;

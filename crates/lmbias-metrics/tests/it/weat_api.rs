@@ -2,7 +2,7 @@
 
 use lmbias_metrics::weat::{
     Alternative, Associations, Options, Role, StdKind, WeatError, binomial, cosine, effect_size,
-    permutation_test, test_statistic, weat,
+    permutation_test, test_statistic, weat, weat_cancellable,
 };
 
 #[test]
@@ -274,4 +274,139 @@ fn overflowing_vectors_and_scores_are_errors_not_panics() {
     let assoc = Associations::from_scores(vec![1e308, 1e308], vec![-1e308, 1e308]).unwrap();
     let p = permutation_test(&assoc, &Options::default()).unwrap();
     assert_eq!(p.n_evaluated, 6);
+}
+
+/// Distinct scores in (−0.1, 0.1), from a fixed generator.
+fn scores(n: usize, seed: u64) -> Vec<f64> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 0.2
+        })
+        .collect()
+}
+
+#[test]
+fn an_exact_test_beyond_the_bound_is_refused_before_it_starts() {
+    // 2 × 25 exact ran 99 s (MAX_EXACT_WORK's table); 2 × 30 would take hours.
+    for (n, alternative) in [
+        (25, Alternative::Greater),
+        (25, Alternative::TwoSided),
+        (30, Alternative::Greater),
+    ] {
+        let assoc = Associations::from_scores(scores(n, 1), scores(n, 2)).unwrap();
+        let options = Options {
+            n_samples: u64::MAX,
+            alternative,
+            ..Options::default()
+        };
+        let started = std::time::Instant::now();
+        let err = permutation_test(&assoc, &options).unwrap_err();
+        assert!(
+            started.elapsed().as_millis() < 500,
+            "{:?}",
+            started.elapsed()
+        );
+        let splits = binomial(2 * n as u128, n as u128);
+        assert!(
+            matches!(err, WeatError::ExactTooCostly { x, y, splits: s, .. } if x == n && y == n && s == splits),
+            "{err:?}"
+        );
+        let message = err.to_string();
+        assert!(!message.contains('\n'), "{message}");
+        assert!(
+            message.starts_with(&format!(
+                "an exact test over the {} splits of X ∪ Y ({n} + {n} items) would take about ",
+                splits.unwrap()
+            )),
+            "{message}"
+        );
+        assert!(
+            message.ends_with(
+                "set n_samples below the number of splits (e.g. 100000, the default, or \
+                 1000000 for p down to 1e-6) to sample them instead"
+            ),
+            "{message}"
+        );
+        // The cheaper option it names works at once.
+        let sampled = permutation_test(
+            &assoc,
+            &Options {
+                n_samples: 100_000,
+                ..options
+            },
+        )
+        .unwrap();
+        assert!(!sampled.exact);
+    }
+    let refused = |n| {
+        let assoc = Associations::from_scores(scores(n, 1), scores(n, 2)).unwrap();
+        let options = Options {
+            n_samples: u64::MAX,
+            ..Options::default()
+        };
+        match permutation_test(&assoc, &options) {
+            Err(WeatError::ExactTooCostly { estimate_s, .. }) => Some(estimate_s),
+            _ => None,
+        }
+    };
+    // 2 × 25's estimate is the measured order of magnitude; 2 × 30's is hours.
+    let at_25 = refused(25).unwrap();
+    assert!((60.0..300.0).contains(&at_25), "{at_25}");
+    assert!(refused(30).unwrap() > 3600.0);
+}
+
+#[test]
+fn one_against_a_thousand_is_enumerated_exactly() {
+    // 1001 splits: X's one item is each of the 1001 in turn. Beyond 64 items, counted directly.
+    let all = scores(1001, 7);
+    let assoc = Associations::from_scores(all[..1].to_vec(), all[1..].to_vec()).unwrap();
+    let options = Options {
+        allow_unequal_sizes: true,
+        ..Options::default()
+    };
+    let p = permutation_test(&assoc, &options).unwrap();
+    let at_least = all.iter().filter(|&&s| s >= all[0]).count() as u64;
+    assert!(p.exact);
+    assert_eq!(
+        (p.n_partitions, p.n_evaluated, p.n_extreme),
+        (Some(1001), 1001, at_least)
+    );
+    assert!(
+        at_least > 1 && at_least < 1001,
+        "a middling rank: {at_least}"
+    );
+    // And the other way round, 1000 vs 1: a split is extreme when Y's one item is at most
+    // the observed Y's (its X then sums to at least as much).
+    let assoc = Associations::from_scores(all[1..].to_vec(), all[..1].to_vec()).unwrap();
+    let p = permutation_test(&assoc, &options).unwrap();
+    let at_most = all.iter().filter(|&&s| s <= all[0]).count() as u64;
+    assert!(p.exact);
+    assert_eq!((p.n_evaluated, p.n_extreme), (1001, at_most));
+}
+
+#[test]
+fn a_cancelled_test_stops_with_a_typed_error() {
+    let assoc = Associations::from_scores(scores(20, 1), scores(20, 2)).unwrap();
+    let cancel = std::sync::atomic::AtomicBool::new(true);
+    for n_samples in [u64::MAX, 1_000_000] {
+        let options = Options {
+            n_samples,
+            ..Options::default()
+        };
+        assert_eq!(
+            weat_cancellable(&assoc, &options, &cancel),
+            Err(WeatError::Cancelled)
+        );
+    }
+    // Unset, the same call runs to its end.
+    let go = std::sync::atomic::AtomicBool::new(false);
+    let small = Associations::from_scores(scores(8, 1), scores(8, 2)).unwrap();
+    assert_eq!(
+        weat_cancellable(&small, &Options::default(), &go),
+        weat(&small, &Options::default())
+    );
 }

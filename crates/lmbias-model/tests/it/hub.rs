@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use lmbias_model::hub::{HubSettings, cached_snapshot, download, is_hub_id};
 use lmbias_model::{Architecture, Checkpoint, ModelError};
-use lmbias_tests::hub_server::{Host, HubRepo, HubServer, closing_endpoint};
+use lmbias_tests::hub_server::{
+    Host, HubRepo, HubServer, TRICKLE_BYTES, TRICKLE_EVERY, closing_endpoint, garbage_endpoint,
+};
 
 const COMMIT: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c";
 
@@ -201,6 +203,112 @@ fn a_transfer_cut_halfway_resumes_with_a_range_request() {
         std::fs::read(lmbias_tests::model_dir("tiny-bert-mlm").join("model.safetensors")).unwrap()
     );
     assert!(!root.join("blobs").join(&partial[0]).exists());
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn a_trickling_transfer_is_abandoned_under_the_minimum_speed_and_resumes() {
+    let server = HubServer::start(vec![tiny("org/slow").trickle_once("model.safetensors")]);
+    let cache = scratch("trickle");
+    // The trickle sends 80 bytes/s after its first half; the rule asks 1000 over 1 s.
+    assert!(TRICKLE_BYTES as f64 / TRICKLE_EVERY.as_secs_f64() < 1000.0);
+    let hub = HubSettings {
+        min_speed: 1000,
+        min_speed_time: Duration::from_secs(1),
+        ..settings(&server, &cache)
+    };
+    let size = weights_size();
+    let start = Instant::now();
+    let err = download("org/slow", &hub).unwrap_err();
+    // Without the rule the ~100 KB left would take 20 minutes at 80 bytes/s.
+    assert!(start.elapsed() < Duration::from_secs(10), "{err}");
+    let message = err.to_string();
+    assert!(matches!(err, ModelError::Hub { .. }), "{err:?}");
+    assert!(!message.contains('\n'), "{message}");
+    let root = cache.join("models--org--slow");
+    let partial: Vec<_> = files_under(&root.join("blobs"))
+        .into_iter()
+        .filter(|f| f.ends_with(".incomplete"))
+        .collect();
+    assert_eq!(partial.len(), 1, "{partial:?}");
+    let partial = root.join("blobs").join(&partial[0]);
+    let have = std::fs::metadata(&partial).unwrap().len();
+    // At least the fast half, far from all of it.
+    assert!(have >= size / 2 && have < size, "{have} of {size}");
+    assert!(
+        message.contains(&format!(
+            "model.safetensors interrupted after {have} of {size} bytes ("
+        )) && message.contains(
+            "under the minimum of 1000 bytes/s over 1 s (LMBIAS_HUB_MIN_SPEED, LMBIAS_HUB_MIN_SPEED_TIME)"
+        ) && message.contains(&format!("run again to resume from {}", partial.display())),
+        "{message}"
+    );
+    assert!(!root.join("snapshots").exists());
+
+    // The next run resumes from the bytes kept.
+    let checkpoint = Checkpoint::resolve_with("org/slow", &hub).unwrap();
+    let gets: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.host == Host::Cdn)
+        .collect();
+    assert_eq!(gets.len(), 2, "{gets:?}");
+    assert_eq!(
+        gets[1].range.as_deref(),
+        Some(format!("bytes={have}-").as_str())
+    );
+    assert_eq!(
+        std::fs::read(checkpoint.dir().join("model.safetensors")).unwrap(),
+        std::fs::read(lmbias_tests::model_dir("tiny-bert-mlm").join("model.safetensors")).unwrap()
+    );
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn a_hub_answering_garbage_is_a_bad_answer_not_an_unreachable_hub() {
+    let endpoint = garbage_endpoint();
+    let cache = scratch("garbage");
+    let hub = HubSettings::new(&endpoint, &cache);
+    let err = Checkpoint::resolve_with("org/garbage", &hub).unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, ModelError::Hub { .. }), "{err:?}");
+    assert!(!message.contains('\n'), "{message}");
+    assert!(
+        message.starts_with(&format!(
+            "model \"org/garbage\": downloading {endpoint}/org/garbage/resolve/main/config.json \
+             failed: the answer is not HTTP ("
+        )) && message.ends_with(&format!("is {endpoint} a Hugging Face hub (HF_ENDPOINT)?")),
+        "{message}"
+    );
+    assert!(!message.contains("could not be reached"), "{message}");
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn a_half_made_snapshot_and_an_unreachable_hub_say_both() {
+    let (endpoint, _) = closing_endpoint();
+    let cache = scratch("halfunreachable");
+    let stale = cache.join("models--org--halfway/snapshots").join(COMMIT);
+    std::fs::create_dir_all(&stale).unwrap();
+    std::fs::copy(
+        lmbias_tests::model_dir("tiny-bert-mlm").join("config.json"),
+        stale.join("config.json"),
+    )
+    .unwrap();
+    let hub = HubSettings::new(&endpoint, &cache);
+    let err = Checkpoint::resolve_with("org/halfway", &hub).unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, ModelError::Incomplete { .. }), "{err:?}");
+    assert!(!message.contains('\n'), "{message}");
+    assert!(
+        message.starts_with(&format!(
+            "model \"org/halfway\": its snapshot in the Hugging Face cache, {}, lacks its weights \
+             (model.safetensors or pytorch_model.bin) (a download cut short), and the hub at \
+             {endpoint} could not be reached (",
+            stale.display()
+        )),
+        "{message}"
+    );
     let _ = std::fs::remove_dir_all(&cache);
 }
 

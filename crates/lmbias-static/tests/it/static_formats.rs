@@ -476,3 +476,30 @@ fn static_damaged_files_never_panic() {
         }
     }
 }
+
+#[test]
+fn static_text_and_vocab_drop_a_byte_order_mark() {
+    // A BOM read as text would make the first word `\u{feff}the`, silently without a vector.
+    let path = scratch("bom-glove.txt", "\u{feff}the 0.418 0.24968\nking 0.5 2\n");
+    let model = StaticEmbeddings::from_text(&path).unwrap();
+    assert_eq!(model.vector("the"), Some(&[0.418f32, 0.24968][..]));
+    assert!(!model.known("\u{feff}the"));
+    let with_header = scratch("bom-w2v.txt", "\u{feff}2 2\nthe 1 2\nking 3 4\n");
+    let model = StaticEmbeddings::from_text(&with_header).unwrap();
+    assert_eq!(model.vector("the"), Some(&[1.0f32, 2.0][..]));
+
+    let data: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let npy = scratch(
+        "bom.npy",
+        npy_bytes(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }",
+            &data,
+        ),
+    );
+    let vocab = scratch("bom-vocab.txt", "\u{feff}the\nking\n");
+    let model = StaticEmbeddings::from_npy(&npy, &vocab).unwrap();
+    assert_eq!(model.vector("the"), Some(&[1.0f32, 2.0][..]));
+}

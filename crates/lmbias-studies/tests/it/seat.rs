@@ -18,7 +18,8 @@ use lmbias_studies::seat::{
 const DIM: usize = 6;
 
 /// Vectors: deterministic noise from the text's hash, plus `bias` times the
-/// first axis. Pieces: one per 4 characters of a word; a word with a `q` is unknown.
+/// first axis (a text with `NAN` gets a NaN on the third). Pieces: one per 4
+/// characters of a word; a word with a `q` is unknown.
 struct FakeEmbedder {
     name: &'static str,
     bias: HashMap<&'static str, f32>,
@@ -53,6 +54,9 @@ impl FakeEmbedder {
             })
             .collect();
         v[0] += self.bias.get(text).copied().unwrap_or(0.0);
+        if text.contains("NAN") {
+            v[2] = f32::NAN;
+        }
         v
     }
 }
@@ -426,6 +430,31 @@ fn a_text_the_model_cannot_encode_names_test_and_set() {
         msg,
         "model fake: test broken, set attr2: cannot encode \"FAIL here\": \
          text 7 has 600 tokens, more than the model's 512 positions: \"FAIL here\""
+    );
+}
+
+/// A model whose vector for a text holds a NaN: an error naming the model, test, set
+/// and text, never a NaN effect size.
+#[test]
+fn a_non_finite_vector_names_the_model_and_text() {
+    let dir = TempDir::new("nan");
+    let tests = one_test(&dir, &["g", "NAN here"]);
+    let model = FakeEmbedder::new("fake", &[]);
+    let err = seat::run(&[&model], &tests, &options()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            SeatError::Encode {
+                set: Role::Attr2,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        chain(&err),
+        "model fake: test broken, set attr2: cannot encode \"NAN here\": \
+         text 7: the model's output value 2 is NaN, not a finite number"
     );
 }
 

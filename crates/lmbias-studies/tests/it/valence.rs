@@ -363,3 +363,17 @@ fn a_text_the_model_sees_two_masks_in_names_the_sentence() {
         "fake-lm: sentence me-02: text 3 must contain exactly one <mask>, found 2: \"I <mask> it <mask>.\""
     );
 }
+
+#[test]
+fn a_nan_probability_names_the_model_and_sentence() {
+    // A model whose third proposal for me-01 has a NaN probability: B and A would be NaN.
+    let mut lm = fake();
+    lm.answers.get_mut("Are <mask> coming tonight?").unwrap()[2].1 = f32::NAN;
+    let err = valence::run(&lm, &dataset(DATASET), DEFAULT_TOP_K).unwrap_err();
+    assert!(matches!(err, ValenceStudyError::Sentence { .. }), "{err}");
+    let cause = std::error::Error::source(&err).unwrap();
+    assert_eq!(
+        format!("{err}: {cause}"),
+        "fake-lm: sentence me-01: text 2: the model's output value 2 is NaN, not a finite number"
+    );
+}

@@ -1,0 +1,155 @@
+//! Everything the CLI writes: standard output, and the files of `--save`, `--figures`
+//! and `--svg`.
+//!
+//! `println!` panics when stdout fails; here a write returns the error instead, so that
+//! `main` can end quietly on a closed pipe (`lmbias embed … | head -1`, as Unix tools do)
+//! and report a full disk (`> /dev/full`) as one line naming standard output. Output paths
+//! are checked before any computing (the folder is created and a file made and removed in
+//! it), and files are written under a temporary name in the same folder, then renamed, so a
+//! failed write never leaves half a file where a result was expected.
+
+use std::fmt;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+/// What a failed write to stdout says; `main` looks for it to tell a closed pipe.
+#[derive(Debug, thiserror::Error)]
+#[error("writing to standard output")]
+pub struct StdoutError(#[source] pub io::Error);
+
+/// Writes `args` to stdout and flushes, so that an error surfaces here and not when the
+/// buffer is dropped at exit, where it would be lost.
+pub fn write(args: fmt::Arguments<'_>) -> Result<(), StdoutError> {
+    let mut stdout = io::stdout().lock();
+    stdout
+        .write_fmt(args)
+        .and_then(|()| stdout.flush())
+        .map_err(StdoutError)
+}
+
+/// Writes `bytes` to stdout and flushes.
+pub fn write_bytes(bytes: &[u8]) -> Result<(), StdoutError> {
+    let mut stdout = io::stdout().lock();
+    stdout
+        .write_all(bytes)
+        .and_then(|()| stdout.flush())
+        .map_err(StdoutError)
+}
+
+/// `print!` that returns a [`StdoutError`] instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::output::write(format_args!($($arg)*))
+    };
+}
+
+/// `println!` that returns a [`StdoutError`] instead of panicking.
+macro_rules! outln {
+    () => {
+        $crate::output::write(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::output::write(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+pub(crate) use {out, outln};
+
+/// True when `err` is a write to stdout that failed because its reader went away.
+pub fn is_closed_stdout(err: &anyhow::Error) -> bool {
+    err.chain()
+        .filter_map(|e| e.downcast_ref::<StdoutError>())
+        .any(|e| e.0.kind() == io::ErrorKind::BrokenPipe)
+}
+
+/// Creates `dir` (for `flag`, e.g. `--figures`) and checks that a file can be made in it.
+pub fn check_dir(flag: &str, dir: &Path) -> Result<()> {
+    probe(dir).with_context(|| format!("{flag} {}: cannot write here", dir.display()))
+}
+
+/// Creates `dir`, then a file in it, and removes the file.
+fn probe(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let file = temporary(&dir.join("probe"));
+    std::fs::File::create(&file)?;
+    std::fs::remove_file(&file)
+}
+
+/// Checks that `file` (for `flag`, e.g. `--save`) can be written: its folder is created and
+/// writable, and the path is not a folder.
+pub fn check_file(flag: &str, file: &Path) -> Result<()> {
+    if file.is_dir() {
+        bail!("{flag} {}: is a folder, not a file", file.display());
+    }
+    let parent = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    probe(parent).with_context(|| format!("{flag} {}: cannot write here", file.display()))
+}
+
+/// Writes `bytes` to `path` under a temporary name beside it, then renames: a reader (or a
+/// failed write) never sees part of a file. The error names `path`.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let temporary = temporary(path);
+    let written =
+        std::fs::write(&temporary, bytes).and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written.with_context(|| format!("writing {}", path.display()))
+}
+
+/// `.NAME.PID.tmp` beside `path`: hidden, and unique to this process.
+fn temporary(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map_or_else(|| "lmbias".into(), |n| n.to_string_lossy().into_owned());
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_renamed_into_place_and_bad_paths_named() {
+        let dir = std::env::temp_dir().join(format!("lmbias-output-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        check_dir("--figures", &dir.join("a/b")).unwrap();
+        assert!(dir.join("a/b").is_dir());
+        assert_eq!(std::fs::read_dir(dir.join("a/b")).unwrap().count(), 0);
+
+        let file = dir.join("a/r.svg");
+        write_atomically(&file, b"<svg/>").unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"<svg/>");
+        assert_eq!(std::fs::read_dir(dir.join("a")).unwrap().count(), 2);
+
+        // A folder where a file should go: the write fails, naming it, leaving nothing.
+        std::fs::create_dir(dir.join("a/taken.svg")).unwrap();
+        let err = write_atomically(&dir.join("a/taken.svg"), b"x").unwrap_err();
+        assert!(
+            format!("{err:#}")
+                .starts_with(&format!("writing {}: ", dir.join("a/taken.svg").display()))
+        );
+        assert_eq!(std::fs::read_dir(dir.join("a")).unwrap().count(), 3);
+        let err = check_file("--save", &dir.join("a/taken.svg")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "--save {}: is a folder, not a file",
+                dir.join("a/taken.svg").display()
+            )
+        );
+
+        // Under a file, no folder can be made.
+        let err = check_dir("--figures", &dir.join("a/r.svg/sub")).unwrap_err();
+        assert!(format!("{err:#}").starts_with(&format!(
+            "--figures {}: cannot write here: ",
+            dir.join("a/r.svg/sub").display()
+        )));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,434 @@
+//! Pipes, large inputs, byte-order marks and output paths (issue 19): a closed stdout
+//! ends quietly, a full one is one line; `--input` is read in chunks with a line cap;
+//! a BOM is not text; every output path is checked before any model loads, and a
+//! figure that cannot be written does not take the table with it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use lmbias_tests::fixtures;
+
+use crate::support::lmbias;
+
+fn tiny() -> String {
+    fixtures()
+        .join("models/tiny-bert-mlm")
+        .display()
+        .to_string()
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A scratch folder, removed with it.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("lmbias-robust-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.0.join(name).display().to_string()
+    }
+
+    fn file(&self, name: &str, content: impl AsRef<[u8]>) -> String {
+        std::fs::write(self.0.join(name), content).unwrap();
+        self.path(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Static vectors small enough to write in a test: four words, four dimensions.
+fn tiny_glove(scratch: &Scratch) -> String {
+    scratch.file(
+        "vectors.txt",
+        "a 0.1 0.2 0.3 0.4\nb 0.5 -0.1 0.2 0.0\nc -0.3 0.1 0.4 0.2\nd 0.2 0.2 -0.5 0.1\n",
+    )
+}
+
+fn one_line(stderr: &str) -> &str {
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    stderr.trim_end()
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly_with_exit_0() {
+    let scratch = Scratch::new("pipe");
+    let input = scratch.file("many.txt", "the quick brown fox\n".repeat(5000));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lmbias"))
+        .args(["embed", "--model", &tiny(), "--input", &input])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // `| head -1`: read one line, then close the pipe.
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.contains("dimensions"), "{first}");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr, "");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn a_full_stdout_is_one_line_naming_it() {
+    let emb = repo().join("tests/fixtures/sent-bias-ref/exact_n4.emb.json");
+    let test = repo().join("tests/fixtures/sent-bias-ref/exact_n4.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_lmbias"))
+        .args(["weat", "--json", "--embeddings"])
+        .arg(&emb)
+        .arg("--test")
+        .arg(&test)
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        one_line(&stderr),
+        "error: writing to standard output: No space left on device (os error 28)"
+    );
+}
+
+/// Runs `lmbias args` with stdout discarded; (exit status, stderr, peak RSS in bytes).
+///
+/// The peak is the process's own `VmHWM`, read from /proc while it runs (a high-water mark,
+/// so the last reading before it exits is the peak of all but its last few milliseconds).
+/// `wait4`'s `ru_maxrss` would not do: it counts the test process's pages that the child
+/// shared before its exec.
+fn peak_rss(args: &[&str]) -> (bool, String, u64) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lmbias"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    let status = loop {
+        if let Ok(status) = std::fs::read_to_string(&status_file)
+            && let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:"))
+        {
+            let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            peak_kib = peak_kib.max(kib);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(peak_kib > 0, "no VmHWM read");
+    (status.success(), stderr, peak_kib * 1024)
+}
+
+#[test]
+fn input_is_streamed_in_bounded_memory() {
+    let scratch = Scratch::new("stream");
+    let glove = tiny_glove(&scratch);
+    // 64 MiB of short texts: read whole (with their vectors and tokens) this took
+    // gigabytes; in chunks of 512 it takes what the program itself takes.
+    let path = scratch.0.join("large.txt");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let line = "a b c d a b c d a b c d a b c\n";
+    let lines = (64 << 20) / line.len();
+    for _ in 0..lines {
+        file.write_all(line.as_bytes()).unwrap();
+    }
+    file.flush().unwrap();
+    let size = std::fs::metadata(&path).unwrap().len();
+    let input = path.display().to_string();
+    let (ok, stderr, rss) = peak_rss(&["embed", "--model", &glove, "--json", "--input", &input]);
+    assert!(ok, "{stderr}");
+    assert!(
+        rss < size / 2,
+        "peak RSS {rss} bytes on a file of {size} bytes"
+    );
+
+    // Texts, then one huge line (a disk image, say): an error at the cap naming the line, in
+    // bounded memory, quoting nothing. (The texts before it keep the process alive long
+    // enough for its memory to be read.)
+    let texts = 300_000;
+    let huge = [line.repeat(texts).into_bytes(), vec![b'x'; 40 << 20]].concat();
+    let size = huge.len() as u64;
+    let huge = scratch.file("huge.txt", huge);
+    let (ok, stderr, rss) = peak_rss(&["embed", "--model", &glove, "--json", "--input", &huge]);
+    assert!(!ok);
+    assert_eq!(
+        one_line(&stderr),
+        format!(
+            "error: --input {huge}: line {} is longer than 1 MiB, the most a line may have (one \
+             text per line)",
+            texts + 1
+        )
+    );
+    assert!(
+        rss < size / 2,
+        "peak RSS {rss} bytes on a file of {size} bytes"
+    );
+}
+
+#[test]
+fn long_texts_are_quoted_by_a_prefix_in_errors() {
+    let scratch = Scratch::new("quote");
+    // A fill-mask text without a mask, 200 000 characters long.
+    let long = format!("{}\n", "word ".repeat(40_000));
+    let input = scratch.file("long.txt", &long);
+    let (ok, _, stderr) = lmbias(&["fill-mask", "--model", &tiny(), "--input", &input]);
+    assert!(!ok);
+    let err = one_line(&stderr);
+    assert!(err.len() < 400, "{} bytes: {}", err.len(), &err[..400]);
+    assert!(err.ends_with("… (200000 characters)"), "{err}");
+
+    // `weat --embeddings` on one huge line of NUL bytes (a sparse file) names a prefix.
+    let blob = scratch.file("blob.txt", vec![0u8; 4 << 20]);
+    let test = repo().join("datasets/seat/en/weat6.jsonl");
+    let (ok, _, stderr) = lmbias(&[
+        "weat",
+        "--embeddings",
+        &blob,
+        "--test",
+        test.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    let err = one_line(&stderr);
+    assert!(err.len() < 1000, "{} bytes", err.len());
+    assert!(err.contains("(4194304 characters)"), "{err}");
+}
+
+#[test]
+fn a_byte_order_mark_is_not_text() {
+    let scratch = Scratch::new("bom");
+    let glove = tiny_glove(&scratch);
+    let bom_glove = scratch.file(
+        "bom-vectors.txt",
+        [b"\xEF\xBB\xBF".as_slice(), &std::fs::read(&glove).unwrap()].concat(),
+    );
+    let plain = scratch.file("texts.txt", "a b\nc\n");
+    let bom = scratch.file("bom.txt", "\u{feff}a b\nc\n");
+    let bom_jsonl = scratch.file("bom.jsonl", "\u{feff}{\"text\": \"a b\"}\n\"c\"\n");
+    let embed = |model: &str, input: &str| {
+        let (ok, out, err) = lmbias(&["embed", "--model", model, "--json", "--input", input]);
+        assert!(ok, "{err}");
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        json
+    };
+    let want = embed(&glove, &plain);
+    assert_eq!(want["no_vector"], serde_json::json!([[], []]));
+    assert_eq!(embed(&glove, &bom), want);
+    assert_eq!(embed(&glove, &bom_jsonl), want);
+    // The vectors file's first word is `a`, not `\u{feff}a`.
+    assert_eq!(embed(&bom_glove, &plain)["vectors"], want["vectors"]);
+
+    // A test file and a JSON embeddings file with a BOM read as without one.
+    let test = std::fs::read_to_string(repo().join("tests/fixtures/sent-bias-ref/exact_n4.jsonl"))
+        .unwrap();
+    let emb =
+        std::fs::read_to_string(repo().join("tests/fixtures/sent-bias-ref/exact_n4.emb.json"))
+            .unwrap();
+    let weat = |test: &str, emb: &str| {
+        let (ok, out, err) = lmbias(&["weat", "--json", "--test", test, "--embeddings", emb]);
+        assert!(ok, "{err}");
+        let mut json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        json.as_object_mut().unwrap().remove("test_file");
+        json.as_object_mut().unwrap().remove("embeddings");
+        json
+    };
+    let plain_test = scratch.file("t.jsonl", &test);
+    let plain_emb = scratch.file("e.json", &emb);
+    let bom_dir = scratch.0.join("bom");
+    std::fs::create_dir(&bom_dir).unwrap();
+    std::fs::write(bom_dir.join("t.jsonl"), format!("\u{feff}{test}")).unwrap();
+    std::fs::write(bom_dir.join("e.json"), format!("\u{feff}{emb}")).unwrap();
+    assert_eq!(
+        weat(
+            bom_dir.join("t.jsonl").to_str().unwrap(),
+            bom_dir.join("e.json").to_str().unwrap()
+        ),
+        weat(&plain_test, &plain_emb)
+    );
+}
+
+#[test]
+fn unwritable_output_paths_fail_before_any_model_loads() {
+    let scratch = Scratch::new("paths");
+    let file = scratch.file("a-file", "x");
+    let under_file = format!("{file}/sub");
+    let test = repo().join("datasets/seat/en/weat6.jsonl");
+    let test = test.to_str().unwrap();
+    // The model does not exist: the path is refused first, or this would name the model.
+    let missing = scratch.path("no-such-model");
+    let cases: [(&[&str], String); 4] = [
+        (
+            &[
+                "seat",
+                "--model",
+                &missing,
+                "--test",
+                test,
+                "--figures",
+                &under_file,
+            ],
+            format!("error: --figures {under_file}: cannot write here: "),
+        ),
+        (
+            &[
+                "seat",
+                "--model",
+                &missing,
+                "--test",
+                test,
+                "--save",
+                &format!("{under_file}/s.cbor"),
+            ],
+            format!("error: --save {under_file}/s.cbor: cannot write here: "),
+        ),
+        (
+            &[
+                "valence",
+                "--model",
+                &missing,
+                "--dataset",
+                "no-such.json",
+                "--figures",
+                &under_file,
+            ],
+            format!("error: --figures {under_file}: cannot write here: "),
+        ),
+        (
+            &[
+                "probe",
+                "--model",
+                &missing,
+                "--templates",
+                "t.txt",
+                "--protected",
+                "p.csv",
+                "--stereotyped",
+                "s.csv",
+                "--svg",
+                &format!("{under_file}/p.svg"),
+            ],
+            format!("error: --svg {under_file}/p.svg: cannot write here: "),
+        ),
+    ];
+    for (args, start) in cases {
+        let (ok, _, stderr) = lmbias(args);
+        assert!(!ok);
+        let err = one_line(&stderr);
+        assert!(err.starts_with(&start), "{err}");
+    }
+}
+
+#[test]
+fn a_failed_figure_still_prints_the_table() {
+    let scratch = Scratch::new("figure");
+    let figures = scratch.0.join("figs");
+    // A folder where a figure's file should go: the folder is writable, that file is not.
+    std::fs::create_dir_all(figures.join("seat-heatmap.svg")).unwrap();
+    let test = repo().join("datasets/seat/en/sent-weat6.jsonl");
+    let (ok, stdout, stderr) = lmbias(&[
+        "seat",
+        "--model",
+        &tiny(),
+        "--test",
+        test.to_str().unwrap(),
+        "--csv",
+        "--figures",
+        figures.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(stdout.lines().count() >= 2, "{stdout}");
+    assert!(stdout.contains("sent-weat6"), "{stdout}");
+    let err = one_line(&stderr);
+    let file = figures.join("seat-heatmap.svg");
+    assert!(
+        err.starts_with(&format!("error: --figures: writing {}: ", file.display())),
+        "{err}"
+    );
+    // No temporary file is left behind.
+    let names: Vec<String> = std::fs::read_dir(&figures)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+}
+
+#[test]
+fn a_test_folder_refuses_dangling_links_and_skips_hidden_files() {
+    let scratch = Scratch::new("testdir");
+    let dir = scratch.0.join("tests");
+    std::fs::create_dir(&dir).unwrap();
+    let weat6 = repo().join("datasets/seat/en/weat6.jsonl");
+    std::fs::copy(&weat6, dir.join("weat6.jsonl")).unwrap();
+    std::fs::copy(&weat6, dir.join(".weat7.jsonl")).unwrap();
+    let model = tiny();
+    let seat = |dir: &Path| {
+        lmbias(&[
+            "seat",
+            "--model",
+            &model,
+            "--test",
+            dir.to_str().unwrap(),
+            "--json",
+        ])
+    };
+    let (ok, stdout, stderr) = seat(&dir);
+    assert!(ok, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let tests: Vec<&str> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["test"].as_str().unwrap())
+        .collect();
+    assert_eq!(tests, ["weat6"]);
+
+    // The same test as .json beside .jsonl: both files are named.
+    std::fs::copy(&weat6, dir.join("weat6.json")).unwrap();
+    let (ok, _, stderr) = seat(&dir);
+    assert!(!ok);
+    assert_eq!(
+        one_line(&stderr),
+        format!(
+            "error: {}: test weat6 is already loaded from {}",
+            dir.join("weat6.jsonl").display(),
+            dir.join("weat6.json").display()
+        )
+    );
+    std::fs::remove_file(dir.join("weat6.json")).unwrap();
+
+    for (name, target) in [
+        ("gone.jsonl", "nowhere.jsonl"),
+        ("loop.jsonl", "loop.jsonl"),
+    ] {
+        std::os::unix::fs::symlink(target, dir.join(name)).unwrap();
+        let (ok, _, stderr) = seat(&dir);
+        assert!(!ok);
+        assert!(
+            one_line(&stderr).starts_with(&format!(
+                "error: {}: a symbolic link that leads to no file (dangling, or a loop): ",
+                dir.join(name).display()
+            )),
+            "{stderr}"
+        );
+        std::fs::remove_file(dir.join(name)).unwrap();
+    }
+}
