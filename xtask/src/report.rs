@@ -12,6 +12,7 @@ use lmbias_studies::seat::{BatteryResult, SeatRow};
 
 use crate::models::{ModelInfo, Skipped, Study};
 use crate::paper::{self, Reported};
+use crate::period_models;
 use crate::reproduce::{Results, Settings};
 use crate::shapes;
 
@@ -40,7 +41,7 @@ pub fn write(
     models_section(&mut md, models, skipped);
     failures_section(&mut md, results);
     if options.studies.contains(&Study::Valence) {
-        valence_section(&mut md, results);
+        valence_section(&mut md, results, models, skipped);
     }
     if options.studies.contains(&Study::Seat) {
         seat_section(&mut md, results);
@@ -163,7 +164,7 @@ fn failures_section(md: &mut String, results: &Results) {
     let _ = writeln!(md, "{}", table.to_markdown());
 }
 
-fn valence_section(md: &mut String, results: &Results) {
+fn valence_section(md: &mut String, results: &Results, models: &[ModelInfo], skipped: &[Skipped]) {
     let _ = writeln!(md, "## Temporal valence (Cuscito, Ferrara & Ruskov)\n");
     reported(md, paper::VALENCE);
     if results.valence.is_empty() {
@@ -173,6 +174,7 @@ fn valence_section(md: &mut String, results: &Results) {
              masks, so it needs a model with a masked-language-modelling head (bert-base-uncased, \
              MacBERTh, BL Books, …); see the models above.\n"
         );
+        known_answer_section(md, results, models, skipped);
         return;
     }
     let _ = writeln!(
@@ -216,6 +218,67 @@ fn valence_section(md: &mut String, results: &Results) {
          of ours)\n\n{}",
         shapes::valence_examples(&results.valence)
     );
+    known_answer_section(md, results, models, skipped);
+}
+
+/// The known-answer check on the two period models, when the run wanted them: the check, or
+/// why it could not be made (a model skipped or failed, results that cannot be paired).
+fn known_answer_section(
+    md: &mut String,
+    results: &Results,
+    models: &[ModelInfo],
+    skipped: &[Skipped],
+) {
+    let wanted = period_models::LABELS
+        .iter()
+        .any(|l| models.iter().any(|m| m.name == *l) || skipped.iter().any(|s| s.id == *l));
+    if !wanted {
+        return;
+    }
+    const HEADING: &str = "### Known answer: two models trained here on KJV and WEB";
+    match period_models::known_answer(&results.valence) {
+        Some(Ok(answer)) => {
+            let _ = writeln!(
+                md,
+                "{}\nThe two models (numbers: `valence/known-answer.json`; provenance, with the \
+                 corpora's licences and digests and each training's time: \
+                 `valence/period-models/PROVENANCE.md`):\n\n{}",
+                lmbias_report::known_answer::markdown(&answer),
+                period_models::summary_table(&results.trained).to_markdown()
+            );
+        }
+        Some(Err(err)) => {
+            let _ = writeln!(md, "{HEADING}\n\nThe check could not be made: {err}.\n");
+        }
+        None => {
+            let missing: Vec<String> = period_models::LABELS
+                .iter()
+                .filter(|l| !results.valence.iter().any(|r| r.model == **l))
+                .map(|l| {
+                    let why = skipped
+                        .iter()
+                        .find(|s| s.id == *l && s.studies.contains(&Study::Valence))
+                        .map(|s| format!("was skipped: {}", s.reason))
+                        .or_else(|| {
+                            results
+                                .failures
+                                .iter()
+                                .find(|f| f.study == Study::Valence && f.model == *l)
+                                .map(|f| format!("failed: {}", f.reason))
+                        })
+                        .unwrap_or_else(|| "did not run".to_owned());
+                    format!("{l} {why}")
+                })
+                .collect();
+            let _ = writeln!(
+                md,
+                "{HEADING}\n\nNot checked: the check compares the valence results of both period \
+                 models (trained here on KJV / WEB — a known-answer experiment, not the paper's \
+                 models), and {}.\n",
+                missing.join("; ")
+            );
+        }
+    }
 }
 
 fn seat_cell(row: Option<&SeatRow>, marks: Marks) -> String {
@@ -534,8 +597,125 @@ fn static_section(md: &mut String, results: &Results, models: &[ModelInfo]) {
 mod tests {
     use lmbias_encoder::{Layer, Pooling};
     use lmbias_studies::seat::{SetSizes, TestCoverage};
+    use lmbias_studies::valence::{Coverage, ModelResult, SentenceScore};
 
     use super::*;
+    use crate::period_models::{LABELS, ROLES};
+    use crate::reproduce::Failure;
+
+    /// Five EME and five ME sentences with the biases given (a little spread).
+    fn valence(model: &str, eme_bias: f64, me_bias: f64) -> ModelResult {
+        let mut sentences = Vec::new();
+        for (group, prefix, v, b) in [
+            (Group::EarlyModern, "eme", -1.0, eme_bias),
+            (Group::Modern, "me", 1.0, me_bias),
+        ] {
+            for i in 0..5 {
+                let bias = b + 0.01 * i as f64;
+                sentences.push(SentenceScore {
+                    id: format!("{prefix}-{i}"),
+                    group,
+                    valence: v,
+                    bias,
+                    adequacy: 1.0 - (v - bias).abs() / 2.0,
+                    unannotated_mass: 0.0,
+                    tokens: vec![],
+                });
+            }
+        }
+        ModelResult {
+            model: model.to_owned(),
+            dataset: "eme-me-60".to_owned(),
+            top_k: 5,
+            coverage: Coverage {
+                lexicon_keys: 0,
+                lexicon_usable: 0,
+                annotation_keys: 0,
+                annotation_usable: 0,
+                unusable: vec![],
+            },
+            sentences,
+            groups: vec![],
+            k_sweep: vec![],
+            unannotated: vec![],
+        }
+    }
+
+    fn info(name: &str, role: &str) -> ModelInfo {
+        ModelInfo {
+            name: name.to_owned(),
+            role: role.to_owned(),
+            location: "trained here".to_owned(),
+            kind: "BertMaskedLm".to_owned(),
+            studies: vec![Study::Valence],
+            is_static: false,
+        }
+    }
+
+    fn known_answer_of(results: &Results, models: &[ModelInfo], skipped: &[Skipped]) -> String {
+        let mut md = String::new();
+        known_answer_section(&mut md, results, models, skipped);
+        md
+    }
+
+    #[test]
+    fn the_known_answer_section_checks_both_period_models() {
+        let results = Results {
+            valence: vec![
+                valence("bert-base-uncased", 0.0, 0.0),
+                valence(LABELS[0], -0.6, 0.1),
+                valence(LABELS[1], 0.1, 0.6),
+            ],
+            ..Results::default()
+        };
+        let models = [info(LABELS[0], ROLES[0]), info(LABELS[1], ROLES[1])];
+        let md = known_answer_of(&results, &models, &[]);
+        assert!(
+            md.starts_with("### Known answer: two models trained here on KJV and WEB\n"),
+            "{md}"
+        );
+        // n = 5: the smallest exact p is 1/32, below 0.05, so consistent differences hold.
+        assert!(
+            md.contains(
+                "KJV model: `MiniLM + KJV (trained here)`; WEB model: `MiniLM + WEB (trained \
+                 here)`; dataset `eme-me-60`, top-5. 3 of 3 claims hold."
+            ),
+            "{md}"
+        );
+        assert!(md.contains("`valence/period-models/PROVENANCE.md`"), "{md}");
+        // A run that wanted no period model has no such section.
+        assert_eq!(known_answer_of(&results, &[], &[]), "");
+    }
+
+    #[test]
+    fn the_known_answer_section_says_which_period_model_is_missing_and_why() {
+        let results = Results {
+            valence: vec![valence("bert-base-uncased", 0.0, 0.0)],
+            failures: vec![Failure {
+                study: Study::Valence,
+                model: LABELS[1].to_owned(),
+                reason: "training MiniLM + WEB (trained here): disk full".to_owned(),
+            }],
+            ..Results::default()
+        };
+        let skipped = [Skipped {
+            id: LABELS[0].to_owned(),
+            studies: vec![Study::Valence],
+            role: ROLES[0].to_owned(),
+            reason: "the base sentence-transformers/all-MiniLM-L6-v2: no such folder".to_owned(),
+            cause: None,
+        }];
+        let md = known_answer_of(&results, &[info(LABELS[1], ROLES[1])], &skipped);
+        assert_eq!(
+            md,
+            "### Known answer: two models trained here on KJV and WEB\n\nNot checked: the check \
+             compares the valence results of both period models (trained here on KJV / WEB — a \
+             known-answer experiment, not the paper's models), and MiniLM + KJV (trained here) \
+             was skipped: the base sentence-transformers/all-MiniLM-L6-v2: no such folder; \
+             MiniLM + WEB (trained here) failed: training MiniLM + WEB (trained here): disk \
+             full.\n\n"
+        );
+    }
 
     fn row(model: &str, test: &str, copy: bool, p: f64) -> SeatRow {
         SeatRow {

@@ -24,6 +24,7 @@ use lmbias_studies::valence::{self, ModelResult};
 use serde::{Deserialize, Serialize};
 
 use crate::models::{Available, ModelInfo, Study};
+use crate::period_models::{self, Provenance};
 
 /// How the studies are run: what REPORT.md's header says, equal in every shard of a sweep.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -64,6 +65,9 @@ pub struct ModelOutcome {
     pub probe: Vec<ProbeRun>,
     /// The studies that failed on it, in study order.
     pub failures: Vec<Failure>,
+    /// For a period model the valence study ran on: how it was trained.
+    #[serde(default)]
+    pub trained: Option<Provenance>,
 }
 
 /// What each study produced over all models, for the report.
@@ -75,6 +79,8 @@ pub struct Results {
     pub probe: Vec<ProbeRun>,
     /// Models a study could not run on, and why: the run goes on without them.
     pub failures: Vec<Failure>,
+    /// The period models that ran, in model order.
+    pub trained: Vec<Provenance>,
 }
 
 impl Results {
@@ -103,6 +109,7 @@ impl Results {
         for o in outcomes {
             results.valence.extend(o.valence);
             results.probe.extend(o.probe);
+            results.trained.extend(o.trained);
         }
         results
     }
@@ -180,7 +187,7 @@ pub fn write_studies(out: &Path, results: &Results, models: &[ModelInfo]) -> Res
         let dir = out.join(study.as_str());
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         match study {
-            Study::Valence => write_valence(&dir, &results.valence)?,
+            Study::Valence => write_valence(&dir, &results.valence, &results.trained)?,
             Study::Seat => write_seat(&dir, &results.seat)?,
             Study::Probe => write_probe(&dir, &results.probe)?,
         }
@@ -214,12 +221,22 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
     let progress = bar(on.len(), "valence");
     for (model, outcome) in on {
         progress.inc(1);
-        let run = || -> Result<ModelResult> {
-            let lm = model.masked_lm(options.device)?;
-            Ok(valence::run(lm.as_ref(), &dataset, options.settings.top_k)?)
+        // A period model trains here the first time (minutes): a line every few steps.
+        let mut on_step = |p: &lmbias_model::train::Progress| {
+            if let Some(line) = period_models::progress_line(model.name(), p) {
+                progress.suspend(|| eprintln!("{line}"));
+            }
+        };
+        let mut run = || -> Result<(ModelResult, Option<Provenance>)> {
+            let (lm, trained) = model.masked_lm(options.device, &mut on_step)?;
+            let result = valence::run(lm.as_ref(), &dataset, options.settings.top_k)?;
+            Ok((result, trained))
         };
         match run() {
-            Ok(result) => outcome.valence = Some(result),
+            Ok((result, trained)) => {
+                outcome.valence = Some(result);
+                outcome.trained = trained;
+            }
             Err(err) => outcome
                 .failures
                 .push(Failure::new(Study::Valence, model, err)),
@@ -229,7 +246,7 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
     Ok(())
 }
 
-fn write_valence(dir: &Path, results: &[ModelResult]) -> Result<()> {
+fn write_valence(dir: &Path, results: &[ModelResult], trained: &[Provenance]) -> Result<()> {
     use lmbias_report::valence::{
         Measure, comparison_table, figure, figure_file_name, group_table, sentence_table,
         sweep_table,
@@ -237,6 +254,7 @@ fn write_valence(dir: &Path, results: &[ModelResult]) -> Result<()> {
     if results.is_empty() {
         return Ok(());
     }
+    write_period_models(dir, results, trained)?;
     for result in results {
         for measure in Measure::ALL {
             write(
@@ -259,6 +277,31 @@ fn write_valence(dir: &Path, results: &[ModelResult]) -> Result<()> {
     for (name, table) in tables {
         write(&dir.join(format!("{name}.md")), table.to_markdown())?;
         write(&dir.join(format!("{name}.csv")), table.to_csv())?;
+    }
+    Ok(())
+}
+
+/// The period models' training reports and provenance (`period-models/`), and the
+/// known-answer check on them (`known-answer.json`) when both ran and can be compared;
+/// REPORT.md says why when they cannot.
+fn write_period_models(dir: &Path, results: &[ModelResult], trained: &[Provenance]) -> Result<()> {
+    if !trained.is_empty() {
+        let sub = dir.join("period-models");
+        std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
+        for p in trained {
+            write_json(&sub.join(format!("{}-training.json", p.short)), &p.report)?;
+            write(
+                &sub.join(format!("{}-training.md", p.short)),
+                p.report.markdown(),
+            )?;
+        }
+        write(
+            &sub.join("PROVENANCE.md"),
+            period_models::provenance_markdown(trained),
+        )?;
+    }
+    if let Some(Ok(answer)) = period_models::known_answer(results) {
+        write_json(&dir.join("known-answer.json"), &answer)?;
     }
     Ok(())
 }

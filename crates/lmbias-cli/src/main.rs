@@ -10,6 +10,7 @@ mod model_args;
 mod output;
 mod probe;
 mod seat;
+mod train_mlm;
 mod valence;
 mod weat;
 
@@ -34,6 +35,8 @@ enum Command {
     Probe(probe::ProbeArgs),
     /// A battery of association tests (SEAT) on one or more models: effect sizes, p (Holm, BH), coverage, heatmaps.
     Seat(seat::SeatArgs),
+    /// Train a masked LM: continue a BERT checkpoint on a corpus (domain adaptation) or start from scratch; writes a Hugging Face folder.
+    TrainMlm(train_mlm::TrainMlmArgs),
     /// Temporal valence (Cuscito et al.): how Early Modern or Modern the proposals at a mask are.
     Valence(valence::ValenceArgs),
     /// One association test (WEAT/SEAT) on precomputed vectors: effect size and permutation p (sent-bias semantics).
@@ -47,6 +50,7 @@ fn main() {
         Command::FillMask(args) => fill_mask::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Seat(args) => seat::run(args),
+        Command::TrainMlm(args) => train_mlm::run(args),
         Command::Valence(args) => valence::run(args),
         Command::Weat(args) => weat::run(args),
     };

@@ -1,10 +1,11 @@
 //! Dataset schemas for lmbias: association tests (sent-bias format), valence sentences, probe
-//! word lists, embedding files. Loading with validation; no Burn.
+//! word lists, embedding files, training corpora. Loading with validation; no Burn.
 //!
 //! Each module owns its loader's error (one line, naming the file and the field, set, line or
 //! sentence at fault); a failed read is the shared [`ReadError`] in every one of them.
 
 pub mod association;
+pub mod corpus;
 pub mod embeddings;
 pub mod probe;
 mod read;

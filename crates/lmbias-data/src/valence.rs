@@ -19,8 +19,9 @@
 //! (the word class of the masked word) and `notes` (why a token is scored as
 //! it is in this context) are optional. Tokens are matched case-insensitively
 //! (Unicode lowercase), so keys are stored lowercased and two keys that differ
-//! only in case are an error. A key may be any one word: whether a model can
-//! propose it is the study's business (its coverage), not the dataset's.
+//! only in case are an error. A key may be any one word or punctuation mark (a
+//! token without whitespace): whether a model can propose it is the study's
+//! business (its coverage), not the dataset's.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;

@@ -32,6 +32,7 @@ mod sentence_transformers;
 mod t5;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod train;
 mod weights;
 
 pub use checkpoint::{Architecture, Checkpoint};

@@ -8,13 +8,16 @@
 //! it: nothing is ever left at its random init.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use burn::module::Param;
 use burn::nn::{Embedding, LayerNorm, LayerNormConfig, Linear};
 use burn::tensor::{DType, Device, Tensor, TensorData};
 use burn_store::burn_pack::Tensor as PackTensor;
 use burn_store::{ModuleStore, PytorchStore, SafetensorsStore, bridge};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 use crate::checkpoint::{Checkpoint, WeightsFormat};
 use crate::error::ModelError;
@@ -24,6 +27,46 @@ pub(crate) struct WeightsFile {
     path: PathBuf,
     tensors: BTreeMap<String, PackTensor>,
     device: Device,
+    /// Where tensors the file lacks are freshly initialised instead of an error.
+    fresh: Option<Fresh>,
+}
+
+/// transformers' `_init_weights` for BERT, for the tensors a file lacks under
+/// one prefix (a new MLM head on an encoder, or every tensor of a model
+/// trained from scratch): biases and LayerNorm betas 0, LayerNorm weights 1,
+/// every other weight N(0, std²), drawn in load order from one seeded stream.
+struct Fresh {
+    under: String,
+    std: f64,
+    rng: Mutex<ChaCha8Rng>,
+}
+
+impl Fresh {
+    fn covers(&self, name: &str) -> bool {
+        self.under.is_empty() || name.starts_with(&format!("{}.", self.under))
+    }
+
+    fn values(&self, name: &str, len: usize) -> Vec<f32> {
+        let leaf = name.rsplit('.').next().unwrap_or(name);
+        let in_norm = name.contains("LayerNorm.");
+        match leaf {
+            "bias" | "beta" => vec![0.0; len],
+            "weight" | "gamma" if in_norm => vec![1.0; len],
+            _ => {
+                let mut rng = self.rng.lock().unwrap_or_else(PoisonError::into_inner);
+                (0..len)
+                    .map(|_| (standard_normal(&mut *rng) * self.std) as f32)
+                    .collect()
+            }
+        }
+    }
+}
+
+/// One N(0, 1) draw by Box–Muller (no distribution crate for one formula).
+fn standard_normal(rng: &mut impl Rng) -> f64 {
+    let u1: f64 = 1.0 - rng.random::<f64>();
+    let u2: f64 = rng.random::<f64>();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
 
 impl WeightsFile {
@@ -48,7 +91,31 @@ impl WeightsFile {
             path,
             tensors,
             device: device.clone(),
+            fresh: None,
         })
+    }
+
+    /// No file at all: every tensor freshly initialised (training from scratch);
+    /// `path` names the model in errors.
+    pub(crate) fn fresh(path: PathBuf, std: f64, seed: u64, device: &Device) -> Self {
+        Self {
+            path,
+            tensors: BTreeMap::new(),
+            device: device.clone(),
+            fresh: None,
+        }
+        .fresh_under("", std, seed)
+    }
+
+    /// Tensors under `prefix` that the file lacks are freshly initialised
+    /// (an empty prefix: any tensor).
+    pub(crate) fn fresh_under(mut self, prefix: &str, std: f64, seed: u64) -> Self {
+        self.fresh = Some(Fresh {
+            under: prefix.to_owned(),
+            std,
+            rng: Mutex::new(ChaCha8Rng::seed_from_u64(seed)),
+        });
+        self
     }
 
     /// The view of the whole file.
@@ -105,14 +172,17 @@ impl<'a> Weights<'a> {
     fn values(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, ModelError> {
         let path = &self.file.path;
         let full = self.name(name);
-        let tensor = self
-            .file
-            .tensors
-            .get(&full)
-            .ok_or_else(|| ModelError::MissingTensor {
-                path: path.clone(),
-                tensor: full.clone(),
-            })?;
+        let Some(tensor) = self.file.tensors.get(&full) else {
+            return match &self.file.fresh {
+                Some(fresh) if fresh.covers(&full) => {
+                    Ok(fresh.values(&full, shape.iter().product()))
+                }
+                _ => Err(ModelError::MissingTensor {
+                    path: path.clone(),
+                    tensor: full,
+                }),
+            };
+        };
         let found: Vec<usize> = tensor.shape.iter().copied().collect();
         if found != shape {
             return Err(ModelError::Shape {
@@ -233,5 +303,121 @@ pub(crate) fn linear(weight: Tensor<2>, bias: Option<Tensor<1>>) -> Linear {
     Linear {
         weight: Param::from_tensor(weight),
         bias: bias.map(Param::from_tensor),
+    }
+}
+
+/// The write side of [`Weights`]: each sub-module names its tensors through a
+/// view scoped to its prefix, as it reads them, so an exported file has
+/// transformers' names and torch layouts (`[out, in]` linear weights).
+pub(crate) struct WeightsOut<'a> {
+    tensors: &'a mut BTreeMap<String, (Vec<usize>, Vec<f32>)>,
+    prefix: String,
+}
+
+impl WeightsOut<'_> {
+    /// The view one level down (see [`Weights::pp`]).
+    pub(crate) fn pp(&mut self, name: impl AsRef<str>) -> WeightsOut<'_> {
+        let prefix = self.name(name.as_ref());
+        WeightsOut {
+            tensors: self.tensors,
+            prefix,
+        }
+    }
+
+    fn name(&self, name: &str) -> String {
+        if self.prefix.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{}.{name}", self.prefix)
+        }
+    }
+
+    /// Tensor `name` as it is.
+    pub(crate) fn tensor<const D: usize>(&mut self, name: &str, tensor: Tensor<D>) {
+        let shape = tensor.dims().to_vec();
+        let values = host_values(tensor);
+        self.tensors.insert(self.name(name), (shape, values));
+    }
+
+    /// A Burn `[in, out]` weight written as torch's `[out, in]`.
+    pub(crate) fn transposed(&mut self, name: &str, weight: Tensor<2>) {
+        self.tensor(name, weight.transpose());
+    }
+
+    /// The torch `nn.Linear` of this view.
+    pub(crate) fn linear(&mut self, linear: &Linear) {
+        self.transposed("weight", linear.weight.val());
+        if let Some(bias) = &linear.bias {
+            self.tensor("bias", bias.val());
+        }
+    }
+
+    /// The `nn.LayerNorm` of this view, as `weight` and `bias`.
+    pub(crate) fn layer_norm(&mut self, norm: &LayerNorm) {
+        self.tensor("weight", norm.gamma.val());
+        if let Some(beta) = &norm.beta {
+            self.tensor("bias", beta.val());
+        }
+    }
+
+    /// The `nn.Embedding` of this view.
+    pub(crate) fn embedding(&mut self, embedding: &Embedding) {
+        self.tensor("weight", embedding.weight.val());
+    }
+}
+
+/// The f32 values of a tensor, row-major (a transposed view is laid out anew).
+fn host_values<const D: usize>(tensor: Tensor<D>) -> Vec<f32> {
+    tensor
+        .into_data()
+        .convert::<f32>()
+        .try_into_vec::<f32>()
+        .expect("converted to f32 just above")
+}
+
+/// Every tensor a model names through [`WeightsOut`], written as one
+/// safetensors file (f32, metadata `format: pt` as torch writes it).
+pub(crate) struct ExportedWeights {
+    tensors: BTreeMap<String, (Vec<usize>, Vec<f32>)>,
+}
+
+impl ExportedWeights {
+    /// The tensors `save` names from the root.
+    pub(crate) fn collect(save: impl FnOnce(&mut WeightsOut<'_>)) -> Self {
+        let mut tensors = BTreeMap::new();
+        save(&mut WeightsOut {
+            tensors: &mut tensors,
+            prefix: String::new(),
+        });
+        Self { tensors }
+    }
+
+    /// Writes the file at `path` (the caller renames a temporary folder into place).
+    pub(crate) fn write(&self, path: &Path) -> Result<(), ModelError> {
+        let fail = |message: String| ModelError::Weights {
+            path: path.to_path_buf(),
+            message,
+        };
+        let bytes: Vec<(&str, Vec<u8>, &[usize])> = self
+            .tensors
+            .iter()
+            .map(|(name, (shape, values))| {
+                let raw = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+                (name.as_str(), raw, shape.as_slice())
+            })
+            .collect();
+        let views = bytes
+            .iter()
+            .map(|(name, raw, shape)| {
+                safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape.to_vec(), raw)
+                    .map(|view| (*name, view))
+                    .map_err(|e| fail(format!("tensor {name}: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let metadata = Some(std::collections::HashMap::from([(
+            "format".to_owned(),
+            "pt".to_owned(),
+        )]));
+        safetensors::serialize_to_file(views, metadata, path).map_err(|e| fail(e.to_string()))
     }
 }

@@ -3,6 +3,7 @@
 pub mod boxplot;
 pub mod caglidil;
 pub mod heatmap;
+pub mod known_answer;
 pub mod probe;
 pub mod pvalue_curve;
 pub mod seat;
@@ -12,15 +13,17 @@ pub mod valence;
 
 /// A model name (a hub id or a path) reduced to characters safe in file names.
 pub fn file_stem(model: &str) -> String {
-    model
-        .trim_matches(|c| c == '/' || c == '.')
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    let mut stem = String::with_capacity(model.len());
+    for c in model.trim_matches(|c| c == '/' || c == '.').chars() {
+        let c = if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+            c
+        } else {
+            '_'
+        };
+        // "MiniLM + KJV (trained here)" is MiniLM_KJV_trained_here, not MiniLM___KJV__….
+        if !(c == '_' && stem.ends_with('_')) {
+            stem.push(c);
+        }
+    }
+    stem.trim_end_matches('_').to_owned()
 }

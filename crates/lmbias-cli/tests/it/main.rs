@@ -8,5 +8,6 @@ mod robustness;
 mod seat_cli;
 mod static_models;
 mod support;
+mod train_mlm;
 mod valence;
 mod weat_cli;

@@ -3,6 +3,7 @@
 
 mod association;
 mod bom;
+mod corpus;
 mod embeddings;
 mod never_panics;
 mod valence_dataset;

@@ -1,8 +1,10 @@
 //! Arbitrary bytes and arbitrary JSON fed to every loader that takes contents (association
-//! tests, embeddings, valence datasets, probe templates): they may reject the input, never panic.
+//! tests, embeddings, valence datasets, probe templates, corpora, pythonbible sources): they
+//! may reject the input, never panic.
 
 use std::path::Path;
 
+use lmbias_data::corpus::{Corpus, bible_verses};
 use lmbias_data::probe::Template;
 use lmbias_data::valence::ValenceDataset;
 use lmbias_data::{AssociationTest, Embeddings, LoadOptions};
@@ -57,8 +59,12 @@ fn load_all(bytes: &[u8]) {
     let path = Path::new("arbitrary.jsonl");
     let _ = AssociationTest::from_slice(path, bytes, &LoadOptions::default());
     let _ = Embeddings::from_slice(path, bytes);
+    let _ = Corpus::from_slice(path, bytes);
+    let _ = Corpus::from_slice(Path::new("arbitrary.txt"), bytes);
     if let Ok(text) = std::str::from_utf8(bytes) {
         let _ = ValenceDataset::from_json(text, path);
+        let _ = bible_verses(text);
+        let _ = bible_verses(&format!("bible = Bible({text}"));
         for line in text.lines() {
             let _ = Template::parse(line);
         }
@@ -85,6 +91,28 @@ proptest! {
             let (text, slot) = template.fill("wörd");
             prop_assert_eq!(&text[slot], "wörd");
         }
+    }
+
+    #[test]
+    fn arbitrary_verse_ranges(
+        bounds in prop::collection::vec(0u64..24, 5),
+        ids in prop::collection::vec(1001000u64..1001004, 4),
+    ) {
+        // Ranges anywhere in a text with a three-byte character, even inside it or backwards,
+        // for verse ids the tables may not share.
+        let source = format!(
+            "bible = Bible(V, \"\"\"1. a’b 2. c\"\"\", {{{}: {}, {}: {}}}, \
+             {{{}: {}, {}: {}}}, {{Book.GENESIS: {{1: {}}}}}, {{}}, {{}})",
+            ids[0], bounds[0], ids[1], bounds[1], ids[2], bounds[2], ids[3], bounds[3], bounds[4]
+        );
+        if let Ok(verses) = bible_verses(&source) {
+            prop_assert!(verses.iter().all(|v| !v.text.is_empty()));
+        }
+    }
+
+    #[test]
+    fn arbitrary_python_tokens(source in "(Bible|\\(|\\)|\\{|\\}|:|,|[0-9]{1,3}|\"\"\"|\"|Book\\.X|False| |\n|#|’)*") {
+        let _ = bible_verses(&source);
     }
 
     #[test]

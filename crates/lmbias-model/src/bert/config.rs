@@ -2,7 +2,7 @@
 
 use burn::tensor::Tensor;
 use burn::tensor::activation::{gelu_approximate, relu};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::{Checkpoint, read_json};
 use crate::error::ModelError;
@@ -27,6 +27,26 @@ pub(crate) struct BertConfig {
     /// BERT is refused instead of computed wrongly.
     #[serde(default)]
     pub(super) position_embedding_type: PositionEmbeddingType,
+    /// Dropout after the embeddings, the attention output and the feed-forward
+    /// output; read only when training.
+    #[serde(default = "default_dropout")]
+    pub(super) hidden_dropout_prob: f64,
+    /// Dropout on the attention probabilities; read only when training.
+    #[serde(default = "default_dropout")]
+    pub(super) attention_probs_dropout_prob: f64,
+    /// Standard deviation of freshly initialised weights (a new MLM head, or a
+    /// model trained from scratch).
+    #[serde(default = "default_initializer_range")]
+    pub(super) initializer_range: f64,
+}
+
+fn default_initializer_range() -> f64 {
+    0.02
+}
+
+/// transformers' `BertConfig` default for both dropout rates.
+fn default_dropout() -> f64 {
+    0.1
 }
 
 fn default_type_vocab_size() -> usize {
@@ -36,7 +56,91 @@ fn default_layer_norm_eps() -> f64 {
     1e-12
 }
 
+/// The shape of a BERT trained from scratch; every other field takes
+/// transformers' `BertConfig` default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BertShape {
+    /// `num_hidden_layers`.
+    pub layers: usize,
+    /// `hidden_size`.
+    pub hidden: usize,
+    /// `num_attention_heads`; must divide `hidden`.
+    pub heads: usize,
+    /// `intermediate_size`.
+    pub intermediate: usize,
+    /// `max_position_embeddings`: the longest input.
+    pub max_positions: usize,
+}
+
 impl BertConfig {
+    /// A new model's config: `shape`, a vocabulary of `vocab_size`, and
+    /// transformers' defaults (GELU, dropout 0.1, two token types, eps 1e-12).
+    pub(crate) fn scratch(shape: BertShape, vocab_size: usize) -> Result<Self, String> {
+        if shape.heads == 0 || !shape.hidden.is_multiple_of(shape.heads) {
+            return Err(format!(
+                "--hidden {} is not a multiple of --heads {}",
+                shape.hidden, shape.heads
+            ));
+        }
+        if shape.layers == 0 || shape.intermediate == 0 || shape.max_positions == 0 {
+            return Err("--layers, --intermediate and --max-positions must be above 0".into());
+        }
+        Ok(Self {
+            vocab_size,
+            hidden_size: shape.hidden,
+            num_hidden_layers: shape.layers,
+            num_attention_heads: shape.heads,
+            intermediate_size: shape.intermediate,
+            max_position_embeddings: shape.max_positions,
+            type_vocab_size: default_type_vocab_size(),
+            hidden_act: Activation::Gelu,
+            layer_norm_eps: default_layer_norm_eps(),
+            position_embedding_type: PositionEmbeddingType::Absolute,
+            hidden_dropout_prob: default_dropout(),
+            attention_probs_dropout_prob: default_dropout(),
+            initializer_range: default_initializer_range(),
+        })
+    }
+
+    /// config.json of a `BertForMaskedLM` with these fields, as transformers writes it.
+    pub(crate) fn to_json(&self, pad_token_id: u32) -> serde_json::Value {
+        serde_json::json!({
+            "architectures": ["BertForMaskedLM"],
+            "model_type": "bert",
+            "vocab_size": self.vocab_size,
+            "hidden_size": self.hidden_size,
+            "num_hidden_layers": self.num_hidden_layers,
+            "num_attention_heads": self.num_attention_heads,
+            "intermediate_size": self.intermediate_size,
+            "max_position_embeddings": self.max_position_embeddings,
+            "type_vocab_size": self.type_vocab_size,
+            "hidden_act": self.hidden_act.name(),
+            "layer_norm_eps": self.layer_norm_eps,
+            "position_embedding_type": "absolute",
+            "hidden_dropout_prob": self.hidden_dropout_prob,
+            "attention_probs_dropout_prob": self.attention_probs_dropout_prob,
+            "initializer_range": self.initializer_range,
+            "pad_token_id": pad_token_id,
+            "tie_word_embeddings": true,
+            "dtype": "float32",
+        })
+    }
+
+    /// The longest input (learned positions).
+    pub(crate) fn max_positions(&self) -> usize {
+        self.max_position_embeddings
+    }
+
+    /// Rows of the word-embedding table.
+    pub(crate) fn vocab_size(&self) -> usize {
+        self.vocab_size
+    }
+
+    /// Standard deviation of freshly initialised weights.
+    pub(crate) fn initializer_range(&self) -> f64 {
+        self.initializer_range
+    }
+
     /// config.json of `checkpoint`, with the shapes the model needs checked.
     pub(super) fn read(checkpoint: &Checkpoint) -> Result<Self, ModelError> {
         let path = checkpoint.config_path();
@@ -54,6 +158,17 @@ impl BertConfig {
                 "hidden_size {} is not a multiple of num_attention_heads {}",
                 config.hidden_size, config.num_attention_heads
             )));
+        }
+        for (field, p) in [
+            ("hidden_dropout_prob", config.hidden_dropout_prob),
+            (
+                "attention_probs_dropout_prob",
+                config.attention_probs_dropout_prob,
+            ),
+        ] {
+            if !(0.0..1.0).contains(&p) {
+                return Err(invalid(format!("{field} {p} is not in [0, 1)")));
+            }
         }
         if config.type_vocab_size == 0 {
             return Err(invalid(
@@ -92,6 +207,15 @@ impl TryFrom<String> for Activation {
 }
 
 impl Activation {
+    /// The name config.json gives it.
+    fn name(self) -> &'static str {
+        match self {
+            Activation::Gelu => "gelu",
+            Activation::GeluNew => "gelu_new",
+            Activation::Relu => "relu",
+        }
+    }
+
     pub(super) fn forward<const D: usize>(self, x: Tensor<D>) -> Tensor<D> {
         match self {
             Activation::Gelu => gelu(x),

@@ -1,6 +1,7 @@
 //! `BertForMaskedLM`: the encoder plus `cls.predictions`, the head that turns a
 //! final hidden state into vocabulary logits.
 
+use burn::module::{Module, Param};
 use burn::nn::{LayerNorm, Linear};
 use burn::tensor::Tensor;
 use lmbias_encoder::Pooling;
@@ -10,14 +11,20 @@ use super::model::Bert;
 use crate::checkpoint::Checkpoint;
 use crate::error::ModelError;
 use crate::network::{Batch, MaskedNetwork, Network};
-use crate::weights::{Weights, linear};
+use crate::weights::{Weights, WeightsOut};
 
 /// `cls.predictions`: a transform (dense, activation, LayerNorm), then a
 /// decoder onto the vocabulary.
-struct MlmHead {
+#[derive(Module, Debug)]
+pub(super) struct MlmHead {
     dense: Linear,
     norm: LayerNorm,
-    decoder: Linear,
+    /// A decoder stored apart from the word embeddings, `[hidden, vocab]`;
+    /// `None` when tied to them (the usual case, which stores no decoder weight),
+    /// so that training updates one matrix, as transformers' tied weights do.
+    decoder: Option<Param<Tensor<2>>>,
+    bias: Param<Tensor<1>>,
+    #[module(skip)]
     activation: Activation,
 }
 
@@ -25,12 +32,12 @@ impl MlmHead {
     /// `w` is `cls.predictions`; `encoder` the encoder's view, whose word
     /// embeddings are the decoder of tied checkpoints (the usual case, which
     /// stores no decoder weight).
-    fn load(w: &Weights<'_>, encoder: &Weights<'_>, c: &BertConfig) -> Result<Self, ModelError> {
+    fn load(w: &Weights<'_>, c: &BertConfig) -> Result<Self, ModelError> {
         let (h, v) = (c.hidden_size, c.vocab_size);
-        let decoder_weight = if w.contains("decoder.weight") {
-            w.transposed("decoder.weight", h, v)?
+        let decoder = if w.contains("decoder.weight") {
+            Some(Param::from_tensor(w.transposed("decoder.weight", h, v)?))
         } else {
-            encoder.transposed("embeddings.word_embeddings.weight", h, v)?
+            None
         };
         let bias = if w.contains("bias") {
             "bias"
@@ -42,23 +49,54 @@ impl MlmHead {
             norm: w
                 .pp("transform.LayerNorm")
                 .layer_norm(h, c.layer_norm_eps)?,
-            decoder: linear(decoder_weight, Some(w.tensor(bias, [v])?)),
+            decoder,
+            bias: Param::from_tensor(w.tensor(bias, [v])?),
             activation: c.hidden_act,
         })
     }
 
-    fn forward(&self, hidden: Tensor<2>) -> Tensor<2> {
+    fn save(&self, out: &mut WeightsOut<'_>) {
+        out.pp("transform.dense").linear(&self.dense);
+        out.pp("transform.LayerNorm").layer_norm(&self.norm);
+        if let Some(decoder) = &self.decoder {
+            out.transposed("decoder.weight", decoder.val());
+        }
+        out.tensor("bias", self.bias.val());
+    }
+
+    /// `word` is the word-embedding table `[vocab, hidden]`, the decoder when tied.
+    fn forward(&self, hidden: Tensor<2>, word: &Param<Tensor<2>>) -> Tensor<2> {
         let x = self
             .norm
             .forward(self.activation.forward(self.dense.forward(hidden)));
-        self.decoder.forward(x)
+        let logits = match &self.decoder {
+            Some(decoder) => x.matmul(decoder.val()),
+            None => x.matmul(word.val().transpose()),
+        };
+        let [_, v] = logits.dims();
+        logits + self.bias.val().reshape([1, v])
     }
 }
 
 /// A BERT with its masked-language-modelling head.
+#[derive(Module, Debug)]
 pub(crate) struct BertForMaskedLm {
-    bert: Bert,
-    head: MlmHead,
+    pub(super) bert: Bert,
+    pub(super) head: MlmHead,
+}
+
+impl BertForMaskedLm {
+    /// Names every tensor as transformers' `BertForMaskedLM.save_pretrained`
+    /// does: the encoder under `bert.`, the head under `cls.predictions.`, a
+    /// tied decoder not stored.
+    pub(crate) fn save(&self, out: &mut WeightsOut<'_>) {
+        self.bert.save(&mut out.pp("bert"));
+        self.head.save(&mut out.pp("cls.predictions"));
+    }
+
+    pub(crate) fn bert_config(&self) -> &BertConfig {
+        self.bert.config()
+    }
 }
 
 impl Network for BertForMaskedLm {
@@ -71,7 +109,7 @@ impl Network for BertForMaskedLm {
     fn load(config: BertConfig, weights: Weights<'_>) -> Result<Self, ModelError> {
         let encoder = Bert::scope(&weights);
         let bert = Bert::load_scoped(config, &encoder)?;
-        let head = MlmHead::load(&weights.pp("cls.predictions"), &encoder, bert.config())?;
+        let head = MlmHead::load(&weights.pp("cls.predictions"), bert.config())?;
         Ok(Self { bert, head })
     }
 
@@ -102,6 +140,6 @@ impl Network for BertForMaskedLm {
 
 impl MaskedNetwork for BertForMaskedLm {
     fn mask_logits(&self, hidden: Tensor<2>) -> Tensor<2> {
-        self.head.forward(hidden)
+        self.head.forward(hidden, &self.bert.embeddings.word.weight)
     }
 }

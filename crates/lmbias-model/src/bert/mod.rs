@@ -1,10 +1,12 @@
 //! BERT (Devlin et al. 2019) as Hugging Face transformers computes it: the
 //! encoder of `BertModel` and the prediction head of `BertForMaskedLM`.
-//! Inference only: no dropout, absolute position embeddings, token type 0.
+//! Absolute position embeddings, token type 0; dropout only while training.
 
 mod config;
 mod mlm;
 mod model;
 
+pub(crate) use config::BertConfig;
+pub use config::BertShape;
 pub(crate) use mlm::BertForMaskedLm;
 pub(crate) use model::Bert;

@@ -1,7 +1,11 @@
 //! The BERT encoder, one struct per Hugging Face sub-module, each loading its
-//! own tensors from a scoped view and computing its own forward pass.
+//! own tensors from a scoped view, computing its own forward pass and naming
+//! its tensors for export. The structs are Burn modules, so the one definition
+//! serves inference and training (`crate::train`); dropout acts only on an
+//! autodiff device, as in transformers' train mode.
 
-use burn::nn::{Embedding, LayerNorm, Linear};
+use burn::module::{Module, Param};
+use burn::nn::{Dropout, DropoutConfig, Embedding, LayerNorm, Linear};
 use burn::tensor::activation::softmax;
 use burn::tensor::{Int, Tensor};
 use lmbias_encoder::Pooling;
@@ -10,16 +14,18 @@ use super::config::{Activation, BertConfig, PositionEmbeddingType};
 use crate::checkpoint::Checkpoint;
 use crate::error::ModelError;
 use crate::network::{Batch, Network};
-use crate::weights::Weights;
+use crate::weights::{Weights, WeightsOut};
 
 /// `embeddings`: word + absolute position + token type 0, then LayerNorm.
-struct Embeddings {
-    word: Embedding,
+#[derive(Module, Debug)]
+pub(super) struct Embeddings {
+    pub(super) word: Embedding,
     /// `[max_position, hidden]`, sliced to the sequence length.
-    position: Tensor<2>,
-    /// Row 0 of the token-type table: every lmbias input is one segment.
-    token_type0: Tensor<1>,
+    position: Param<Tensor<2>>,
+    /// The token-type table; every lmbias input is one segment, so only row 0 is read.
+    token_type: Param<Tensor<2>>,
     norm: LayerNorm,
+    dropout: Dropout,
 }
 
 impl Embeddings {
@@ -30,33 +36,60 @@ impl Embeddings {
         };
         Ok(Self {
             word: w.pp("word_embeddings").embedding(c.vocab_size, h)?,
-            position: w.tensor("position_embeddings.weight", [max_positions, h])?,
-            token_type0: w
-                .tensor("token_type_embeddings.weight", [c.type_vocab_size, h])?
-                .narrow(0, 0, 1)
-                .reshape([h]),
+            position: Param::from_tensor(
+                w.tensor("position_embeddings.weight", [max_positions, h])?,
+            ),
+            token_type: Param::from_tensor(
+                w.tensor("token_type_embeddings.weight", [c.type_vocab_size, h])?,
+            ),
             norm: w.pp("LayerNorm").layer_norm(h, c.layer_norm_eps)?,
+            dropout: dropout(c.hidden_dropout_prob),
         })
+    }
+
+    fn save(&self, out: &mut WeightsOut<'_>) {
+        out.pp("word_embeddings").embedding(&self.word);
+        out.tensor("position_embeddings.weight", self.position.val());
+        out.tensor("token_type_embeddings.weight", self.token_type.val());
+        out.pp("LayerNorm").layer_norm(&self.norm);
     }
 
     fn forward(&self, ids: Tensor<2, Int>) -> Tensor<3> {
         let [_, seq] = ids.dims();
         let [_, h] = self.position.dims();
         let x = self.word.forward(ids)
-            + self.position.clone().narrow(0, 0, seq).reshape([1, seq, h])
-            + self.token_type0.clone().reshape([1, 1, h]);
-        self.norm.forward(x)
+            + self.position.val().narrow(0, 0, seq).reshape([1, seq, h])
+            + self.token_type.val().narrow(0, 0, 1).reshape([1, 1, h]);
+        self.dropout.forward(self.norm.forward(x))
     }
+}
+
+/// `linear` on every position of `x` `[batch, seq, in]`, as one `[batch·seq, in]`
+/// product: burn's `Linear` on a 3-D input broadcasts the weight over the batch,
+/// and its weight gradient is then a batch of products summed afterwards.
+fn per_token(linear: &Linear, x: Tensor<3>) -> Tensor<3> {
+    let [batch, seq, d] = x.dims();
+    let y = linear.forward(x.reshape([batch * seq, d]));
+    let [_, out] = y.dims();
+    y.reshape([batch, seq, out])
+}
+
+/// transformers' `nn.Dropout(p)`: active only where gradients are tracked.
+fn dropout(prob: f64) -> Dropout {
+    DropoutConfig::new(prob).init()
 }
 
 /// `attention`: multi-head self-attention (`self`) and its output projection,
 /// residual and LayerNorm (`output`).
+#[derive(Module, Debug)]
 struct SelfAttention {
     query: Linear,
     key: Linear,
     value: Linear,
     output: Linear,
     norm: LayerNorm,
+    probs_dropout: Dropout,
+    output_dropout: Dropout,
     heads: usize,
 }
 
@@ -70,8 +103,20 @@ impl SelfAttention {
             value: attention.pp("value").linear(h, h)?,
             output: output.pp("dense").linear(h, h)?,
             norm: output.pp("LayerNorm").layer_norm(h, c.layer_norm_eps)?,
+            probs_dropout: dropout(c.attention_probs_dropout_prob),
+            output_dropout: dropout(c.hidden_dropout_prob),
             heads: c.num_attention_heads,
         })
+    }
+
+    fn save(&self, out: &mut WeightsOut<'_>) {
+        let mut attention = out.pp("self");
+        attention.pp("query").linear(&self.query);
+        attention.pp("key").linear(&self.key);
+        attention.pp("value").linear(&self.value);
+        let mut output = out.pp("output");
+        output.pp("dense").linear(&self.output);
+        output.pp("LayerNorm").layer_norm(&self.norm);
     }
 
     fn forward(&self, x: Tensor<3>, mask_bias: Tensor<4>) -> Tensor<3> {
@@ -79,25 +124,33 @@ impl SelfAttention {
         let heads = self.heads;
         let d = hidden / heads;
         let split = |t: Tensor<3>| t.reshape([batch, seq, heads, d]).swap_dims(1, 2);
-        let q = split(self.query.forward(x.clone()));
-        let k = split(self.key.forward(x.clone()));
-        let v = split(self.value.forward(x.clone()));
+        let q = split(per_token(&self.query, x.clone()));
+        let k = split(per_token(&self.key, x.clone()));
+        let v = split(per_token(&self.value, x.clone()));
         let scores = q.matmul(k.swap_dims(2, 3)).div_scalar((d as f64).sqrt()) + mask_bias;
-        let context = softmax(scores, 3)
+        let context = self
+            .probs_dropout
+            .forward(softmax(scores, 3))
             .matmul(v)
             .swap_dims(1, 2)
             .reshape([batch, seq, hidden]);
-        self.norm.forward(self.output.forward(context) + x)
+        let projected = self
+            .output_dropout
+            .forward(per_token(&self.output, context));
+        self.norm.forward(projected + x)
     }
 }
 
 /// `encoder.layer.{i}`: attention, then the feed-forward `intermediate` /
 /// `output` pair with its residual and LayerNorm.
+#[derive(Module, Debug)]
 struct Layer {
     attention: SelfAttention,
     intermediate: Linear,
     output: Linear,
     norm: LayerNorm,
+    dropout: Dropout,
+    #[module(skip)]
     activation: Activation,
 }
 
@@ -109,20 +162,30 @@ impl Layer {
             intermediate: w.pp("intermediate.dense").linear(h, m)?,
             output: w.pp("output.dense").linear(m, h)?,
             norm: w.pp("output.LayerNorm").layer_norm(h, c.layer_norm_eps)?,
+            dropout: dropout(c.hidden_dropout_prob),
             activation: c.hidden_act,
         })
+    }
+
+    fn save(&self, out: &mut WeightsOut<'_>) {
+        self.attention.save(&mut out.pp("attention"));
+        out.pp("intermediate.dense").linear(&self.intermediate);
+        out.pp("output.dense").linear(&self.output);
+        out.pp("output.LayerNorm").layer_norm(&self.norm);
     }
 
     fn forward(&self, x: Tensor<3>, mask_bias: Tensor<4>) -> Tensor<3> {
         let x = self.attention.forward(x, mask_bias);
         let inner = self
             .activation
-            .forward(self.intermediate.forward(x.clone()));
-        self.norm.forward(self.output.forward(inner) + x)
+            .forward(per_token(&self.intermediate, x.clone()));
+        let projected = self.dropout.forward(per_token(&self.output, inner));
+        self.norm.forward(projected + x)
     }
 }
 
 /// `encoder`: the stack of layers.
+#[derive(Module, Debug)]
 struct Encoder {
     layers: Vec<Layer>,
 }
@@ -135,6 +198,12 @@ impl Encoder {
         Ok(Self { layers })
     }
 
+    fn save(&self, out: &mut WeightsOut<'_>) {
+        for (i, layer) in self.layers.iter().enumerate() {
+            layer.save(&mut out.pp(format!("layer.{i}")));
+        }
+    }
+
     /// The output of the first `n` layers.
     fn forward(&self, mut x: Tensor<3>, mask_bias: Tensor<4>, n: usize) -> Tensor<3> {
         for layer in self.layers.iter().take(n) {
@@ -145,9 +214,11 @@ impl Encoder {
 }
 
 /// A loaded BERT encoder (`BertModel`; a head, if stored, is not read).
+#[derive(Module, Debug)]
 pub(crate) struct Bert {
+    #[module(skip)]
     config: BertConfig,
-    embeddings: Embeddings,
+    pub(super) embeddings: Embeddings,
     encoder: Encoder,
 }
 
@@ -172,6 +243,12 @@ impl Bert {
 
     pub(super) fn config(&self) -> &BertConfig {
         &self.config
+    }
+
+    /// Names the encoder's tensors as transformers does, under `out`'s prefix.
+    pub(super) fn save(&self, out: &mut WeightsOut<'_>) {
+        self.embeddings.save(&mut out.pp("embeddings"));
+        self.encoder.save(&mut out.pp("encoder"));
     }
 }
 

@@ -3,4 +3,5 @@
 
 mod hub;
 mod never_panics;
+mod train;
 mod wgpu_parity;

@@ -41,3 +41,53 @@ fn wgpu_equals_cpu_on_tiny_fixture() {
     eprintln!("wgpu vs cpu: worst abs diff {worst:e}");
     assert!(worst <= 1e-4, "wgpu differs from cpu by {worst}");
 }
+
+/// A short training run on wgpu: finite losses that fall, and a folder the CPU
+/// backend loads (dropout draws differ between devices, so the numbers do not
+/// equal the CPU run's).
+#[test]
+fn wgpu_trains_the_tiny_fixture() {
+    use lmbias_model::train::{CorpusText, Run, Start, TrainSettings, checkpoint_dir};
+    let corpus_path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/generate/corpus.txt");
+    let passages: Vec<String> = std::fs::read_to_string(corpus_path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_owned)
+        .collect();
+    let out = std::env::temp_dir().join(format!("lmbias-wgpu-train-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(checkpoint_dir(&out));
+    let settings = TrainSettings {
+        batch: 8,
+        steps: 20,
+        lr: 2e-3,
+        warmup_steps: 2,
+        checkpoint_every: 0,
+        ..TrainSettings::default()
+    };
+    let start = Start::Continue(tiny());
+    let corpus = CorpusText {
+        name: "corpus.txt",
+        sha256: "0",
+        passages: &passages,
+    };
+    let report = Run::new(&start, corpus, settings, DeviceKind::Wgpu)
+        .unwrap()
+        .train(&out, false, &mut |_| {})
+        .unwrap();
+    assert!(report.losses.iter().all(|l| l.is_finite()));
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len() as f64;
+    assert!(
+        mean(&report.losses[15..]) < mean(&report.losses[..5]),
+        "{:?}",
+        report.losses
+    );
+    load_masked_lm(
+        &Checkpoint::from_dir("trained", &out).unwrap(),
+        DeviceKind::Cpu,
+    )
+    .unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+}

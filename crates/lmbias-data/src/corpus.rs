@@ -1,0 +1,323 @@
+//! Training corpora for the masked-LM trainer, and the Bible text two of them are made from.
+//!
+//! A corpus is one passage a line: a text file (lines trimmed, blank lines skipped) or, when
+//! the file name ends in `.jsonl`, JSON lines, one object a line with a string field `"text"`
+//! (other fields ignored). It is read and checked whole before training starts, so that a bad
+//! line fails at once rather than hours in, and it keeps the sha256 of the file's bytes: a
+//! trained model's cache key and provenance name the corpus by it.
+//!
+//! [`bible_verses`] parses the verse text that the pythonbible packages ship as Python source.
+
+mod bible;
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+pub use bible::{BibleError, Verse, bible_verses};
+
+use crate::read::{ReadError, strip_bom};
+
+/// The passages of a corpus file, in file order, each trimmed and non-empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Corpus {
+    path: PathBuf,
+    passages: Vec<String>,
+    sha256: String,
+}
+
+impl Corpus {
+    /// Reads and checks a corpus file; its format is told by its name (`.jsonl` or text).
+    pub fn read(path: &Path) -> Result<Corpus, CorpusError> {
+        let bytes = std::fs::read(path).map_err(|e| ReadError::new(path, e))?;
+        Corpus::from_slice(path, &bytes)
+    }
+
+    /// Parses a file's contents; `path` names it in errors and chooses the format.
+    pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<Corpus, CorpusError> {
+        let sha256 = Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let body = strip_bom(bytes);
+        let text = std::str::from_utf8(body).map_err(|source| CorpusError::NotUtf8 {
+            path: path.to_path_buf(),
+            // Counting from 1, as editors do: the line the first bad byte is on.
+            line: 1 + body[..source.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count(),
+            source,
+        })?;
+        let jsonl = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
+        let mut passages = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            let passage = if jsonl {
+                json_text(path, i + 1, line)?
+            } else {
+                line.to_owned()
+            };
+            let trimmed = passage.trim();
+            if !trimmed.is_empty() {
+                passages.push(if trimmed.len() == passage.len() {
+                    passage
+                } else {
+                    trimmed.to_owned()
+                });
+            }
+        }
+        if passages.is_empty() {
+            let detail = if text.is_empty() {
+                "the file is empty"
+            } else if text.trim().is_empty() {
+                "every line is blank"
+            } else {
+                "every \"text\" is blank"
+            };
+            return Err(CorpusError::Empty {
+                path: path.to_path_buf(),
+                detail,
+            });
+        }
+        Ok(Corpus {
+            path: path.to_path_buf(),
+            passages,
+            sha256,
+        })
+    }
+
+    /// The file the passages came from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The passages, in file order; never empty.
+    pub fn passages(&self) -> &[String] {
+        &self.passages
+    }
+
+    /// The sha256 of the file's bytes as read (byte-order mark included), lower-case hex.
+    pub fn sha256(&self) -> &str {
+        &self.sha256
+    }
+}
+
+/// The `"text"` of JSON line `line` (counting from 1).
+fn json_text(path: &Path, line: usize, json: &str) -> Result<String, CorpusError> {
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|source| CorpusError::Json {
+            path: path.to_path_buf(),
+            line,
+            source,
+        })?;
+    let serde_json::Value::Object(mut object) = value else {
+        return Err(CorpusError::NotAnObject {
+            path: path.to_path_buf(),
+            line,
+            found: kind(&value),
+        });
+    };
+    match object.remove("text") {
+        Some(serde_json::Value::String(text)) => Ok(text),
+        Some(other) => Err(CorpusError::TextNotString {
+            path: path.to_path_buf(),
+            line,
+            found: kind(&other),
+        }),
+        None => Err(CorpusError::MissingText {
+            path: path.to_path_buf(),
+            line,
+        }),
+    }
+}
+
+/// A JSON value's kind, with its article, as an error names it.
+fn kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+/// Why a corpus file cannot be trained on: one line naming the file and, where there is one,
+/// the line (counting from 1) and field at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum CorpusError {
+    /// The file could not be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// A corpus is text.
+    #[error("{}: line {line}: not valid UTF-8 text", path.display())]
+    NotUtf8 {
+        /// The corpus file.
+        path: PathBuf,
+        /// The line the first invalid byte is on.
+        line: usize,
+        /// Where the text stops being UTF-8.
+        #[source]
+        source: std::str::Utf8Error,
+    },
+    /// A line of a `.jsonl` corpus that is not JSON.
+    #[error("{}: line {line}: not JSON (a .jsonl corpus holds one {{\"text\": …}} object a line)", path.display())]
+    Json {
+        /// The corpus file.
+        path: PathBuf,
+        /// The line at fault.
+        line: usize,
+        /// serde's reason (its position counts within the line).
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A line of a `.jsonl` corpus that is JSON but not an object.
+    #[error("{}: line {line}: {found}, not an object with a string field \"text\"", path.display())]
+    NotAnObject {
+        /// The corpus file.
+        path: PathBuf,
+        /// The line at fault.
+        line: usize,
+        /// What the line holds instead ("an array", "a string", …).
+        found: &'static str,
+    },
+    /// An object without the passage.
+    #[error("{}: line {line}: no field \"text\"", path.display())]
+    MissingText {
+        /// The corpus file.
+        path: PathBuf,
+        /// The line at fault.
+        line: usize,
+    },
+    /// An object whose `"text"` is not a string.
+    #[error("{}: line {line}: field \"text\" is {found}, not a string", path.display())]
+    TextNotString {
+        /// The corpus file.
+        path: PathBuf,
+        /// The line at fault.
+        line: usize,
+        /// What the field holds ("a number", "null", …).
+        found: &'static str,
+    },
+    /// Nothing to train on: usually a wrong path or a failed export.
+    #[error("{}: the corpus has no passage ({detail})", path.display())]
+    Empty {
+        /// The corpus file.
+        path: PathBuf,
+        /// Why: "the file is empty", "every line is blank" or "every \"text\" is blank".
+        detail: &'static str,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(name: &str, content: &str) -> Result<Corpus, String> {
+        Corpus::from_slice(Path::new(name), content.as_bytes()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn text_lines_are_trimmed_and_blank_ones_skipped() {
+        let corpus = read(
+            "c.txt",
+            "\u{feff}  In the beginning. \r\n\n \t\nAnd the earth.\n",
+        )
+        .unwrap();
+        assert_eq!(corpus.passages(), ["In the beginning.", "And the earth."]);
+        // The digest is of the bytes as they are, BOM and all (sha256sum's answer).
+        let plain = read("c.txt", "In the beginning.\nAnd the earth.\n").unwrap();
+        assert_eq!(plain.passages(), corpus.passages());
+        assert_ne!(plain.sha256(), corpus.sha256());
+        assert_eq!(
+            read("c.txt", "abc").unwrap().sha256(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn a_text_file_keeps_braces_as_text() {
+        let corpus = read("c.txt", "{\"text\": \"x\"}\n").unwrap();
+        assert_eq!(corpus.passages(), ["{\"text\": \"x\"}"]);
+    }
+
+    #[test]
+    fn json_lines_give_their_text_fields() {
+        let corpus = read(
+            "c.JSONL",
+            "{\"text\": \" Let there be light \", \"id\": 3}\n\n{\"id\": 4, \"text\": \"and there was light\"}\n{\"text\": \"  \"}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            corpus.passages(),
+            ["Let there be light", "and there was light"]
+        );
+    }
+
+    #[test]
+    fn each_bad_json_line_names_its_line_and_field() {
+        let cases = [
+            (
+                "{\"text\": \"a\"}\n[1, 2]\n",
+                "c.jsonl: line 2: an array, not an object with a string field \"text\"",
+            ),
+            (
+                "\n\n{\"txt\": \"a\"}\n",
+                "c.jsonl: line 3: no field \"text\"",
+            ),
+            (
+                "{\"text\": 5}\n",
+                "c.jsonl: line 1: field \"text\" is a number, not a string",
+            ),
+            (
+                "{\"text\": null}\n",
+                "c.jsonl: line 1: field \"text\" is null, not a string",
+            ),
+            (
+                "{\"text\": \"a\"}\n{\"text\": \"b\"\n",
+                "c.jsonl: line 2: not JSON (a .jsonl corpus holds one {\"text\": …} object a line)",
+            ),
+        ];
+        for (content, message) in cases {
+            assert_eq!(
+                read("c.jsonl", content).unwrap_err(),
+                message,
+                "{content:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_empty_corpus_says_why() {
+        let cases = [
+            ("corpus.txt", "", "the file is empty"),
+            ("corpus.txt", "\n  \n\t\n", "every line is blank"),
+            ("corpus.jsonl", "\n\n", "every line is blank"),
+            (
+                "corpus.jsonl",
+                "{\"text\": \"\"}\n{\"text\": \" \"}",
+                "every \"text\" is blank",
+            ),
+        ];
+        for (name, content, why) in cases {
+            assert_eq!(
+                read(name, content).unwrap_err(),
+                format!("{name}: the corpus has no passage ({why})")
+            );
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_names_its_line() {
+        let e = Corpus::from_slice(Path::new("c.txt"), b"one\ntwo\nth\xffree\n").unwrap_err();
+        assert_eq!(e.to_string(), "c.txt: line 3: not valid UTF-8 text");
+        assert!(matches!(e, CorpusError::NotUtf8 { line: 3, .. }));
+    }
+}

@@ -1,0 +1,45 @@
+//! Training corpora read from disk: the file's digest is what `sha256sum` prints, and a file
+//! that cannot be read is a one-line error naming it, with the system's reason once.
+
+use std::path::PathBuf;
+
+use lmbias_data::corpus::{Corpus, CorpusError};
+
+use crate::chain;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lmbias-data-corpus-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn a_corpus_file_reads_as_its_passages_and_digest() {
+    let path = scratch("two.jsonl");
+    std::fs::write(
+        &path,
+        "{\"text\": \"In the beginning\"}\n{\"text\": \"was the Word\"}\n",
+    )
+    .unwrap();
+    let corpus = Corpus::read(&path).unwrap();
+    assert_eq!(corpus.path(), path);
+    assert_eq!(corpus.passages(), ["In the beginning", "was the Word"]);
+    // `printf '{"text": "In the beginning"}\n{"text": "was the Word"}\n' | sha256sum`
+    assert_eq!(
+        corpus.sha256(),
+        "4aaa8ce4dcb3e802f2798095d7bb32cff901351852a9f51e52d16e8074f815bf"
+    );
+}
+
+#[test]
+fn a_missing_corpus_is_one_line_naming_it() {
+    let path = scratch("absent.txt");
+    let e = Corpus::read(&path).unwrap_err();
+    assert!(matches!(&e, CorpusError::Read(r) if r.source.kind() == std::io::ErrorKind::NotFound));
+    let line = chain(&e);
+    assert!(
+        line.starts_with(&format!("{}: cannot read: ", path.display())),
+        "{line}"
+    );
+    assert!(!line.contains('\n'));
+}

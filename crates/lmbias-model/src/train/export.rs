@@ -1,0 +1,198 @@
+//! The trained model as a Hugging Face folder: config.json, model.safetensors
+//! with transformers' names (`BertForMaskedLM`), the tokenizer's files, and the
+//! run's report. A folder is written under a temporary name and renamed, so a
+//! folder at the output path is always complete.
+
+use std::path::{Path, PathBuf};
+
+use lmbias_text::Tokenizer;
+
+use super::{TrainError, TrainingReport};
+use crate::bert::BertForMaskedLm;
+use crate::weights::ExportedWeights;
+
+/// The tokenizer files transformers reads, copied when the source has them.
+const TOKENIZER_FILES: [&str; 5] = [
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "vocab.txt",
+    "spiece.model",
+    "added_tokens.json",
+];
+
+/// Refuses an output that exists, and one whose folder cannot be written,
+/// before any work is done.
+pub(super) fn check_output(output: &Path) -> Result<(), TrainError> {
+    if output.exists() {
+        return Err(TrainError::Output {
+            path: output.to_path_buf(),
+            message: "already exists: remove it or choose another --output".into(),
+            source: None,
+        });
+    }
+    let probe = temporary(output);
+    std::fs::create_dir_all(&probe)
+        .map_err(|e| TrainError::io(&probe, "cannot create the output folder", e))?;
+    let _ = std::fs::remove_dir(&probe);
+    Ok(())
+}
+
+/// `output.tmp-PID`, beside it (a rename within one file system).
+fn temporary(output: &Path) -> PathBuf {
+    let mut name = output.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp-{}", std::process::id()));
+    output.with_file_name(name)
+}
+
+/// A model with what its folder needs besides the weights.
+pub(super) struct Folder<'a> {
+    model: &'a BertForMaskedLm,
+    base_config: Option<&'a serde_json::Value>,
+    tokenizer: &'a Tokenizer,
+}
+
+impl<'a> Folder<'a> {
+    pub(super) fn new(
+        model: &'a BertForMaskedLm,
+        base_config: Option<&'a serde_json::Value>,
+        tokenizer: &'a Tokenizer,
+    ) -> Self {
+        Self {
+            model,
+            base_config,
+            tokenizer,
+        }
+    }
+
+    /// config.json: the base's, with `architectures` now `BertForMaskedLM`
+    /// (every other field as it was), or a full one for a model from scratch.
+    fn config(&self) -> serde_json::Value {
+        match self.base_config {
+            Some(base) => {
+                let mut config = base.clone();
+                config["architectures"] = serde_json::json!(["BertForMaskedLM"]);
+                config
+            }
+            None => self.model.bert_config().to_json(self.tokenizer.pad_id()),
+        }
+    }
+
+    /// Writes the model folder into `dir` (which exists and is empty).
+    pub(super) fn write_into(&self, dir: &Path) -> Result<(), TrainError> {
+        let config = serde_json::to_string_pretty(&self.config()).expect("JSON values serialise");
+        write(&dir.join("config.json"), config.as_bytes())?;
+        ExportedWeights::collect(|out| self.model.save(out))
+            .write(&dir.join("model.safetensors"))?;
+        let source = self.tokenizer.dir();
+        for name in TOKENIZER_FILES {
+            let from = source.join(name);
+            if from.is_file() {
+                std::fs::copy(&from, dir.join(name))
+                    .map_err(|e| TrainError::io(&from, "cannot copy the tokenizer file", e))?;
+            }
+        }
+        let json = source.join("tokenizer.json");
+        if json.is_file() {
+            write(&dir.join("tokenizer.json"), &unpadded(&json)?)?;
+        }
+        Ok(())
+    }
+
+    /// The folder and the run's report, written under a temporary name and
+    /// renamed to `output` at the end.
+    pub(super) fn write_final(
+        &self,
+        output: &Path,
+        report: &TrainingReport,
+    ) -> Result<(), TrainError> {
+        let staging = temporary(output);
+        let _ = std::fs::remove_dir_all(&staging);
+        std::fs::create_dir_all(&staging)
+            .map_err(|e| TrainError::io(&staging, "cannot create the output folder", e))?;
+        self.write_into(&staging)?;
+        let json = serde_json::to_string_pretty(report).expect("the report serialises");
+        write(&staging.join("training.json"), json.as_bytes())?;
+        write(&staging.join("training.md"), report.markdown().as_bytes())?;
+        std::fs::rename(&staging, output)
+            .map_err(|e| TrainError::io(output, "cannot move the finished folder into place", e))
+    }
+}
+
+/// tokenizer.json without padding or truncation: a tokenizer that pads every
+/// text to 128 (all-MiniLM-L6-v2's) would give transformers' fill-mask other
+/// inputs than lmbias's.
+fn unpadded(path: &Path) -> Result<Vec<u8>, TrainError> {
+    let text = std::fs::read(path).map_err(|e| TrainError::io(path, "cannot read", e))?;
+    let mut document: serde_json::Value =
+        serde_json::from_slice(&text).map_err(|e| TrainError::Output {
+            path: path.to_path_buf(),
+            message: format!("invalid JSON: {e}"),
+            source: None,
+        })?;
+    document["padding"] = serde_json::Value::Null;
+    document["truncation"] = serde_json::Value::Null;
+    Ok(serde_json::to_vec_pretty(&document).expect("JSON values serialise"))
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), TrainError> {
+    std::fs::write(path, bytes).map_err(|e| TrainError::io(path, "cannot write", e))
+}
+
+impl TrainingReport {
+    /// training.md: the run in a few lines.
+    pub fn markdown(&self) -> String {
+        let s = &self.settings;
+        let mut md = format!(
+            "# Masked-LM training\n\n\
+             | | |\n|---|---|\n\
+             | start | {} |\n| fresh MLM head | {} |\n| corpus | {} (sha256 {}) |\n\
+             | passages (train / held out) | {} / {} |\n| sequences of {} tokens (train / held out) | {} / {} |\n\
+             | steps × batch | {} × {} |\n| learning rate (peak, warm-up steps) | {} ({}) |\n\
+             | weight decay, clip, seed | {}, {}, {} |\n| masking | {} % ({}) |\n\
+             | device | {} |\n| tokens, seconds, tokens/s | {}, {:.1}, {:.0} |\n| final loss | {:.4} |\n",
+            self.start,
+            if self.fresh_head { "yes" } else { "no" },
+            self.corpus,
+            self.corpus_sha256,
+            self.passages[0],
+            self.passages[1],
+            s.max_len,
+            self.sequences[0],
+            self.sequences[1],
+            s.steps,
+            s.batch,
+            s.lr,
+            s.warmup_steps,
+            s.weight_decay,
+            s.clip,
+            s.seed,
+            s.mlm_probability * 100.0,
+            if s.whole_word {
+                "whole words"
+            } else {
+                "pieces"
+            },
+            self.device,
+            self.tokens,
+            self.seconds,
+            self.tokens_per_s,
+            self.losses.last().copied().unwrap_or(f64::NAN),
+        );
+        if let Some(h) = &self.held_out {
+            md.push_str(&format!(
+                "| held-out masked-token accuracy | {:.4} ({} tokens of {} sequences) |\n\
+                 | held-out loss | {:.4} |\n| held-out pseudo-perplexity | {:.2} ({} tokens) |\n",
+                h.accuracy,
+                h.masked_tokens,
+                h.sequences,
+                h.loss,
+                h.pseudo_perplexity,
+                h.pppl_tokens
+            ));
+        }
+        if let Some(step) = self.resumed_from {
+            md.push_str(&format!("| resumed from step | {step} |\n"));
+        }
+        md
+    }
+}

@@ -1,0 +1,597 @@
+//! Masked-language-model training in Burn: continue a BERT checkpoint on new
+//! text (domain adaptation) or train one from scratch, then write a Hugging
+//! Face folder that lmbias and transformers both load.
+//!
+//! The recipe is BERT's (Devlin et al. 2019, §3.1) as transformers' `run_mlm.py`
+//! runs it: passages packed into blocks of `max_len`, 15 % of the tokens chosen
+//! (80 % `[MASK]`, 10 % random, 10 % kept; special tokens never), the loss at
+//! the chosen positions only, AdamW with linear warm-up and decay, the gradient
+//! clipped to a global norm, dropout in train mode. The network is the same
+//! `BertForMaskedLm` that inference loads: nothing is defined twice.
+
+mod checkpoint;
+mod clip;
+mod data;
+mod error;
+mod evaluate;
+mod export;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use burn::module::{Module, ModuleMapper, Param, ParamId};
+use burn::optim::{AdamWConfig, GradientsParams};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use lmbias_text::Tokenizer;
+use serde::{Deserialize, Serialize};
+
+pub use crate::bert::BertShape;
+use crate::bert::{BertConfig, BertForMaskedLm};
+use crate::checkpoint::{Architecture, Checkpoint};
+use crate::device::DeviceKind;
+use crate::error::ModelError;
+use crate::network::{Batch, MaskedNetwork, Network};
+use crate::weights::WeightsFile;
+pub use error::TrainError;
+pub use evaluate::{HeldOutScores, PPPL_SEQUENCES};
+
+use data::{Blocks, Masking, Order};
+
+/// What the model starts from.
+#[derive(Debug, Clone)]
+pub enum Start {
+    /// A BERT checkpoint lmbias loads; one without an MLM head (a
+    /// sentence-transformers encoder) gets a fresh head, decoder tied to its
+    /// word embeddings.
+    Continue(Checkpoint),
+    /// Random weights of `shape`, with the tokenizer of folder `tokenizer`.
+    Scratch {
+        /// A folder holding tokenizer.json, vocab.txt or spiece.model.
+        tokenizer: PathBuf,
+        /// Layers, widths and positions.
+        shape: BertShape,
+    },
+}
+
+/// Every setting of a run; two runs with equal settings, corpus and start
+/// compute the same model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainSettings {
+    /// Tokens per sequence, `[CLS]`/`[SEP]` of each passage included.
+    pub max_len: usize,
+    /// Sequences per step.
+    pub batch: usize,
+    /// Optimizer steps.
+    pub steps: usize,
+    /// Peak learning rate.
+    pub lr: f64,
+    /// Steps of linear warm-up from 0 to `lr`; then linear decay to 0 at `steps`.
+    pub warmup_steps: usize,
+    /// AdamW's decoupled weight decay.
+    pub weight_decay: f64,
+    /// The global gradient norm is clipped to this (0: no clipping).
+    pub clip: f64,
+    /// Seeds the split, the order, the masking, dropout and fresh weights.
+    pub seed: u64,
+    /// Share of tokens chosen for prediction.
+    pub mlm_probability: f64,
+    /// Choose whole words rather than pieces.
+    pub whole_word: bool,
+    /// Share of passages held out for evaluation.
+    pub held_out: f64,
+    /// Steps between two checkpoints (0: none).
+    pub checkpoint_every: usize,
+}
+
+impl Default for TrainSettings {
+    /// The settings of the period models (docs/benchmarks.md).
+    fn default() -> Self {
+        Self {
+            max_len: 32,
+            batch: 32,
+            steps: 600,
+            lr: 5e-4,
+            warmup_steps: 60,
+            weight_decay: 0.01,
+            clip: 1.0,
+            seed: 0,
+            mlm_probability: 0.15,
+            whole_word: false,
+            held_out: 0.05,
+            checkpoint_every: 200,
+        }
+    }
+}
+
+/// The corpus a run reads: passages, with the name and digest its report keeps.
+#[derive(Debug, Clone, Copy)]
+pub struct CorpusText<'a> {
+    /// Its path, for messages and the report.
+    pub name: &'a str,
+    /// sha256 of the file, for the report and for `--resume` to check.
+    pub sha256: &'a str,
+    /// One passage each.
+    pub passages: &'a [String],
+}
+
+/// One optimizer step, for a progress display.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// Steps done.
+    pub step: usize,
+    /// Steps in all.
+    pub steps: usize,
+    /// The step's loss (mean cross-entropy at the chosen tokens).
+    pub loss: f64,
+    /// The step's learning rate.
+    pub lr: f64,
+    /// Training tokens per second so far in this process.
+    pub tokens_per_s: f64,
+}
+
+/// What a run did and how well the model predicts held-out text: written as
+/// training.json (and training.md) into the output folder.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrainingReport {
+    /// The base checkpoint's name, or "scratch".
+    pub start: String,
+    /// The corpus's path and sha256.
+    pub corpus: String,
+    /// sha256 of the corpus file.
+    pub corpus_sha256: String,
+    /// Passages for training / held out.
+    pub passages: [usize; 2],
+    /// Sequences of `max_len` for training / held out.
+    pub sequences: [usize; 2],
+    /// The settings.
+    pub settings: TrainSettings,
+    /// The device name (`cpu`, `wgpu`).
+    pub device: String,
+    /// Whether the MLM head was freshly initialised (an encoder-only base).
+    pub fresh_head: bool,
+    /// Tokens through the network (batch × max_len × steps), this process's share.
+    pub tokens: usize,
+    /// Seconds of training in this process (evaluation excluded).
+    pub seconds: f64,
+    /// `tokens / seconds`.
+    pub tokens_per_s: f64,
+    /// The loss of each step, step 1 first (resumed runs included).
+    pub losses: Vec<f64>,
+    /// Held-out masked-token accuracy and pseudo-perplexity (`None` with `--held-out 0`).
+    pub held_out: Option<HeldOutScores>,
+    /// The step a `--resume` continued from, if any.
+    pub resumed_from: Option<usize>,
+}
+
+/// A run's inputs, checked.
+pub struct Run<'a> {
+    start: &'a Start,
+    corpus: CorpusText<'a>,
+    settings: TrainSettings,
+    device: DeviceKind,
+}
+
+impl<'a> Run<'a> {
+    /// Checks what can be checked before any file is read.
+    pub fn new(
+        start: &'a Start,
+        corpus: CorpusText<'a>,
+        settings: TrainSettings,
+        device: DeviceKind,
+    ) -> Result<Self, TrainError> {
+        let bad = |flag, value: String, message: &str| TrainError::Setting {
+            flag,
+            value,
+            message: message.to_owned(),
+        };
+        let s = &settings;
+        if s.max_len < 3 {
+            return Err(bad(
+                "--max-len",
+                s.max_len.to_string(),
+                "a sequence needs at least 3 tokens",
+            ));
+        }
+        if s.batch == 0 || s.steps == 0 {
+            return Err(bad(
+                "--batch/--steps",
+                format!("{}/{}", s.batch, s.steps),
+                "both must be above 0",
+            ));
+        }
+        if !(s.lr.is_finite() && s.lr > 0.0) {
+            return Err(bad("--lr", s.lr.to_string(), "must be a positive number"));
+        }
+        if !(s.mlm_probability > 0.0 && s.mlm_probability < 1.0) {
+            return Err(bad(
+                "--mlm-probability",
+                s.mlm_probability.to_string(),
+                "must be in (0, 1)",
+            ));
+        }
+        if !(0.0..1.0).contains(&s.held_out) {
+            return Err(bad(
+                "--held-out",
+                s.held_out.to_string(),
+                "must be in [0, 1)",
+            ));
+        }
+        if !(s.clip >= 0.0 && s.weight_decay >= 0.0) {
+            return Err(bad(
+                "--clip/--weight-decay",
+                format!("{}/{}", s.clip, s.weight_decay),
+                "must be at least 0",
+            ));
+        }
+        if corpus.passages.is_empty() {
+            return Err(TrainError::Corpus {
+                corpus: corpus.name.to_owned(),
+                message: "the corpus has no passage".into(),
+            });
+        }
+        Ok(Self {
+            start,
+            corpus,
+            settings,
+            device,
+        })
+    }
+
+    /// Trains, evaluates and writes the folder `output`, which appears only
+    /// when complete. Checkpoints go to `output.checkpoint/` (see
+    /// [`checkpoint_dir`]); `resume` continues from the one there.
+    pub fn train(
+        &self,
+        output: &Path,
+        resume: bool,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<TrainingReport, TrainError> {
+        let s = &self.settings;
+        export::check_output(output)?;
+        let checkpoints = checkpoint_dir(output);
+        let resumed = checkpoint::find(&checkpoints, resume)?;
+
+        let device = self.device.device()?.autodiff();
+        let loaded = self.load(&device, resumed.as_ref().map(|r| r.dir()).as_deref())?;
+        let tokenizer = &loaded.tokenizer;
+        let config = loaded.model.bert_config().clone();
+        if s.max_len > config.max_positions() {
+            return Err(TrainError::Setting {
+                flag: "--max-len",
+                value: s.max_len.to_string(),
+                message: format!(
+                    "above the model's {} positions (max_position_embeddings of its config.json)",
+                    config.max_positions()
+                ),
+            });
+        }
+        let mask = tokenizer.mask().ok_or_else(|| {
+            ModelError::Tokenizer(lmbias_text::TextError::NoMaskToken {
+                tokenizer: tokenizer.dir().display().to_string(),
+            })
+        })?;
+        let specials: Vec<u32> = [Some(tokenizer.pad()), tokenizer.mask(), tokenizer.unk()]
+            .into_iter()
+            .flatten()
+            .map(|t| t.id)
+            .collect();
+
+        let (train_passages, held_passages) = data::split(self.corpus.passages, s.held_out, s.seed);
+        let train = Blocks::pack(tokenizer, &train_passages, s.max_len, &specials)?;
+        let held = Blocks::pack(tokenizer, &held_passages, s.max_len, &specials)?;
+        if train.count() == 0 || (s.held_out > 0.0 && held.count() == 0) {
+            return Err(TrainError::Corpus {
+                corpus: self.corpus.name.to_owned(),
+                message: format!(
+                    "{} passage(s) give {} training and {} held-out sequence(s) of {} tokens: too \
+                     little text (each set needs at least one full sequence; lower --max-len or \
+                     --held-out, or give more text)",
+                    self.corpus.passages.len(),
+                    train.count(),
+                    held.count(),
+                    s.max_len
+                ),
+            });
+        }
+        let masking = Masking {
+            probability: s.mlm_probability,
+            whole_word: s.whole_word,
+            mask_id: mask.id,
+            vocab_size: config.vocab_size() as u32,
+        };
+
+        let fingerprint = checkpoint::Fingerprint {
+            start: self.start_name(),
+            corpus_sha256: self.corpus.sha256.to_owned(),
+            settings: s.clone(),
+        };
+        let mut optimizer = adamw(s).init();
+        let (first_step, mut losses) = match &resumed {
+            Some(found) => {
+                let state = found.state(&fingerprint)?;
+                optimizer = found.optimizer(optimizer)?;
+                (state.step, state.losses)
+            }
+            None => (0, Vec::new()),
+        };
+
+        let mut model = renumber(loaded.model);
+        let mut order = Order::new(train.count(), s.batch, s.seed);
+        let clock = Instant::now();
+        let mut tokens = 0usize;
+        for step in first_step..s.steps {
+            let rows = order.rows(step);
+            let masked = masking.apply(&train, &rows, &mut data::step_rng(s.seed, step));
+            tokens += masked.tokens();
+            let lr = learning_rate(s, step);
+            if masked.positions.is_empty() {
+                // Nothing chosen (a tiny batch): no loss to learn from at this step.
+                losses.push(0.0);
+                continue;
+            }
+            // Dropout draws from the device's generator: a function of the step, so a
+            // resumed run draws what the uninterrupted one would have.
+            device.seed(
+                s.seed
+                    .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                    .wrapping_add(step as u64),
+            );
+            let loss = mlm_loss(&model, &masked, &device);
+            let value = f64::from(loss.clone().into_scalar::<f32>());
+            if !value.is_finite() {
+                return Err(TrainError::Diverged {
+                    step: step + 1,
+                    loss: value,
+                    lr: s.lr,
+                });
+            }
+            losses.push(value);
+            let mut grads = GradientsParams::from_grads(loss.backward(), &model);
+            if s.clip > 0.0 {
+                clip::global_norm(&model, &mut grads, s.clip);
+            }
+            model = optimizer.step(lr, model, grads);
+            let seconds = clock.elapsed().as_secs_f64();
+            progress(&Progress {
+                step: step + 1,
+                steps: s.steps,
+                loss: value,
+                lr,
+                tokens_per_s: tokens as f64 / seconds.max(1e-9),
+            });
+            let done = step + 1;
+            if s.checkpoint_every > 0 && done.is_multiple_of(s.checkpoint_every) && done < s.steps {
+                let folder = self.folder(&model, &loaded.base_config, tokenizer);
+                checkpoint::save(
+                    &checkpoints,
+                    &folder,
+                    &optimizer,
+                    &checkpoint::State {
+                        fingerprint: fingerprint.clone(),
+                        step: done,
+                        losses: losses.clone(),
+                    },
+                )?;
+            }
+        }
+        let seconds = clock.elapsed().as_secs_f64();
+
+        let valid = model.valid();
+        let held_out = evaluate::held_out(&valid, &held, &masking, s, &self.device.device()?);
+        let report = TrainingReport {
+            start: self.start_name(),
+            corpus: self.corpus.name.to_owned(),
+            corpus_sha256: self.corpus.sha256.to_owned(),
+            passages: [train_passages.len(), held_passages.len()],
+            sequences: [train.count(), held.count()],
+            settings: s.clone(),
+            device: self.device.as_str().to_owned(),
+            fresh_head: loaded.fresh_head,
+            tokens,
+            seconds,
+            tokens_per_s: tokens as f64 / seconds.max(1e-9),
+            losses,
+            held_out,
+            resumed_from: resumed.as_ref().map(|_| first_step),
+        };
+        let folder = self.folder(&valid, &loaded.base_config, tokenizer);
+        folder.write_final(output, &report)?;
+        checkpoint::remove(&checkpoints);
+        Ok(report)
+    }
+
+    fn start_name(&self) -> String {
+        match self.start {
+            Start::Continue(checkpoint) => checkpoint.name().to_owned(),
+            Start::Scratch { .. } => "scratch".to_owned(),
+        }
+    }
+
+    fn folder<'m>(
+        &self,
+        model: &'m BertForMaskedLm,
+        base_config: &'m Option<serde_json::Value>,
+        tokenizer: &'m Tokenizer,
+    ) -> export::Folder<'m> {
+        export::Folder::new(model, base_config.as_ref(), tokenizer)
+    }
+
+    /// The network on `device` (from `resume_dir` when resuming), its tokenizer
+    /// and the base's config.json.
+    fn load(&self, device: &Device, resume_dir: Option<&Path>) -> Result<Loaded, TrainError> {
+        let s = &self.settings;
+        let (checkpoint, tokenizer_dir) = match (resume_dir, self.start) {
+            (Some(dir), _) => (
+                Some(Checkpoint::from_dir(&self.start_name(), dir)?),
+                dir.to_path_buf(),
+            ),
+            (None, Start::Continue(c)) => (Some(c.clone()), c.dir().to_path_buf()),
+            (None, Start::Scratch { tokenizer, .. }) => (None, tokenizer.clone()),
+        };
+        let tokenizer = Tokenizer::from_dir(&tokenizer_dir).map_err(ModelError::from)?;
+        let Some(checkpoint) = checkpoint else {
+            let Start::Scratch { shape, .. } = self.start else {
+                unreachable!("scratch only")
+            };
+            let config =
+                BertConfig::scratch(*shape, tokenizer.vocab_size()).map_err(|message| {
+                    TrainError::Setting {
+                        flag: "--scratch",
+                        value: format!("{shape:?}"),
+                        message,
+                    }
+                })?;
+            let file = WeightsFile::fresh(
+                tokenizer_dir.clone(),
+                config.initializer_range(),
+                s.seed,
+                device,
+            );
+            let model = BertForMaskedLm::load(config, file.root())?;
+            return Ok(Loaded {
+                model,
+                tokenizer,
+                base_config: None,
+                fresh_head: true,
+            });
+        };
+        let fresh_head = match checkpoint.architecture() {
+            Architecture::BertMaskedLm => false,
+            Architecture::BertEncoder => true,
+            Architecture::T5Encoder => {
+                return Err(TrainError::Setting {
+                    flag: "--from",
+                    value: checkpoint.name().to_owned(),
+                    message: "train-mlm continues BERT checkpoints (this is a T5 encoder)".into(),
+                });
+            }
+        };
+        let config = BertForMaskedLm::config(&checkpoint)?;
+        if tokenizer.vocab_size() > config.vocab_size() {
+            return Err(ModelError::Config {
+                path: checkpoint.dir().join("config.json"),
+                message: format!(
+                    "vocab_size {} is smaller than its tokenizer's {} ids",
+                    config.vocab_size(),
+                    tokenizer.vocab_size()
+                ),
+            }
+            .into());
+        }
+        let mut file = WeightsFile::open(&checkpoint, device)?;
+        if fresh_head {
+            file = file.fresh_under("cls.predictions", config.initializer_range(), s.seed);
+        }
+        let model = BertForMaskedLm::load(config, file.root())?;
+        let base_config = crate::checkpoint::read_json(&checkpoint.dir().join("config.json"))?;
+        Ok(Loaded {
+            model,
+            tokenizer,
+            base_config: Some(base_config),
+            fresh_head,
+        })
+    }
+}
+
+struct Loaded {
+    model: BertForMaskedLm,
+    tokenizer: Tokenizer,
+    base_config: Option<serde_json::Value>,
+    fresh_head: bool,
+}
+
+/// Where a run on `output` keeps its checkpoints: `output.checkpoint/`.
+pub fn checkpoint_dir(output: &Path) -> PathBuf {
+    let mut name = output.file_name().unwrap_or_default().to_os_string();
+    name.push(".checkpoint");
+    output.with_file_name(name)
+}
+
+/// torch's `AdamW` (betas 0.9/0.999, eps 1e-8) with the run's decay. Unlike
+/// transformers' `Trainer`, the decay applies to biases and LayerNorm weights
+/// too (burn's optimizer has one setting for all parameters).
+fn adamw(s: &TrainSettings) -> AdamWConfig {
+    AdamWConfig::new()
+        .with_beta_1(0.9)
+        .with_beta_2(0.999)
+        .with_epsilon(1e-8)
+        .with_weight_decay(s.weight_decay as f32)
+}
+
+/// transformers' `get_linear_schedule_with_warmup` at optimizer step `step` (0-based).
+fn learning_rate(s: &TrainSettings, step: usize) -> f64 {
+    let (step, warmup, total) = (step as f64, s.warmup_steps as f64, s.steps as f64);
+    if step < warmup {
+        s.lr * step / warmup.max(1.0)
+    } else {
+        s.lr * ((total - step) / (total - warmup).max(1.0)).max(0.0)
+    }
+}
+
+/// Mean cross-entropy at the chosen positions: the decoder runs on those rows
+/// only (the full-vocabulary projection of every position would be most of the work).
+fn mlm_loss(model: &BertForMaskedLm, masked: &data::MaskedBatch, device: &Device) -> Tensor<1> {
+    let logits = masked_logits(model, masked, device);
+    let m = masked.labels.len();
+    let labels =
+        Tensor::<2, Int>::from_data(TensorData::new(masked.labels.clone(), [m, 1]), device);
+    log_softmax(logits, 1).gather(1, labels).mean().neg()
+}
+
+/// Vocabulary logits `[chosen, vocab]` at the chosen positions of `masked`.
+fn masked_logits(
+    model: &BertForMaskedLm,
+    masked: &data::MaskedBatch,
+    device: &Device,
+) -> Tensor<2> {
+    let sequences: Vec<&[u32]> = masked.input.chunks(masked.len).collect();
+    let batch = Batch::new(&sequences, 0, device);
+    let hidden = model.hidden_states(&batch, model.num_layers());
+    let [b, seq, h] = hidden.dims();
+    let m = masked.positions.len();
+    let at = Tensor::<1, Int>::from_data(TensorData::new(masked.positions.clone(), [m]), device);
+    model.mask_logits(hidden.reshape([b * seq, h]).select(0, at))
+}
+
+/// Parameter ids numbered in visiting order: the optimizer's state is kept by
+/// id, and a resumed run loads the model anew, so the ids must not be random.
+fn renumber<M: Module>(model: M) -> M {
+    struct Numbering(u64);
+    impl ModuleMapper for Numbering {
+        fn map_float<const D: usize>(&mut self, mut param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+            param.id = ParamId::from(self.0);
+            self.0 += 1;
+            param
+        }
+    }
+    model.map(&mut Numbering(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schedule_warms_up_then_decays_to_zero() {
+        let s = TrainSettings {
+            steps: 100,
+            warmup_steps: 10,
+            lr: 1e-3,
+            ..TrainSettings::default()
+        };
+        assert_eq!(learning_rate(&s, 0), 0.0);
+        assert!((learning_rate(&s, 5) - 5e-4).abs() < 1e-12);
+        assert!((learning_rate(&s, 10) - 1e-3).abs() < 1e-12);
+        assert!((learning_rate(&s, 55) - 5e-4).abs() < 1e-12);
+        assert!(learning_rate(&s, 99) > 0.0 && learning_rate(&s, 99) < 2e-5);
+    }
+
+    #[test]
+    fn checkpoints_sit_beside_the_output() {
+        assert_eq!(
+            checkpoint_dir(Path::new("/x/kjv")),
+            Path::new("/x/kjv.checkpoint")
+        );
+    }
+}

@@ -1,0 +1,386 @@
+//! The masked-LM trainer on the tiny fixtures: the loss falls, the exported
+//! folder keeps transformers' tensor names and shapes (and lmbias loads it),
+//! an encoder without a head gets one, `--resume` continues bit for bit, and
+//! bad input is a one-line error that leaves no folder behind.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use lmbias_model::train::{
+    BertShape, CorpusText, Run, Start, TrainError, TrainSettings, checkpoint_dir,
+};
+use lmbias_model::{Checkpoint, DeviceKind, load_masked_lm};
+
+/// Dropout draws from one generator per device, seeded at each step: runs in
+/// parallel threads would interleave their draws, so training tests take turns.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/models")
+        .join(name)
+}
+
+/// The ~300 lines the tiny fixtures' vocabularies were built from.
+fn passages() -> Vec<String> {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/generate/corpus.txt");
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+fn settings(steps: usize) -> TrainSettings {
+    TrainSettings {
+        max_len: 32,
+        batch: 8,
+        steps,
+        lr: 2e-3,
+        warmup_steps: 2,
+        checkpoint_every: 0,
+        held_out: 0.1,
+        ..TrainSettings::default()
+    }
+}
+
+fn start(name: &str) -> Start {
+    Start::Continue(Checkpoint::from_dir(name, &fixture(name)).unwrap())
+}
+
+fn out_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lmbias-train-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(checkpoint_dir(&dir));
+    dir
+}
+
+fn train(
+    start: &Start,
+    passages: &[String],
+    s: TrainSettings,
+    out: &Path,
+) -> Result<lmbias_model::train::TrainingReport, TrainError> {
+    let corpus = CorpusText {
+        name: "corpus.txt",
+        sha256: "0",
+        passages,
+    };
+    Run::new(start, corpus, s, DeviceKind::Cpu)?.train(out, false, &mut |_| {})
+}
+
+/// Names and shapes of a safetensors file's tensors.
+fn tensors(path: &Path) -> BTreeMap<String, Vec<usize>> {
+    let bytes = std::fs::read(path).unwrap();
+    let file = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+    file.tensors()
+        .into_iter()
+        .map(|(name, view)| {
+            assert_eq!(view.dtype(), safetensors::Dtype::F32, "{name}");
+            (name, view.shape().to_vec())
+        })
+        .collect()
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len() as f64
+}
+
+#[test]
+fn a_few_steps_lower_the_loss_and_the_folder_loads_back() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = out_dir("loss");
+    let passages = passages();
+    let report = train(&start("tiny-bert-mlm"), &passages, settings(40), &out).unwrap();
+    assert_eq!(report.losses.len(), 40);
+    let (first, last) = (mean(&report.losses[..5]), mean(&report.losses[35..]));
+    assert!(last < first - 0.5, "loss {first:.3} -> {last:.3}");
+    let held = report.held_out.as_ref().unwrap();
+    assert!(held.masked_tokens > 0 && held.pppl_tokens > 0);
+    assert!((0.0..=1.0).contains(&held.accuracy));
+    assert!(held.pseudo_perplexity.is_finite() && held.pseudo_perplexity > 1.0);
+    for file in [
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "vocab.txt",
+        "training.json",
+        "training.md",
+    ] {
+        assert!(out.join(file).is_file(), "{file}");
+    }
+    // The trained folder is an ordinary checkpoint, and its predictions moved.
+    let trained = load_masked_lm(
+        &Checkpoint::from_dir("trained", &out).unwrap(),
+        DeviceKind::Cpu,
+    )
+    .unwrap();
+    let base = load_masked_lm(
+        &Checkpoint::from_dir("base", &fixture("tiny-bert-mlm")).unwrap(),
+        DeviceKind::Cpu,
+    )
+    .unwrap();
+    let text = ["Thou art more [MASK] than the northern star."];
+    let (a, b) = (
+        trained.fill_mask(&text, 5).unwrap(),
+        base.fill_mask(&text, 5).unwrap(),
+    );
+    assert_ne!(a[0][0].prob, b[0][0].prob);
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn continued_training_keeps_every_tensor_name_and_shape() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = out_dir("names");
+    train(&start("tiny-bert-mlm"), &passages(), settings(2), &out).unwrap();
+    let base = fixture("tiny-bert-mlm");
+    assert_eq!(
+        tensors(&out.join("model.safetensors")),
+        tensors(&base.join("model.safetensors"))
+    );
+    let config = |dir: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("config.json")).unwrap()).unwrap()
+    };
+    assert_eq!(config(&out), config(&base));
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn an_encoder_without_a_head_gets_a_fresh_tied_one() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = out_dir("nohead");
+    let report = train(&start("tiny-bert-nohead"), &passages(), settings(2), &out).unwrap();
+    assert!(report.fresh_head);
+    // The names of a BertForMaskedLM: the encoder under `bert.`, the head, no pooler,
+    // no stored decoder (tied).
+    assert_eq!(
+        tensors(&out.join("model.safetensors")),
+        tensors(&fixture("tiny-bert-mlm").join("model.safetensors"))
+    );
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
+    assert_eq!(
+        config["architectures"],
+        serde_json::json!(["BertForMaskedLM"])
+    );
+    let lm = load_masked_lm(
+        &Checkpoint::from_dir("trained", &out).unwrap(),
+        DeviceKind::Cpu,
+    )
+    .unwrap();
+    let predictions = lm
+        .fill_mask(&["Thou art more [MASK] than the northern star."], 3)
+        .unwrap();
+    assert_eq!(predictions[0].len(), 3);
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn a_model_from_scratch_has_the_shape_asked_for() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = out_dir("scratch");
+    let shape = BertShape {
+        layers: 1,
+        hidden: 16,
+        heads: 2,
+        intermediate: 24,
+        max_positions: 40,
+    };
+    let start = Start::Scratch {
+        tokenizer: fixture("tiny-bert-mlm"),
+        shape,
+    };
+    let report = train(&start, &passages(), settings(3), &out).unwrap();
+    assert_eq!(report.start, "scratch");
+    let names = tensors(&out.join("model.safetensors"));
+    assert_eq!(
+        names["bert.embeddings.word_embeddings.weight"],
+        vec![1000, 16]
+    );
+    assert_eq!(
+        names["bert.embeddings.position_embeddings.weight"],
+        vec![40, 16]
+    );
+    assert_eq!(
+        names["bert.encoder.layer.0.intermediate.dense.weight"],
+        vec![24, 16]
+    );
+    assert!(!names.contains_key("bert.encoder.layer.1.output.dense.weight"));
+    load_masked_lm(
+        &Checkpoint::from_dir("scratch", &out).unwrap(),
+        DeviceKind::Cpu,
+    )
+    .unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn a_resumed_run_computes_what_an_uninterrupted_one_does() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let passages = passages();
+    let corpus = CorpusText {
+        name: "corpus.txt",
+        sha256: "0",
+        passages: &passages,
+    };
+    let s = TrainSettings {
+        checkpoint_every: 4,
+        ..settings(10)
+    };
+    let start = start("tiny-bert-mlm");
+
+    let whole = out_dir("whole");
+    Run::new(&start, corpus, s.clone(), DeviceKind::Cpu)
+        .unwrap()
+        .train(&whole, false, &mut |_| {})
+        .unwrap();
+
+    // Interrupted after step 6: the checkpoint of step 4 is on disk, no output folder.
+    let cut = out_dir("cut");
+    let run = Run::new(&start, corpus, s.clone(), DeviceKind::Cpu).unwrap();
+    let interrupted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run.train(&cut, false, &mut |p| assert!(p.step < 6, "interrupted"))
+    }));
+    assert!(interrupted.is_err());
+    assert!(!cut.exists());
+    assert!(checkpoint_dir(&cut).join("state.json").is_file());
+    // Without --resume the checkpoint is not overwritten.
+    let err = run.train(&cut, false, &mut |_| {}).unwrap_err().to_string();
+    assert!(err.contains("pass --resume"), "{err}");
+
+    let report = run.train(&cut, true, &mut |_| {}).unwrap();
+    assert_eq!(report.resumed_from, Some(4));
+    let bytes = |dir: &Path| std::fs::read(dir.join("model.safetensors")).unwrap();
+    assert!(bytes(&whole) == bytes(&cut), "the resumed weights differ");
+    let losses = |dir: &Path| -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(
+            &std::fs::read_to_string(dir.join("training.json")).unwrap(),
+        )
+        .unwrap()["losses"]
+            .clone()
+    };
+    assert_eq!(losses(&whole), losses(&cut));
+    assert!(
+        !checkpoint_dir(&cut).exists(),
+        "the checkpoint is removed at the end"
+    );
+    std::fs::remove_dir_all(&whole).unwrap();
+    std::fs::remove_dir_all(&cut).unwrap();
+}
+
+/// One line, naming what is at fault; no folder, checkpoint or staging copy left.
+fn refused(
+    result: Result<lmbias_model::train::TrainingReport, TrainError>,
+    out: &Path,
+    names: &str,
+) {
+    let err = result.unwrap_err().to_string();
+    assert!(!err.contains('\n'), "{err}");
+    assert!(err.contains(names), "{err:?} does not name {names:?}");
+    assert!(!out.exists() && !checkpoint_dir(out).exists());
+    let parent = out.parent().unwrap();
+    let stem = out.file_name().unwrap().to_string_lossy().into_owned();
+    if let Ok(entries) = std::fs::read_dir(parent) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            assert!(
+                !name.starts_with(&format!("{stem}.tmp-")),
+                "left behind: {name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_a_one_line_error_and_leaves_nothing_behind() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let start = start("tiny-bert-mlm");
+    let out = out_dir("bad");
+
+    // An empty corpus.
+    let corpus = CorpusText {
+        name: "empty.txt",
+        sha256: "0",
+        passages: &[],
+    };
+    let err = Run::new(&start, corpus, settings(2), DeviceKind::Cpu)
+        .err()
+        .unwrap()
+        .to_string();
+    assert_eq!(err, "empty.txt: the corpus has no passage");
+
+    // One short line: not one sequence of 32 tokens.
+    let short = vec!["Thou art.".to_owned()];
+    let corpus = CorpusText {
+        name: "short.txt",
+        sha256: "0",
+        passages: &short,
+    };
+    let run = Run::new(&start, corpus, settings(2), DeviceKind::Cpu).unwrap();
+    refused(
+        run.train(&out, false, &mut |_| {}),
+        &out,
+        "short.txt: 1 passage(s) give 0 training",
+    );
+
+    // --max-len above the model's 64 positions.
+    let long = TrainSettings {
+        max_len: 100,
+        ..settings(2)
+    };
+    refused(
+        train(&start, &passages(), long, &out),
+        &out,
+        "--max-len 100: above the model's 64 positions",
+    );
+
+    // A tokenizer folder without a tokenizer.
+    let empty_dir = out_dir("no-tokenizer");
+    std::fs::create_dir_all(&empty_dir).unwrap();
+    let shape = BertShape {
+        layers: 1,
+        hidden: 16,
+        heads: 2,
+        intermediate: 24,
+        max_positions: 40,
+    };
+    let scratch = Start::Scratch {
+        tokenizer: empty_dir.clone(),
+        shape,
+    };
+    refused(
+        train(&scratch, &passages(), settings(2), &out),
+        &out,
+        &empty_dir.display().to_string(),
+    );
+    std::fs::remove_dir_all(&empty_dir).unwrap();
+
+    // An output folder that cannot be created (its parent is a file).
+    let file = out_dir("a-file");
+    std::fs::write(&file, "not a folder").unwrap();
+    let under_file = file.join("model");
+    let err = train(&start, &passages(), settings(2), &under_file)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        !err.contains('\n') && err.contains("cannot create the output folder"),
+        "{err}"
+    );
+    std::fs::remove_file(&file).unwrap();
+
+    // An output that exists already is not overwritten.
+    std::fs::create_dir_all(&out).unwrap();
+    let err = train(&start, &passages(), settings(2), &out)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.ends_with("already exists: remove it or choose another --output"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
