@@ -48,6 +48,17 @@ fn settings(steps: usize) -> TrainSettings {
     }
 }
 
+/// A one-layer BERT for the scratch tests.
+fn small_shape() -> BertShape {
+    BertShape {
+        layers: 1,
+        hidden: 16,
+        heads: 2,
+        intermediate: 24,
+        max_positions: 40,
+    }
+}
+
 fn start(name: &str) -> Start {
     Start::Continue(Checkpoint::from_dir(name, &fixture(name)).unwrap())
 }
@@ -184,13 +195,7 @@ fn an_encoder_without_a_head_gets_a_fresh_tied_one() {
 fn a_model_from_scratch_has_the_shape_asked_for() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
     let out = out_dir("scratch");
-    let shape = BertShape {
-        layers: 1,
-        hidden: 16,
-        heads: 2,
-        intermediate: 24,
-        max_positions: 40,
-    };
+    let shape = small_shape();
     let start = Start::Scratch {
         tokenizer: fixture("tiny-bert-mlm"),
         shape,
@@ -342,13 +347,7 @@ fn bad_input_is_a_one_line_error_and_leaves_nothing_behind() {
     // A tokenizer folder without a tokenizer.
     let empty_dir = out_dir("no-tokenizer");
     std::fs::create_dir_all(&empty_dir).unwrap();
-    let shape = BertShape {
-        layers: 1,
-        hidden: 16,
-        heads: 2,
-        intermediate: 24,
-        max_positions: 40,
-    };
+    let shape = small_shape();
     let scratch = Start::Scratch {
         tokenizer: empty_dir.clone(),
         shape,
