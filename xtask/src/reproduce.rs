@@ -6,25 +6,24 @@
 
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use lmbias_data::association::{self, LoadOptions};
-use lmbias_data::probe::{Template, WordList, load_templates, load_word_list};
-use lmbias_data::valence::ValenceDataset;
-use lmbias_encoder::Layer;
-use lmbias_metrics::weat::Options as WeatOptions;
-use lmbias_model::DeviceKind;
 use lmbias_report::heatmap::Marks;
 use lmbias_report::table::Table;
-use lmbias_studies::probe::{DUSI_PAIRS, Probe, ProbePair, ProbeRun, embed_words};
-use lmbias_studies::seat::{self, Battery, BatteryResult, Copies, Lost, SeatOptions, SeatRow};
-use lmbias_studies::valence::{self, ModelResult};
+use lmbias_runs::probe::{self, Lists, ProbeOutput, ProbeResult, ProbeSettings};
+use lmbias_runs::seat::{self, SeatOutput, SeatRun, SeatSettings, Tests};
+use lmbias_runs::studies::probe::{DUSI_PAIRS, ProbeRun};
+use lmbias_runs::studies::seat::{BatteryResult, Copies, SeatRow};
+use lmbias_runs::studies::valence::ModelResult;
+use lmbias_runs::valence::{self, Dataset, ValenceOutput, ValenceRun};
+use lmbias_runs::{DeviceKind, Layer, Model, Provenance};
 use serde::{Deserialize, Serialize};
 
-use crate::models::{Available, ModelInfo, Study};
-use crate::period_models::{self, Provenance};
+use crate::models::{Available, ModelInfo, Source, Study};
+use crate::period_models;
 
 /// How the studies are run: what REPORT.md's header says, equal in every shard of a sweep.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,6 +43,22 @@ pub struct Options {
     pub datasets: PathBuf,
 }
 
+impl Options {
+    /// `text` with the datasets folder named as the repository names it (`datasets/…`):
+    /// what goes into a file names no folder of this machine.
+    fn portable(&self, text: &str) -> String {
+        text.replace(&self.datasets.display().to_string(), "datasets")
+    }
+
+    /// A run's provenance with its input files named as [`Options::portable`] does.
+    fn portable_provenance(&self, mut provenance: Provenance) -> Provenance {
+        for input in &mut provenance.inputs {
+            input.file = self.portable(&input.file);
+        }
+        provenance
+    }
+}
+
 /// The SEAT batteries: English (May et al. 2019) and our Turkish one, each with
 /// the significance marks its paper reads (the Turkish paper's: 0.1, 0.05, 0.01).
 /// Every model runs the files as given (Caglidil et al.'s procedure); `seat/tr`
@@ -54,64 +69,99 @@ const BATTERIES: [(&str, &str, Marks); 2] = [
     ("tr", "seat/tr", Marks::Caglidil),
 ];
 
-/// What every study gave on one model: the unit a shard saves and a merge reassembles.
+/// What every study gave on one model, as lmbias-runs returns it (each run with its
+/// provenance): the unit a shard saves and a merge reassembles.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ModelOutcome {
-    /// The model's position in the list of available models.
-    pub model: usize,
-    pub valence: Option<ModelResult>,
+    pub valence: Option<ValenceRun>,
     /// Per battery that ran on the model, by name, in [`BATTERIES`] order.
-    pub seat: Vec<(String, BatteryResult)>,
-    pub probe: Vec<ProbeRun>,
+    pub seat: Vec<(String, SeatRun)>,
+    /// Per pair of Dusi's, in [`DUSI_PAIRS`] order.
+    pub probe: Vec<ProbeResult>,
     /// The studies that failed on it, in study order.
     pub failures: Vec<Failure>,
     /// For a period model the valence study ran on: how it was trained.
     #[serde(default)]
-    pub trained: Option<Provenance>,
+    pub trained: Option<period_models::Provenance>,
 }
 
 /// What each study produced over all models, for the report.
 #[derive(Default)]
 pub struct Results {
-    pub valence: Vec<ModelResult>,
-    /// Per battery name, its rows over all models.
-    pub seat: Vec<(String, BatteryResult)>,
-    pub probe: Vec<ProbeRun>,
+    pub valence: Vec<ValenceRun>,
+    /// Per battery name, its runs over all models.
+    pub seat: Vec<(String, Vec<SeatRun>)>,
+    pub probe: Vec<ProbeResult>,
     /// Models a study could not run on, and why: the run goes on without them.
     pub failures: Vec<Failure>,
     /// The period models that ran, in model order.
-    pub trained: Vec<Provenance>,
+    pub trained: Vec<period_models::Provenance>,
 }
 
 impl Results {
-    /// The studies' results over all models, in model order (study order for the
-    /// failures): the same however the models were split between runs.
-    pub fn assemble(mut outcomes: Vec<ModelOutcome>) -> Results {
-        outcomes.sort_by_key(|o| o.model);
+    /// The studies' results over all models, each outcome given with its model's position
+    /// in the list, in list order (study order for the failures): the same however the
+    /// models were split between runs.
+    pub fn assemble(mut outcomes: Vec<(usize, ModelOutcome)>) -> Results {
+        outcomes.sort_by_key(|(position, _)| *position);
         let mut results = Results::default();
         for (name, _, _) in BATTERIES {
-            let mut all = BatteryResult::default();
-            for o in &outcomes {
-                for (_, run) in o.seat.iter().filter(|(b, _)| b == name) {
-                    all.append(run.clone());
-                }
-            }
-            if !all.rows.is_empty() || !all.refused.is_empty() {
-                results.seat.push((name.to_owned(), all));
+            let runs: Vec<SeatRun> = outcomes
+                .iter()
+                .flat_map(|(_, o)| o.seat.iter().filter(|(b, _)| b == name))
+                .map(|(_, run)| run.clone())
+                .collect();
+            if !runs.is_empty() {
+                results.seat.push((name.to_owned(), runs));
             }
         }
         for study in Study::ALL {
-            for o in &outcomes {
+            for (_, o) in &outcomes {
                 let failed = o.failures.iter().filter(|f| f.study == study);
                 results.failures.extend(failed.cloned());
             }
         }
-        for o in outcomes {
+        for (_, o) in outcomes {
             results.valence.extend(o.valence);
             results.probe.extend(o.probe);
             results.trained.extend(o.trained);
         }
         results
+    }
+
+    /// The valence results, in model order, as lmbias-report's tables take them.
+    pub fn valence_results(&self) -> Vec<ModelResult> {
+        self.valence.iter().map(|r| r.result.clone()).collect()
+    }
+
+    /// Each battery's rows and refusals over all models, as the tables take them.
+    pub fn seat_batteries(&self) -> Vec<(&str, BatteryResult)> {
+        self.seat
+            .iter()
+            .map(|(name, runs)| (name.as_str(), seat::combine(runs)))
+            .collect()
+    }
+
+    /// The probe's runs, model by model, as the tables take them.
+    pub fn probe_runs(&self) -> Vec<ProbeRun> {
+        self.probe.iter().map(|r| r.run.clone()).collect()
+    }
+
+    /// What produced each run, labelled by its study (and battery), in report order.
+    pub fn provenance(&self) -> Vec<(String, &Provenance)> {
+        let valence = self
+            .valence
+            .iter()
+            .map(|r| ("valence".to_owned(), &r.provenance));
+        let seat = self.seat.iter().flat_map(|(name, runs)| {
+            runs.iter()
+                .map(move |r| (format!("seat ({name})"), &r.provenance))
+        });
+        let probe = self
+            .probe
+            .iter()
+            .map(|r| ("probe".to_owned(), &r.provenance));
+        valence.chain(seat).chain(probe).collect()
     }
 }
 
@@ -125,11 +175,11 @@ pub struct Failure {
 }
 
 impl Failure {
-    fn new(study: Study, model: &Available, err: anyhow::Error) -> Failure {
+    fn new(study: Study, model: &Available, err: anyhow::Error, options: &Options) -> Failure {
         let failure = Failure {
             study,
             model: model.name().to_owned(),
-            reason: format!("{err:#}"),
+            reason: options.portable(&format!("{err:#}")),
         };
         eprintln!(
             "{} failed on {}: {}",
@@ -145,17 +195,15 @@ impl Failure {
 pub type Timings = Vec<(Study, Duration)>;
 
 /// Runs every study on the models that serve it, each model given with its
-/// position in the full list; returns each model's outcome and each study's time.
+/// position in the full list; returns each model's outcome at that position, and each
+/// study's time.
 pub fn run(
     models: &[(usize, &Available)],
     options: &Options,
-) -> Result<(Vec<ModelOutcome>, Timings)> {
-    let mut outcomes: Vec<ModelOutcome> = models
+) -> Result<(Vec<(usize, ModelOutcome)>, Timings)> {
+    let mut outcomes: Vec<(usize, ModelOutcome)> = models
         .iter()
-        .map(|(model, _)| ModelOutcome {
-            model: *model,
-            ..ModelOutcome::default()
-        })
+        .map(|(position, _)| (*position, ModelOutcome::default()))
         .collect();
     let mut timings = Vec::new();
     for &study in &options.settings.studies {
@@ -163,7 +211,7 @@ pub fn run(
             .iter()
             .zip(&mut outcomes)
             .filter(|((_, m), _)| m.studies.contains(&study))
-            .map(|((_, m), o)| (*m, o))
+            .map(|((_, m), (_, o))| (*m, o))
             .collect();
         if on.is_empty() {
             continue;
@@ -216,46 +264,61 @@ fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
 }
 
 fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Result<()> {
-    let path = options.datasets.join("valence/eme-me-60.json");
-    let dataset = ValenceDataset::load(&path)?;
+    let dataset = Dataset::load(&options.datasets.join("valence/eme-me-60.json"))?;
+    let top_k = options.settings.top_k;
     let progress = bar(on.len(), "valence");
     for (model, outcome) in on {
         progress.inc(1);
         // A period model trains here the first time (minutes): a line every few steps.
-        let mut on_step = |p: &lmbias_model::train::Progress| {
+        let mut on_step = |p: &lmbias_runs::train::Progress| {
             if let Some(line) = period_models::progress_line(model.name(), p) {
                 progress.suspend(|| eprintln!("{line}"));
             }
         };
-        let mut run = || -> Result<(ModelResult, Option<Provenance>)> {
-            let (lm, trained) = model.masked_lm(options.device, &mut on_step)?;
-            let result = valence::run(lm.as_ref(), &dataset, options.settings.top_k)?;
-            Ok((result, trained))
+        let mut run = || -> Result<(ValenceRun, Option<period_models::Provenance>)> {
+            match &model.source {
+                Source::Opened(opened) => {
+                    let run = valence::run(opened, &dataset, top_k);
+                    opened.unload();
+                    Ok((run?, None))
+                }
+                Source::Trained(period) => {
+                    let (checkpoint, trained) = period.obtain(&mut on_step)?;
+                    let opened = Model::from_checkpoint(checkpoint, options.device)?;
+                    Ok((valence::run(&opened, &dataset, top_k)?, Some(trained)))
+                }
+            }
         };
         match run() {
-            Ok((result, trained)) => {
-                outcome.valence = Some(result);
+            Ok((mut run, trained)) => {
+                run.provenance = options.portable_provenance(run.provenance);
+                outcome.valence = Some(run);
                 outcome.trained = trained;
             }
             Err(err) => outcome
                 .failures
-                .push(Failure::new(Study::Valence, model, err)),
+                .push(Failure::new(Study::Valence, model, err, options)),
         }
     }
     progress.finish_and_clear();
     Ok(())
 }
 
-fn write_valence(dir: &Path, results: &[ModelResult], trained: &[Provenance]) -> Result<()> {
+fn write_valence(
+    dir: &Path,
+    runs: &[ValenceRun],
+    trained: &[period_models::Provenance],
+) -> Result<()> {
     use lmbias_report::valence::{
         Measure, comparison_table, figure, figure_file_name, group_table, sentence_table,
         sweep_table,
     };
-    if results.is_empty() {
+    if runs.is_empty() {
         return Ok(());
     }
-    write_period_models(dir, results, trained)?;
-    for result in results {
+    let results: Vec<ModelResult> = runs.iter().map(|r| r.result.clone()).collect();
+    write_period_models(dir, &results, trained)?;
+    for result in &results {
         for measure in Measure::ALL {
             write(
                 &dir.join(figure_file_name(result, measure)),
@@ -263,16 +326,16 @@ fn write_valence(dir: &Path, results: &[ModelResult], trained: &[Provenance]) ->
             )?;
         }
     }
-    write_json(&dir.join("results.json"), &results)?;
+    write_json(&dir.join("results.json"), &ValenceOutput::of(runs))?;
     write(
         &dir.join("examples.md"),
-        crate::shapes::valence_examples(results),
+        crate::shapes::valence_examples(&results),
     )?;
     let tables: [(&str, Table); 4] = [
-        ("comparison", comparison_table(results, 3)),
-        ("groups", group_table(results, 3)),
-        ("k-sweep", sweep_table(results, 3)),
-        ("sentences", sentence_table(results, 3)),
+        ("comparison", comparison_table(&results, 3)),
+        ("groups", group_table(&results, 3)),
+        ("k-sweep", sweep_table(&results, 3)),
+        ("sentences", sentence_table(&results, 3)),
     ];
     for (name, table) in tables {
         write(&dir.join(format!("{name}.md")), table.to_markdown())?;
@@ -284,7 +347,11 @@ fn write_valence(dir: &Path, results: &[ModelResult], trained: &[Provenance]) ->
 /// The period models' training reports and provenance (`period-models/`), and the
 /// known-answer check on them (`known-answer.json`) when both ran and can be compared;
 /// REPORT.md says why when they cannot.
-fn write_period_models(dir: &Path, results: &[ModelResult], trained: &[Provenance]) -> Result<()> {
+fn write_period_models(
+    dir: &Path,
+    results: &[ModelResult],
+    trained: &[period_models::Provenance],
+) -> Result<()> {
     if !trained.is_empty() {
         let sub = dir.join("period-models");
         std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
@@ -306,86 +373,84 @@ fn write_period_models(dir: &Path, results: &[ModelResult], trained: &[Provenanc
     Ok(())
 }
 
+/// xtask is never cancelled mid-battery (an interrupt ends the process).
+static NOT_CANCELLED: AtomicBool = AtomicBool::new(false);
+
 fn seat_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Result<()> {
-    let batteries: Vec<(&str, Battery)> = BATTERIES
+    let batteries: Vec<(&str, Tests)> = BATTERIES
         .iter()
-        .map(|(name, sub, _)| {
-            let tests = association::load_dir_with_copies(
-                &options.datasets.join(sub),
-                &LoadOptions::default(),
-            )?;
-            Ok((*name, Battery::new(tests)?))
-        })
+        .map(|(name, sub, _)| Ok((*name, Tests::load(&[options.datasets.join(sub)])?)))
         .collect::<Result<_>>()?;
+    // Each model's own sentence vector (the pooling a sentence-transformers folder declares,
+    // else [CLS] for BERT as May et al., mean for T5 and static vectors), the last layer;
+    // uncased models also run the lower-cased copies.
+    let settings = SeatSettings {
+        pooling: None,
+        layer: Layer::Last,
+        n_samples: options.settings.n_samples,
+        seed: options.settings.seed,
+        copies: Copies::AlsoLowercased,
+    };
     let progress = bar(on.len() * batteries.len(), "seat");
-    for (model, outcome) in on {
-        let embedder = match model.embedder(options.device) {
-            Ok(embedder) => embedder,
+    for (available, outcome) in on {
+        // Loaded before the batteries: a model that cannot load fails once, not per battery.
+        let model = match available
+            .opened()
+            .and_then(|model| Ok(model.embedder().map(|_| model)?))
+        {
+            Ok(model) => model,
             Err(err) => {
-                outcome.failures.push(Failure::new(Study::Seat, model, err));
+                outcome
+                    .failures
+                    .push(Failure::new(Study::Seat, available, err, options));
                 progress.inc(batteries.len() as u64);
                 continue;
             }
         };
-        // Each model's own sentence vector: the pooling a sentence-transformers folder
-        // declares, else [CLS] for BERT (as May et al.), mean for T5.
-        let seat_options = SeatOptions {
-            pooling: embedder.default_pooling(),
-            layer: Layer::Last,
-            weat: WeatOptions {
-                n_samples: options.settings.n_samples,
-                seed: options.settings.seed,
-                ..WeatOptions::default()
-            },
-            lost: if model.is_static() {
-                Lost::Drop
-            } else {
-                Lost::Keep
-            },
-        };
         // A battery fails or succeeds whole on a model, so a heatmap never shows half a model.
-        for (name, battery) in &batteries {
-            if *name == "tr" && !model.turkish {
+        for (name, tests) in &batteries {
+            if *name == "tr" && !available.turkish {
                 progress.inc(1);
                 continue;
             }
-            match seat::run_battery(
-                embedder.as_ref(),
-                battery,
-                &seat_options,
-                Copies::AlsoLowercased,
-            ) {
-                Ok(r) => outcome.seat.push(((*name).to_owned(), r)),
+            match seat::run(model, tests, &settings, &NOT_CANCELLED) {
+                Ok(mut run) => {
+                    run.provenance = options.portable_provenance(run.provenance);
+                    outcome.seat.push(((*name).to_owned(), run));
+                }
                 Err(err) => outcome.failures.push(Failure::new(
                     Study::Seat,
-                    model,
+                    available,
                     anyhow::Error::new(err).context(format!("battery {name}")),
+                    options,
                 )),
             }
             progress.inc(1);
         }
+        model.unload();
     }
     progress.finish_and_clear();
     Ok(())
 }
 
-fn write_seat(dir: &Path, results: &[(String, BatteryResult)]) -> Result<()> {
-    for (name, run) in results {
+fn write_seat(dir: &Path, batteries: &[(String, Vec<SeatRun>)]) -> Result<()> {
+    for (name, runs) in batteries {
         let marks = BATTERIES
             .iter()
             .find(|(battery, _, _)| battery == name)
             .map_or(Marks::Stars, |(_, _, marks)| *marks);
+        let run = seat::combine(runs);
         let rows = &run.rows;
         let sub = dir.join(name);
         std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
-        write_json(&sub.join("results.json"), run)?;
+        write_json(&sub.join("results.json"), &SeatOutput::of(runs))?;
         write(
             &sub.join("results.csv"),
             lmbias_report::seat::table(rows).to_csv(),
         )?;
         write(
             &sub.join("results.md"),
-            lmbias_report::seat::battery_markdown(run, marks),
+            lmbias_report::seat::battery_markdown(&run, marks),
         )?;
         // Each model's own sentence vector: its sentence-transformers pooling where the
         // folder declares one, else [CLS] for BERT, mean for T5, word mean for static vectors.
@@ -425,47 +490,46 @@ fn caglidil_outputs(dir: &Path, rows: &[SeatRow]) -> Result<()> {
 }
 
 fn probe_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Result<()> {
-    let lists = options.datasets.join("probe");
-    let templates: Vec<Template> = load_templates(&lists.join("templates.txt"))?;
-    let pairs: Vec<(&ProbePair, WordList, WordList)> = DUSI_PAIRS
+    let dir = options.datasets.join("probe");
+    let templates = dir.join("templates.txt");
+    let pairs: Vec<(&str, Lists)> = DUSI_PAIRS
         .iter()
         .map(|pair| {
-            Ok((
-                pair,
-                load_word_list(&lists.join(pair.protected))?,
-                load_word_list(&lists.join(pair.stereotyped))?,
-            ))
+            let lists = Lists::load(
+                &dir.join(pair.protected),
+                &dir.join(pair.stereotyped),
+                Some(&templates),
+            )?;
+            Ok((pair.name, lists))
         })
         .collect::<Result<_>>()?;
     let progress = bar(on.len() * pairs.len(), "probe");
-    for (model, outcome) in on {
-        let name = model.name().to_owned();
-        let run = || -> Result<Vec<ProbeRun>> {
-            let embedder = model.embedder(options.device)?;
-            let mut model_runs = Vec::new();
-            for (pair, protected, stereotyped) in &pairs {
-                let context = || format!("{pair}");
-                let protected = embed_words(embedder.as_ref(), protected, &templates, Layer::Last)
-                    .with_context(context)?;
-                let stereotyped =
-                    embed_words(embedder.as_ref(), stereotyped, &templates, Layer::Last)
-                        .with_context(context)?;
-                let probe = Probe::fit(protected, stereotyped).with_context(context)?;
-                model_runs.push(ProbeRun {
-                    model: name.clone(),
-                    pair: **pair,
-                    relevance_order: probe.relevance_order().to_vec(),
-                    sweep: probe.sweep().with_context(context)?,
-                });
-                progress.inc(1);
-            }
-            Ok(model_runs)
+    for (available, outcome) in on {
+        // The model decides how words become vectors: a checkpoint embeds each word in the
+        // templates, static vectors give each word its own vector.
+        let run = || -> Result<Vec<ProbeResult>> {
+            let model = available.opened()?;
+            let results = pairs
+                .iter()
+                .map(|(pair, lists)| {
+                    let settings = ProbeSettings {
+                        pair: Some((*pair).to_owned()),
+                        ..ProbeSettings::default()
+                    };
+                    let mut result = probe::run(model, lists, &settings).context(*pair)?;
+                    result.provenance = options.portable_provenance(result.provenance);
+                    progress.inc(1);
+                    Ok(result)
+                })
+                .collect();
+            model.unload();
+            results
         };
         match run() {
-            Ok(model_runs) => outcome.probe = model_runs,
+            Ok(results) => outcome.probe = results,
             Err(err) => outcome
                 .failures
-                .push(Failure::new(Study::Probe, model, err)),
+                .push(Failure::new(Study::Probe, available, err, options)),
         }
     }
     progress.finish_and_clear();
@@ -474,7 +538,8 @@ fn probe_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> R
 
 /// Writes the probe's files; unlike the other studies, also when every model failed
 /// (empty tables say that it ran on none).
-fn write_probe(dir: &Path, runs: &[ProbeRun]) -> Result<()> {
+fn write_probe(dir: &Path, results: &[ProbeResult]) -> Result<()> {
+    let runs: Vec<ProbeRun> = results.iter().map(|r| r.run.clone()).collect();
     // One figure per model, its pairs as series; a model's runs are consecutive.
     let mut start = 0;
     while start < runs.len() {
@@ -487,7 +552,7 @@ fn write_probe(dir: &Path, runs: &[ProbeRun]) -> Result<()> {
         let series: Vec<_> = runs[start..end]
             .iter()
             .map(|r| lmbias_report::pvalue_curve::PValueSeries {
-                label: r.pair.to_string(),
+                label: r.pair.clone(),
                 points: r.sweep.iter().map(|s| (s.n, s.p_value())).collect(),
             })
             .collect();
@@ -498,12 +563,12 @@ fn write_probe(dir: &Path, runs: &[ProbeRun]) -> Result<()> {
         )?;
         start = end;
     }
-    write_json(&dir.join("results.json"), &runs)?;
-    let summary = lmbias_report::probe::summary_table(runs);
+    write_json(&dir.join("results.json"), &ProbeOutput::of(results))?;
+    let summary = lmbias_report::probe::summary_table(&runs);
     write(&dir.join("summary.md"), summary.to_markdown())?;
     write(&dir.join("summary.csv"), summary.to_csv())?;
     write(
         &dir.join("table-1.md"),
-        lmbias_report::probe::table_1_markdown(runs),
+        lmbias_report::probe::table_1_markdown(&runs),
     )
 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use lmbias_studies::valence::ModelResult;
+use lmbias_runs::studies::valence::ModelResult;
 
 use crate::paper;
 

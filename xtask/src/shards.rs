@@ -2,42 +2,33 @@
 //! the models' outcomes in a shard file, and `merge-shards` reads all N files and
 //! writes what one run over every model writes, byte for byte.
 //!
-//! Shard files are CBOR (serde, via ciborium): every f64 comes back exactly, which
-//! JSON read by serde_json does not guarantee, and the merged tables must equal a
-//! single run's. Each is stamped ([`lmbias_studies::shard::Stamp`]) with its format,
-//! the lmbias version, every setting, and the sha256 of every file under the
-//! datasets folder of each study it ran, so that a merge refuses shards of
-//! different runs, naming what differs.
+//! The shard files are lmbias-runs' ([`lmbias_runs::shards`]: CBOR, every f64 exact, so
+//! that the merged tables equal a single run's). xtask decides what a file holds besides
+//! the models' outcomes — the settings and the models that could not be had — and what
+//! its stamp holds: its command, every setting, and the sha256 of every file under the
+//! datasets folder of each study it ran, so that a merge refuses shards of different
+//! runs, naming what differs.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use lmbias_studies::shard::{self, Shard, Stamp};
+use lmbias_runs::shards::{self, Merged};
+use lmbias_runs::studies::shard::{Shard, Stamp};
 use serde::{Deserialize, Serialize};
 
 use crate::models::{ModelInfo, Skipped};
 use crate::reproduce::{ModelOutcome, Settings};
 
-/// Everything one shard ran and what the report needs besides: the settings and
-/// the full model list, so that the merge needs neither the models nor the options.
-#[derive(Serialize, Deserialize)]
-pub struct ShardFile {
-    pub shard: Shard,
+/// What every shard of a sweep shares besides the models: the settings, and the models
+/// that could not be had, so that the merge needs neither the models nor the options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Shared {
     pub settings: Settings,
-    /// Every available model, the shard's and the others', in order.
-    pub models: Vec<ModelInfo>,
     pub skipped: Vec<Skipped>,
-    /// The outcomes of this shard's models only.
-    pub outcomes: Vec<ModelOutcome>,
 }
 
-/// What the merge gives back: the whole sweep, as one run would hold it.
-pub struct Merged {
-    pub settings: Settings,
-    pub models: Vec<ModelInfo>,
-    pub skipped: Vec<Skipped>,
-    pub outcomes: Vec<ModelOutcome>,
-}
+/// One shard: every available model, what the sweep shares, and this shard's outcomes.
+pub type ShardFile = shards::ShardFile<ModelInfo, Shared, ModelOutcome>;
 
 /// Where shard K of N of a run writing to `out` saves itself.
 pub fn path(out: &Path, shard: Shard) -> PathBuf {
@@ -85,14 +76,8 @@ pub fn save(path: &Path, file: &ShardFile, datasets: &Path) -> Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let bytes = shard::encode(&stamp(&file.settings, datasets)?, file)
-        .with_context(|| format!("encoding {}", path.display()))?;
-    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
-}
-
-fn load(path: &Path) -> Result<(Stamp, ShardFile)> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    shard::decode(&bytes, KIND).with_context(|| path.display().to_string())
+    shards::save(path, &stamp(&file.shared.settings, datasets)?, file)?;
+    Ok(())
 }
 
 /// The shard files among `inputs`: a file as given, a folder's `*.cbor` by name.
@@ -123,62 +108,7 @@ fn shard_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 /// Reads the shard files (or folders of them) and checks that they are the N
 /// shards of one sweep: the same N, lmbias, settings, datasets and models, each K
-/// once, none missing.
-pub fn merge(inputs: &[PathBuf]) -> Result<Merged> {
-    let paths = shard_files(inputs)?;
-    let (stamps, files): (Vec<Stamp>, Vec<ShardFile>) = paths
-        .iter()
-        .map(|p| load(p))
-        .collect::<Result<Vec<_>>>()?
-        .into_iter()
-        .unzip();
-    let set: Vec<Shard> = files.iter().map(|f| f.shard).collect();
-    shard::check_set(&set).map_err(|err| match err.at() {
-        Some(at) => anyhow::Error::new(err).context(paths[at].display().to_string()),
-        None => anyhow::Error::new(err),
-    })?;
-    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    let named: Vec<(&str, &Stamp)> = names.iter().map(String::as_str).zip(&stamps).collect();
-    shard::check_stamps(&named)?;
-    let first = &files[0];
-    for (path, file) in paths.iter().zip(&files) {
-        if file.models != first.models || file.skipped != first.skipped {
-            bail!(
-                "{}: its models differ from those of {} (the shards of a sweep run on the \
-                 same models: the same --models, and the same ones found)",
-                path.display(),
-                paths[0].display()
-            );
-        }
-        let mine: Vec<usize> = file.shard.select(0..file.models.len());
-        let ran: Vec<usize> = file.outcomes.iter().map(|o| o.model).collect();
-        if ran != mine {
-            let list = |models: &[usize]| {
-                let names: Vec<&str> = models
-                    .iter()
-                    .map(|&m| file.models[m].name.as_str())
-                    .collect();
-                names.join(", ")
-            };
-            bail!(
-                "{}: shard {} holds the outcomes of models {}, not of its slice {}",
-                path.display(),
-                file.shard,
-                list(&ran),
-                list(&mine)
-            );
-        }
-    }
-    let mut files = files.into_iter();
-    let first = files.next().expect("check_set refuses an empty set");
-    let mut outcomes = first.outcomes;
-    for file in files {
-        outcomes.extend(file.outcomes);
-    }
-    Ok(Merged {
-        settings: first.settings,
-        models: first.models,
-        skipped: first.skipped,
-        outcomes,
-    })
+/// once, none missing, each holding its slice.
+pub fn merge(inputs: &[PathBuf]) -> Result<Merged<ModelInfo, Shared, ModelOutcome>> {
+    Ok(shards::merge(&shard_files(inputs)?, KIND)?)
 }

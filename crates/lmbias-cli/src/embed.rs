@@ -4,12 +4,13 @@
 use std::io::{Read, Seek, SeekFrom, Write};
 
 use anyhow::Context;
-use lmbias_encoder::{EncoderError, Layer, Pooling};
-use lmbias_text::Tokenizer;
+use lmbias_runs::encoder::EncoderError;
+use lmbias_runs::text::Tokenizer;
+use lmbias_runs::{Layer, Pooling};
 use serde_json::json;
 
 use crate::input::{self, InputArgs};
-use crate::model_args::{Model, ModelArgs};
+use crate::model_args::ModelArgs;
 use crate::output::{self, out, outln};
 
 #[derive(clap::Args, Debug)]
@@ -38,14 +39,17 @@ pub struct EmbedArgs {
 
 pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
     let texts = input::Texts::open(&args.input, args.texts)?;
-    let loaded = args.model.embedder()?;
-    let model = loaded.embedder();
+    let loaded = args.model.open()?;
+    let model = loaded
+        .embedder()
+        .with_context(|| format!("--model {}", args.model.model))?;
+    let model = model.as_ref();
     let pooling = args.pooling.unwrap_or_else(|| model.default_pooling());
     // The pieces a checkpoint saw, special tokens included (the Embedder trait reports them without).
-    let tokenizer = match &loaded {
-        Model::Checkpoint(checkpoint, _) => Some(Tokenizer::from_dir(checkpoint.dir())?),
-        Model::Static(_) => None,
-    };
+    let tokenizer = loaded
+        .checkpoint()
+        .map(|checkpoint| Tokenizer::from_dir(checkpoint.dir()))
+        .transpose()?;
     let mut json = if args.json {
         let head = json!({
             "model": model.model_name(),

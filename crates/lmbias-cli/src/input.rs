@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use lmbias_encoder::{EncoderError, TEXTS_PER_CALL};
+use lmbias_runs::encoder::{EncoderError, TEXTS_PER_CALL};
 
 /// Texts per model call ([`TEXTS_PER_CALL`], as the Python package): a bar moves and
 /// memory stays small on any input.
@@ -83,7 +83,7 @@ impl Texts {
             done: 0,
         };
         if let Source::Reader { name, reader } = &mut texts.source {
-            lmbias_data::skip_bom(reader).with_context(|| format!("--input {name}"))?;
+            lmbias_runs::data::skip_bom(reader).with_context(|| format!("--input {name}"))?;
         }
         let first = texts.read_chunk()?;
         if first.is_empty() {

@@ -1,10 +1,8 @@
-//! The options every model-running subcommand shares (which model, which device), and
-//! the one place a `--model` is resolved: static word vectors first, else a checkpoint.
+//! The options every model-running subcommand shares (which model, which device); the
+//! model itself is opened by lmbias-runs, which decides static vectors or checkpoint.
 
-use anyhow::{Context, bail};
-use lmbias_encoder::{Embedder, MaskedLm};
-use lmbias_model::{Checkpoint, DeviceKind};
-use lmbias_static::StaticEmbeddings;
+use anyhow::Context;
+use lmbias_runs::{DeviceKind, Model, SharedMaskedLm};
 
 /// What `--model` takes, for help texts.
 pub const MODEL_HELP: &str = "Model folder, or a Hugging Face id (ORG/NAME): from the Hugging Face cache, else downloaded from the hub; \
@@ -21,61 +19,34 @@ pub struct ModelArgs {
 }
 
 impl ModelArgs {
-    pub fn embedder(&self) -> anyhow::Result<Model> {
-        load_embedder(&self.model, self.device)
+    /// The model, named by its flag in errors.
+    pub fn open(&self) -> anyhow::Result<Model> {
+        open(&self.model, self.device)
     }
 
-    pub fn masked_lm(&self) -> anyhow::Result<Box<dyn MaskedLm + Send + Sync>> {
-        load_masked_lm(&self.model, self.device)
-    }
-}
-
-/// A model as `--model` named it.
-pub enum Model {
-    /// Static word vectors (lmbias-static): no context, no layers, no special tokens.
-    Static(StaticEmbeddings),
-    /// A Hugging Face checkpoint run in Burn (lmbias-model).
-    Checkpoint(Checkpoint, Box<dyn Embedder + Send + Sync>),
-}
-
-impl Model {
-    pub fn embedder(&self) -> &dyn Embedder {
-        match self {
-            Model::Static(vectors) => vectors,
-            Model::Checkpoint(_, embedder) => embedder.as_ref(),
-        }
-    }
-
-    pub fn is_static(&self) -> bool {
-        matches!(self, Model::Static(_))
+    /// The model's masked-LM head; static vectors are refused before anything loads.
+    pub fn masked_lm(&self) -> anyhow::Result<SharedMaskedLm> {
+        masked_lm(&self.model, self.device)
     }
 }
 
-/// Resolves `spec` as static vectors when lmbias-static recognises it
-/// (`glove-6b-50d`, a `.txt`/`.vec`/`.bin` file, a `.npy` folder), else as a checkpoint.
-pub fn load_embedder(spec: &str, device: DeviceKind) -> anyhow::Result<Model> {
-    let context = || format!("--model {spec}");
-    if let Some(vectors) = lmbias_static::open(spec) {
-        return Ok(Model::Static(vectors.with_context(context)?));
-    }
-    let checkpoint = Checkpoint::resolve(spec).with_context(context)?;
-    let embedder = lmbias_model::load_embedder(&checkpoint, device).with_context(context)?;
-    Ok(Model::Checkpoint(checkpoint, embedder))
+/// `--model SPEC`, opened.
+pub fn open(spec: &str, device: DeviceKind) -> anyhow::Result<Model> {
+    lmbias_runs::open(spec, device).with_context(|| format!("--model {spec}"))
 }
 
-/// Resolves `spec` as a masked language model; static vectors are refused at once,
-/// before anything is loaded.
-pub fn load_masked_lm(
-    spec: &str,
-    device: DeviceKind,
-) -> anyhow::Result<Box<dyn MaskedLm + Send + Sync>> {
-    if lmbias_static::names_static(spec) {
-        bail!(
-            "--model {spec}: static word vectors cannot fill a mask; this command needs a \
-             masked language model (a BERT checkpoint with its MLM head)"
-        );
+/// `--model SPEC` for a command that fills masks: static vectors are refused at once,
+/// before anything is read.
+pub fn open_masked(spec: &str, device: DeviceKind) -> anyhow::Result<Model> {
+    if lmbias_runs::names_static(spec) {
+        return Err(lmbias_runs::RunError::NotMasked).with_context(|| format!("--model {spec}"));
     }
-    let context = || format!("--model {spec}");
-    let checkpoint = Checkpoint::resolve(spec).with_context(context)?;
-    lmbias_model::load_masked_lm(&checkpoint, device).with_context(context)
+    open(spec, device)
+}
+
+/// `--model SPEC` as a masked language model.
+pub fn masked_lm(spec: &str, device: DeviceKind) -> anyhow::Result<SharedMaskedLm> {
+    open_masked(spec, device)?
+        .masked_lm()
+        .with_context(|| format!("--model {spec}"))
 }

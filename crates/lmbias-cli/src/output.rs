@@ -10,7 +10,7 @@
 
 use std::fmt;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
@@ -72,7 +72,7 @@ pub fn check_dir(flag: &str, dir: &Path) -> Result<()> {
 /// Creates `dir`, then a file in it, and removes the file.
 fn probe(dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let file = temporary(&dir.join("probe"));
+    let file = dir.join(format!(".lmbias-probe.{}.tmp", std::process::id()));
     std::fs::File::create(&file)?;
     std::fs::remove_file(&file)
 }
@@ -93,21 +93,8 @@ pub fn check_file(flag: &str, file: &Path) -> Result<()> {
 /// Writes `bytes` to `path` under a temporary name beside it, then renames: a reader (or a
 /// failed write) never sees part of a file. The error names `path`.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let temporary = temporary(path);
-    let written =
-        std::fs::write(&temporary, bytes).and_then(|()| std::fs::rename(&temporary, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written.with_context(|| format!("writing {}", path.display()))
-}
-
-/// `.NAME.PID.tmp` beside `path`: hidden, and unique to this process.
-fn temporary(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map_or_else(|| "lmbias".into(), |n| n.to_string_lossy().into_owned());
-    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+    lmbias_runs::write_atomically(path, bytes)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]

@@ -4,22 +4,13 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, bail};
-use lmbias_data::embeddings::Embeddings;
-use lmbias_data::probe::{WordList, load_templates, load_word_list};
-use lmbias_encoder::Layer;
-use lmbias_model::DeviceKind;
+use anyhow::Context;
 use lmbias_report::probe::{ClassOrder, p_text, step_markdown, sweep_markdown};
 use lmbias_report::pvalue_curve::{PValueSeries, pvalue_curve};
-use lmbias_studies::probe::{Probe, ProbeStep, ProbeWord, embed_words, word_vectors};
-use serde_json::json;
+use lmbias_runs::probe::{self, Lists, ProbeOutput, ProbeResult, ProbeSettings, Vectors, Words};
+use lmbias_runs::{DeviceKind, Layer};
 
-use crate::model_args::{Model, ModelArgs};
 use crate::output::{self, out, outln};
-
-/// Said in the output when the model is static word vectors.
-const STATIC_NOTE: &str = "static word vectors have no context: each word is its own vector, \
-     and templates are not used";
 
 #[derive(clap::Args, Debug)]
 pub struct ProbeArgs {
@@ -67,69 +58,27 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     if let Some(svg) = &args.svg {
         output::check_file("--svg", svg)?;
     }
-    let protected = load_word_list(&args.protected)?;
-    let stereotyped = load_word_list(&args.stereotyped)?;
-    let (source, protected_words, stereotyped_words) = match (&args.embeddings, &args.model) {
-        (Some(path), _) => {
-            let embeddings = Embeddings::from_path(path)?;
-            (
-                json!({ "embeddings": path }),
-                lookup(&embeddings, &protected)?,
-                lookup(&embeddings, &stereotyped)?,
-            )
-        }
-        (None, Some(model)) => {
-            let model_args = ModelArgs {
-                model: model.clone(),
-                device: args.device,
-            };
-            let loaded = model_args.embedder()?;
-            let embedder = loaded.embedder();
-            let templates = match (&loaded, &args.templates) {
-                (Model::Static(_), _) => None,
-                (Model::Checkpoint(..), Some(path)) => Some((path, load_templates(path)?)),
-                (Model::Checkpoint(..), None) => {
-                    bail!("--model {model} needs --templates (only static word vectors do not)")
-                }
-            };
-            let embed = |list: &WordList, path: &PathBuf| {
-                match &templates {
-                    Some((_, templates)) => embed_words(embedder, list, templates, args.layer),
-                    None => word_vectors(embedder, list, args.layer),
-                }
-                .with_context(|| path.display().to_string())
-            };
-            let source = match &templates {
-                Some((path, _)) => {
-                    json!({ "model": embedder.model_name(), "layer": args.layer, "templates": path })
-                }
-                None => json!({
-                    "model": embedder.model_name(),
-                    "static": true,
-                    "note": STATIC_NOTE,
-                }),
-            };
-            (
-                source,
-                embed(&protected, &args.protected)?,
-                embed(&stereotyped, &args.stereotyped)?,
-            )
-        }
-        (None, None) => bail!("give --embeddings FILE, or --model M with --templates FILE"),
-    };
-    let probe = Probe::fit(protected_words, stereotyped_words)?;
+    let lists = Lists::load(
+        &args.protected,
+        &args.stereotyped,
+        args.templates.as_deref(),
+    )?;
     // clap makes --n and --sweep exclusive; without either, sweep.
-    let steps: Vec<ProbeStep> = match (args.n, args.sweep) {
-        (Some(n), false) if n < 1 || n > probe.hidden_size() => {
-            bail!(
-                "--n {n}: must be between 1 and the hidden size {}",
-                probe.hidden_size()
-            )
-        }
-        (Some(n), false) => vec![probe.step(n)?],
-        _ => probe.sweep()?,
+    let settings = ProbeSettings {
+        layer: args.layer,
+        n: args.n,
+        pair: None,
     };
-    let label = format!("{} × {}", stem(&args.protected), stem(&args.stereotyped));
+    let result: ProbeResult = match (&args.embeddings, &args.model) {
+        (Some(path), _) => probe::run_on_vectors(&Vectors::load(path)?, &lists, &settings)?,
+        (None, Some(spec)) => {
+            let model = crate::model_args::open(spec, args.device)?;
+            probe::run(&model, &lists, &settings).with_context(|| format!("--model {spec}"))?
+        }
+        (None, None) => anyhow::bail!("give --embeddings FILE, or --model M with --templates FILE"),
+    };
+    let steps = &result.run.sweep;
+    let label = result.run.pair.clone();
     // The figure is written first, the results printed whatever became of it; a failed
     // figure is reported after them.
     let figure = args.svg.as_ref().map(|svg| {
@@ -143,44 +92,35 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     // Printed whatever became of the figure; a failed figure is reported after.
     let printed = (|| -> anyhow::Result<()> {
         if args.json {
-            let out = json!({
-                "source": source,
-                "protected": args.protected,
-                "stereotyped": args.stereotyped,
-                "hidden_size": probe.hidden_size(),
-                "relevance_order": probe.relevance_order(),
-                "sweep": steps,
-            });
+            let out = ProbeOutput::of(std::slice::from_ref(&result));
             outln!("{}", serde_json::to_string(&out)?)?;
             return Ok(());
         }
-        let top: Vec<String> = probe
-            .relevance_order()
+        let top: Vec<String> = result
+            .run
+            .relevance_order
             .iter()
             .take(10)
             .map(usize::to_string)
             .collect();
         outln!(
             "{label} · {} dimensions · most relevant first: {} …",
-            probe.hidden_size(),
+            result.run.width(),
             top.join(", ")
         )?;
-        if source.get("static").is_some() {
-            outln!(
-                "{}: {STATIC_NOTE}.",
-                source["model"].as_str().unwrap_or_default()
-            )?;
+        if result.words == Words::OwnVectors {
+            outln!("{}: {}.", result.run.model, result.words.note())?;
         }
         outln!()?;
         if let [step] = &steps[..] {
             let order = ClassOrder {
-                protected: &protected.classes_in_file_order(),
-                stereotyped: &stereotyped.classes_in_file_order(),
+                protected: &lists.protected.words().classes_in_file_order(),
+                stereotyped: &lists.stereotyped.words().classes_in_file_order(),
             };
             out!("{}", step_markdown(step, order))?;
             return Ok(());
         }
-        out!("{}", sweep_markdown(&steps))?;
+        out!("{}", sweep_markdown(steps))?;
         let tested: Vec<(usize, f64)> = steps
             .iter()
             .filter_map(|s| s.p_value().map(|p| (s.n, p)))
@@ -199,26 +139,4 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     })();
     figure.transpose()?;
     printed
-}
-
-/// The vectors of a word list's words, in file order; every missing word is named.
-fn lookup(embeddings: &Embeddings, list: &WordList) -> anyhow::Result<Vec<ProbeWord>> {
-    let vectors = embeddings.lookup(list.entries().iter().map(|e| &e.word))?;
-    Ok(list
-        .entries()
-        .iter()
-        .zip(vectors)
-        .map(|(entry, vector)| ProbeWord {
-            word: entry.word.clone(),
-            class: entry.class.clone(),
-            vector: vector.to_vec(),
-        })
-        .collect())
-}
-
-fn stem(path: &std::path::Path) -> String {
-    path.file_stem().map_or_else(
-        || path.display().to_string(),
-        |s| s.to_string_lossy().into_owned(),
-    )
 }

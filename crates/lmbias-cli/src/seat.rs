@@ -3,20 +3,20 @@
 //! `--shard K/N --save FILE` runs a slice of the models, `--merge` prints the
 //! saved slices as the run over all of them would (see docs/cluster.md).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 
-use anyhow::{Context, Result, bail};
-use lmbias_data::association::{self, BatteryFile, LoadOptions};
-use lmbias_encoder::{Embedder, Layer, Pooling};
-use lmbias_metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED, Options};
-use lmbias_model::DeviceKind;
+use anyhow::{Context, Result};
 use lmbias_report::heatmap::Marks;
 use lmbias_report::seat::{battery_markdown, heatmaps, layer_label, table};
-use lmbias_studies::seat::{self, Battery, BatteryResult, Copies, Lost, SeatOptions};
-use lmbias_studies::shard::{self, Shard, Stamp};
-use serde::{Deserialize, Serialize};
+use lmbias_runs::metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED};
+use lmbias_runs::seat::{self, SeatOutput, SeatRun, SeatSettings, Tests};
+use lmbias_runs::shards::{self, ShardFile};
+use lmbias_runs::studies::seat::Copies;
+use lmbias_runs::studies::shard::{Shard, Stamp};
+use lmbias_runs::{DeviceKind, Layer, Pooling};
 
-use crate::model_args::load_embedder;
+use crate::model_args;
 use crate::output::{self, out, outln};
 
 #[derive(clap::Args, Debug)]
@@ -55,7 +55,9 @@ pub struct SeatArgs {
     /// Where to run the models: cpu, or wgpu (needs a build with `--features wgpu`).
     #[arg(long, default_value = "cpu")]
     device: DeviceKind,
-    /// Print JSON: {"rows": [one object per (model, test) that ran], "refused": [tests not run]}.
+    /// Print JSON: {"provenance": [one per model: its revision or digest, the tests' sha256,
+    /// the options, lmbias], "rows": [one object per (model, test) that ran], "refused":
+    /// [tests not run]} (docs/results-format.md).
     #[arg(long, group = "format")]
     json: bool,
     /// Print CSV, one row per (model, test).
@@ -90,36 +92,26 @@ pub struct SeatArgs {
     merge: Vec<PathBuf>,
 }
 
-/// What `--save` writes besides its [`Stamp`] (which holds what a merge checks: the
-/// tests' digests and the options): a shard's results and what a merge needs.
-#[derive(Serialize, Deserialize)]
-struct Saved {
-    shard: Shard,
-    /// The whole --model list, the other shards' models too.
-    models: Vec<String>,
-    pooling: Option<Pooling>,
-    layer: Layer,
-    /// Each of the shard's models: its position in `models`, and its results.
-    results: Vec<(usize, BatteryResult)>,
-}
+/// What every shard of one `lmbias seat` run shares: the settings it ran with.
+type Saved = ShardFile<String, SeatSettings, SeatRun>;
 
 /// The command a saved shard names as its writer.
 const SAVE_KIND: &str = "lmbias seat --save";
 
-/// What a merge holds shards to: each test's content (and its lower-cased copy's)
-/// and every option that shapes the numbers.
-fn stamp(args: &SeatArgs, battery: &Battery) -> Stamp {
-    let mut stamp = Stamp::new(SAVE_KIND);
-    battery.digest_into(&mut stamp);
-    let pooling = args
-        .pooling
-        .map_or_else(|| "each model's own".to_owned(), |p| p.to_string());
-    stamp.option("--pooling", pooling);
-    stamp.option("--layer", args.layer);
-    stamp.option("--n-samples", args.n_samples);
-    stamp.option("--seed", args.seed);
-    stamp.option("--also-lowercased-copy", args.also_lowercased_copy);
-    stamp
+impl SeatArgs {
+    fn settings(&self) -> SeatSettings {
+        SeatSettings {
+            pooling: self.pooling,
+            layer: self.layer,
+            n_samples: self.n_samples,
+            seed: self.seed,
+            copies: if self.also_lowercased_copy {
+                Copies::AlsoLowercased
+            } else {
+                Copies::AsWritten
+            },
+        }
+    }
 }
 
 pub fn run(args: SeatArgs) -> Result<()> {
@@ -133,157 +125,54 @@ pub fn run(args: SeatArgs) -> Result<()> {
     if !args.merge.is_empty() {
         return merge(&args);
     }
-    let loaded = load_tests(&args.tests)?;
+    let tests = Tests::load(&args.tests)?;
+    let settings = args.settings();
     let shard = args.shard.unwrap_or(Shard::new(1, 1)?);
     let mut models = Vec::new();
     for (position, name) in args.models.iter().enumerate() {
         if shard.contains(position) {
-            models.push((position, load_embedder(name, args.device)?));
+            models.push((position, model_args::open(name, args.device)?));
         }
     }
-    let options = |model: &dyn Embedder, is_static: bool| SeatOptions {
-        pooling: args.pooling.unwrap_or_else(|| model.default_pooling()),
-        layer: args.layer,
-        weat: Options {
-            n_samples: args.n_samples,
-            seed: args.seed,
-            ..Options::default()
-        },
-        // A static model has no vector for a word outside its vocabulary: drop such examples.
-        lost: if is_static { Lost::Drop } else { Lost::Keep },
-    };
-    // The study names the test; the file it came from is ours to add.
-    let with_file = |e: seat::SeatError| match e
-        .test()
-        .and_then(|name| loaded.iter().find(|l| l.test.name() == name))
-    {
-        Some(l) => anyhow::Error::new(e).context(l.file.display().to_string()),
-        None => anyhow::Error::new(e),
-    };
-    let battery = Battery::new(
-        loaded
-            .iter()
-            .map(|l| (l.test.clone(), l.lowercased.clone()))
-            .collect(),
-    )
-    .map_err(with_file)?;
-    let copies = if args.also_lowercased_copy {
-        Copies::AlsoLowercased
-    } else {
-        Copies::AsWritten
-    };
     let progress = crate::input::bar(Some(models.len()), "seat");
     let mut results = Vec::with_capacity(models.len());
-    for (position, loaded) in &models {
-        let model = loaded.embedder();
-        let options = options(model, loaded.is_static());
-        results.push((
-            *position,
-            seat::run_battery(model, &battery, &options, copies).map_err(with_file)?,
-        ));
+    for (position, model) in &models {
+        let run = seat::run(model, &tests, &settings, &AtomicBool::new(false))
+            .with_context(|| format!("--model {}", model.name()))?;
+        results.push((*position, run));
         progress.inc(1);
     }
     progress.finish_and_clear();
     let saved = Saved {
         shard,
         models: args.models.clone(),
-        pooling: args.pooling,
-        layer: args.layer,
+        shared: settings,
         results,
     };
     // A failed save still prints the results, then reports the failure.
-    let stamp = stamp(&args, &battery);
-    let saved_ok = args.save.as_ref().map(|path| save(path, &stamp, &saved));
-    let printed = print(assemble(saved.results), args.pooling, args.layer, &args);
+    let saved_ok = args.save.as_ref().map(|path| {
+        let mut stamp = Stamp::new(SAVE_KIND);
+        tests.digest_into(&mut stamp);
+        settings.stamp_into(&mut stamp);
+        shards::save(path, &stamp, &saved).context("--save")
+    });
+    let runs: Vec<SeatRun> = saved.results.into_iter().map(|(_, run)| run).collect();
+    let printed = print(&runs, args.pooling, args.layer, &args);
     saved_ok.transpose()?;
     printed
 }
 
-/// The models' results in --model order, as one battery.
-fn assemble(mut results: Vec<(usize, BatteryResult)>) -> BatteryResult {
-    results.sort_by_key(|(position, _)| *position);
-    let mut all = BatteryResult::default();
-    for (_, result) in results {
-        all.append(result);
-    }
-    all
-}
-
-fn save(path: &Path, stamp: &Stamp, saved: &Saved) -> Result<()> {
-    let bytes =
-        shard::encode(stamp, saved).with_context(|| format!("--save {}", path.display()))?;
-    output::write_atomically(path, &bytes).context("--save")
-}
-
-fn load(path: &Path) -> Result<(Stamp, Saved)> {
-    let context = || format!("--merge {}", path.display());
-    let bytes = std::fs::read(path).with_context(context)?;
-    shard::decode(&bytes, SAVE_KIND).with_context(context)
-}
-
-/// Positions in the --model list, 1-based as a user counts them.
-fn positions(list: &[usize]) -> String {
-    let names: Vec<String> = list.iter().map(|p| (p + 1).to_string()).collect();
-    if names.is_empty() {
-        "none".to_owned()
-    } else {
-        names.join(", ")
-    }
-}
-
 /// `--merge`: the saved shards, checked to be all N shards of one run, printed as it.
 fn merge(args: &SeatArgs) -> Result<()> {
-    let (stamps, saved): (Vec<Stamp>, Vec<Saved>) = args
-        .merge
-        .iter()
-        .map(|p| load(p))
-        .collect::<Result<Vec<_>>>()?
-        .into_iter()
-        .unzip();
-    let shards: Vec<Shard> = saved.iter().map(|s| s.shard).collect();
-    shard::check_set(&shards).map_err(|err| match err.at() {
-        Some(at) => {
-            anyhow::Error::new(err).context(format!("--merge {}", args.merge[at].display()))
-        }
-        None => anyhow::Error::new(err).context("--merge"),
-    })?;
-    let names: Vec<String> = args.merge.iter().map(|p| p.display().to_string()).collect();
-    let named: Vec<(&str, &Stamp)> = names.iter().map(String::as_str).zip(&stamps).collect();
-    shard::check_stamps(&named).context("--merge")?;
-    let first = &saved[0];
-    for (path, s) in args.merge.iter().zip(&saved) {
-        if s.models != first.models {
-            bail!(
-                "--merge {}: its --model list differs from that of {} (the shards of one run \
-                 are given the same list)",
-                path.display(),
-                args.merge[0].display()
-            );
-        }
-        let mine = s.shard.select(0..s.models.len());
-        let ran: Vec<usize> = s.results.iter().map(|(position, _)| *position).collect();
-        if ran != mine {
-            bail!(
-                "--merge {}: shard {} holds the models at --model positions {}, not its slice {}",
-                path.display(),
-                s.shard,
-                positions(&ran),
-                positions(&mine)
-            );
-        }
-    }
-    let (pooling, layer) = (first.pooling, first.layer);
-    let results = saved.into_iter().flat_map(|s| s.results).collect();
-    print(assemble(results), pooling, layer, args)
+    let merged = shards::merge::<String, SeatSettings, SeatRun>(&args.merge, SAVE_KIND)
+        .context("--merge")?;
+    let runs: Vec<SeatRun> = merged.results.into_iter().map(|(_, run)| run).collect();
+    print(&runs, merged.shared.pooling, merged.shared.layer, args)
 }
 
 /// Warnings on stderr, figures, and the table on stdout: the same for a run and a merge.
-fn print(
-    result: BatteryResult,
-    pooling: Option<Pooling>,
-    layer: Layer,
-    args: &SeatArgs,
-) -> Result<()> {
+fn print(runs: &[SeatRun], pooling: Option<Pooling>, layer: Layer, args: &SeatArgs) -> Result<()> {
+    let result = seat::combine(runs);
     for row in result.rows.iter().filter(|r| !r.lost.is_empty()) {
         let lost: Vec<String> = row.lost.iter().map(ToString::to_string).collect();
         eprintln!(
@@ -311,7 +200,7 @@ fn print(
             .context("--figures")
     });
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&result)?)?;
+        outln!("{}", serde_json::to_string_pretty(&SeatOutput::of(runs))?)?;
     } else if args.csv {
         out!("{}", table(rows).to_csv())?;
     } else {
@@ -319,9 +208,4 @@ fn print(
     }
     figures.transpose()?;
     Ok(())
-}
-
-/// Every `--test`, in the order given; two tests with one name would make an ambiguous table.
-fn load_tests(paths: &[PathBuf]) -> Result<Vec<BatteryFile>> {
-    Ok(association::load_battery(paths, &LoadOptions::default())?)
 }

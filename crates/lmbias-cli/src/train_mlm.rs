@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use lmbias_data::corpus::Corpus;
-use lmbias_model::train::{BertShape, CorpusText, Progress, Run, Start, TrainSettings};
-use lmbias_model::{Checkpoint, DeviceKind};
+use lmbias_runs::DeviceKind;
+use lmbias_runs::data::corpus::Corpus;
+use lmbias_runs::train::{BertShape, CorpusText, Progress, Run, Start, TrainSettings};
 
 use crate::output::outln;
 
@@ -94,9 +94,9 @@ pub struct TrainMlmArgs {
 pub fn run(args: TrainMlmArgs) -> anyhow::Result<()> {
     let corpus = Corpus::read(&args.corpus)?;
     let start = match (&args.from, &args.tokenizer) {
-        (Some(model), _) => {
-            Start::Continue(Checkpoint::resolve(model).with_context(|| format!("--from {model}"))?)
-        }
+        (Some(model), _) => Start::Continue(
+            lmbias_runs::checkpoint(model).with_context(|| format!("--from {model}"))?,
+        ),
         (None, Some(tokenizer)) => Start::Scratch {
             tokenizer: tokenizer.clone(),
             shape: BertShape {

@@ -5,10 +5,10 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use lmbias_data::valence::ValenceDataset;
-use lmbias_model::DeviceKind;
 use lmbias_report::valence::{self as report, Measure};
-use lmbias_studies::valence::{self, DEFAULT_TOP_K, ModelResult};
+use lmbias_runs::DeviceKind;
+use lmbias_runs::studies::valence::{DEFAULT_TOP_K, ModelResult};
+use lmbias_runs::valence::{self, Dataset, ValenceOutput, ValenceRun};
 
 use crate::output::{self, out};
 
@@ -28,7 +28,8 @@ pub struct ValenceArgs {
     /// Proposals scored per sentence (default 5, the transformers fill-mask pipeline's).
     #[arg(long, default_value_t = DEFAULT_TOP_K)]
     top_k: NonZeroUsize,
-    /// Print everything as JSON (per sentence, per group, the k sweep, unannotated tokens).
+    /// Print everything as JSON: {"provenance": [one per model], "results": [per model: per
+    /// sentence, per group, the k sweep, unannotated tokens]} (docs/results-format.md).
     #[arg(long, group = "format")]
     json: bool,
     /// Print one CSV row per model and sentence.
@@ -61,12 +62,16 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
     if let Some(dir) = &args.figures {
         output::check_dir("--figures", dir)?;
     }
-    let dataset = ValenceDataset::load(&args.dataset)?;
-    let mut results: Vec<ModelResult> = Vec::with_capacity(args.models.len());
+    let dataset = Dataset::load(&args.dataset)?;
+    let mut runs: Vec<ValenceRun> = Vec::with_capacity(args.models.len());
     for name in &args.models {
-        let lm = crate::model_args::load_masked_lm(name, args.device)?;
-        results.push(valence::run(lm.as_ref(), &dataset, args.top_k)?);
+        let model = crate::model_args::open_masked(name, args.device)?;
+        runs.push(
+            valence::run(&model, &dataset, args.top_k)
+                .with_context(|| format!("--model {name}"))?,
+        );
     }
+    let results: Vec<ModelResult> = runs.iter().map(|r| r.result.clone()).collect();
     // The figures are written first, the tables printed whatever became of them; a failed
     // figure is reported after them.
     let figures = args.figures.as_ref().map(|dir| {
@@ -86,7 +91,7 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
         (false, false, _) => Format::Markdown,
     };
     let out = match (format, args.unannotated) {
-        (Format::Json, false) => serde_json::to_string_pretty(&results)? + "\n",
+        (Format::Json, false) => serde_json::to_string_pretty(&ValenceOutput::of(&runs))? + "\n",
         (Format::Json, true) => {
             let lists: Vec<_> = results
                 .iter()

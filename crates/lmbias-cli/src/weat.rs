@@ -3,12 +3,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
-use lmbias_data::{AssociationTest, Duplicates, Embeddings, LoadOptions, Role, TargetSizes};
-use lmbias_metrics::weat::{
-    Alternative, Associations, DEFAULT_N_SAMPLES, DEFAULT_SEED, Options, StdKind, WeatError,
-    WeatResult, weat,
+use lmbias_runs::data::{AssociationTest, Role};
+use lmbias_runs::metrics::weat::{
+    Alternative, DEFAULT_N_SAMPLES, DEFAULT_SEED, Options, StdKind, WeatResult,
 };
+use lmbias_runs::weat::{WeatRun, WeatSettings};
 use serde_json::json;
 
 use crate::output::{out, outln};
@@ -45,97 +44,38 @@ pub struct WeatArgs {
 }
 
 pub fn run(args: WeatArgs) -> anyhow::Result<()> {
-    let load = LoadOptions {
-        duplicates: if args.merge_duplicates {
-            Duplicates::Merge
-        } else {
-            Duplicates::Error
+    let settings = WeatSettings {
+        options: Options {
+            n_samples: args.n_samples,
+            seed: args.seed,
+            std: if args.ddof == 0 {
+                StdKind::Population
+            } else {
+                StdKind::Sample
+            },
+            alternative: if args.two_sided {
+                Alternative::TwoSided
+            } else {
+                Alternative::Greater
+            },
+            allow_unequal_sizes: args.allow_unequal_sizes,
         },
-        target_sizes: if args.allow_unequal_sizes {
-            TargetSizes::AllowUnequal
-        } else {
-            TargetSizes::Equal
-        },
+        merge_duplicates: args.merge_duplicates,
     };
-    let test = AssociationTest::from_path(&args.test, &load)?;
-    let embeddings = Embeddings::from_path(&args.embeddings)?;
-    // One lookup over all four sets, so a missing-text error lists every missing text.
-    let all_texts: Vec<&String> = Role::ALL
-        .iter()
-        .flat_map(|&r| test.set(r).examples())
-        .collect();
-    embeddings
-        .lookup(all_texts)
-        .with_context(|| format!("test {}", test.name()))?;
-    let [x, y, a, b] = Role::ALL.map(|r| {
-        embeddings
-            .lookup(test.set(r).examples())
-            .expect("all texts found above")
-    });
-    let assoc =
-        Associations::from_vectors(&x, &y, &a, &b).map_err(|e| explain(e, &test, &embeddings))?;
-    let options = Options {
-        n_samples: args.n_samples,
-        seed: args.seed,
-        std: if args.ddof == 0 {
-            StdKind::Population
-        } else {
-            StdKind::Sample
-        },
-        alternative: if args.two_sided {
-            Alternative::TwoSided
-        } else {
-            Alternative::Greater
-        },
-        allow_unequal_sizes: args.allow_unequal_sizes,
-    };
-    let result = weat(&assoc, &options).with_context(|| format!("{}", args.test.display()))?;
+    let run = lmbias_runs::weat::run(&args.test, &args.embeddings, &settings)?;
     if args.json {
         outln!(
             "{}",
-            serde_json::to_string_pretty(&as_json(&test, &args, &options, &result))?
+            serde_json::to_string_pretty(&as_json(&run, &args, &settings.options))?
         )?;
     } else {
-        out!("{}", as_text(&test, &options, &result))?;
+        out!("{}", as_text(&run.test, &settings.options, &run.result))?;
     }
     Ok(())
 }
 
-/// Names the text behind a metrics error about a set item.
-fn explain(error: WeatError, test: &AssociationTest, embeddings: &Embeddings) -> anyhow::Error {
-    let text = |role: Role, index: usize| {
-        format!(
-            "{role} text {}",
-            lmbias_encoder::quote(&test.set(role).examples()[index])
-        )
-    };
-    match error {
-        WeatError::ZeroVector { set, index } => anyhow::anyhow!(
-            "{}: the vector of {} is all zeros: its cosine similarity is undefined",
-            embeddings.path().display(),
-            text(set, index)
-        ),
-        WeatError::Overflow { set, index } | WeatError::NonFiniteScore { set, index } => {
-            anyhow::anyhow!(
-                "{}: the vector of {} is too large: its squared norm or cosines overflow f64",
-                embeddings.path().display(),
-                text(set, index)
-            )
-        }
-        other => anyhow::anyhow!(
-            "{}: test {}: {other}",
-            embeddings.path().display(),
-            test.name()
-        ),
-    }
-}
-
-fn as_json(
-    test: &AssociationTest,
-    args: &WeatArgs,
-    options: &Options,
-    result: &WeatResult,
-) -> serde_json::Value {
+fn as_json(run: &WeatRun, args: &WeatArgs, options: &Options) -> serde_json::Value {
+    let (test, result) = (&run.test, &run.result);
     let p = &result.permutation;
     json!({
         "test": test.name(),
@@ -154,6 +94,7 @@ fn as_json(
         "n_extreme": p.n_extreme,
         "n_samples": options.n_samples,
         "seed": options.seed,
+        "provenance": run.provenance,
     })
 }
 

@@ -304,67 +304,102 @@ fn validate_set(
 }
 
 /// Suffix of the folder that holds a battery's lower-cased copy (`seat/tr` → `seat/tr-uncased`).
-pub const LOWERCASED_SUFFIX: &str = "-uncased";
+const LOWERCASED_SUFFIX: &str = "-uncased";
 
-/// Where the lower-cased copy of a test file or folder lives, if it exists:
-/// `DIR/NAME.jsonl` → `DIR-uncased/NAME.jsonl`, `DIR` → `DIR-uncased`. Uncased
-/// models can run that copy beside the files as written, when asked (see
-/// `lmbias_studies::seat::Copies` and `datasets/README.md`, "seat/tr-uncased").
-pub fn lowercased_copy(path: &Path) -> Option<PathBuf> {
-    let with_suffix = |dir: &Path| -> Option<PathBuf> {
-        let name = dir.file_name()?.to_str()?;
-        Some(dir.with_file_name(format!("{name}{LOWERCASED_SUFFIX}")))
-    };
-    let copy = if path.is_dir() {
-        with_suffix(path)?
-    } else {
-        with_suffix(path.parent()?)?.join(path.file_name()?)
-    };
+/// Where the lower-cased copy of a test file lives, if it exists: `DIR/NAME.jsonl` →
+/// `DIR-uncased/NAME.jsonl` (the same file name). Uncased models can run that copy beside
+/// the file as written, when asked (see `lmbias_studies::seat::Copies` and
+/// `datasets/README.md`, "seat/tr-uncased").
+fn lowercased_copy(file: &Path) -> Option<PathBuf> {
+    let dir = file.parent()?;
+    let name = dir.file_name()?.to_str()?;
+    let copy = dir
+        .with_file_name(format!("{name}{LOWERCASED_SUFFIX}"))
+        .join(file.file_name()?);
     copy.exists().then_some(copy)
 }
 
-/// The file of test `name` in `dir` (a test is named by its file stem), if any.
-pub fn test_file(dir: &Path, name: &str) -> Option<PathBuf> {
-    ["jsonl", "json"]
-        .iter()
-        .map(|ext| dir.join(format!("{name}.{ext}")))
-        .find(|p| p.is_file())
+/// A test with the file it was read from, kept so that an error or a result's provenance
+/// names the file without searching for it again by the test's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestFile {
+    /// The test.
+    pub test: AssociationTest,
+    /// The file it was read from, as the caller's path joined to its name.
+    pub file: PathBuf,
 }
 
-/// Every test of `dir` (as [`load_dir`]), each with its lower-cased copy from
-/// `dir-uncased` where that folder holds a test of the same name.
-pub fn load_dir_with_copies(
-    dir: &Path,
+impl TestFile {
+    /// Reads the test in `file`.
+    pub fn read(file: PathBuf, options: &LoadOptions) -> Result<Self, AssociationError> {
+        let test = AssociationTest::from_path(&file, options)?;
+        Ok(TestFile { test, file })
+    }
+}
+
+/// A test of a battery as [`load_battery`] reads it: the file it came from, and its
+/// lower-cased copy where one sits beside it (`DIR-uncased/NAME` for `DIR/NAME`), with that
+/// file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatteryFile {
+    /// The test as written.
+    pub test: AssociationTest,
+    /// The file it was read from.
+    pub file: PathBuf,
+    /// The same test from the `-uncased` folder beside it (`DIR-uncased/NAME`), which
+    /// uncased models can also run.
+    pub lowercased: Option<TestFile>,
+}
+
+impl BatteryFile {
+    /// The test and its copy without their files, as `lmbias_studies::seat::Battery::new`
+    /// takes them.
+    pub fn tests(&self) -> (AssociationTest, Option<AssociationTest>) {
+        let copy = self.lowercased.as_ref().map(|c| c.test.clone());
+        (self.test.clone(), copy)
+    }
+}
+
+/// The one battery loader: each path in order — a test file, or a folder of them (`*.jsonl`
+/// and `*.json`, sorted by test name; subdirectories and hidden files skipped; a symbolic
+/// link that leads nowhere is an error rather than a test silently left out) — each test
+/// with its file and its lower-cased copy. Two tests with one name are an error naming both
+/// files: their rows in a table could not be told apart.
+pub fn load_battery(
+    paths: &[impl AsRef<Path>],
     options: &LoadOptions,
-) -> Result<Vec<(AssociationTest, Option<AssociationTest>)>, AssociationError> {
-    let copies = lowercased_copy(dir);
-    load_dir(dir, options)?
-        .into_iter()
-        .map(|test| {
-            let copy = copies
-                .as_deref()
-                .and_then(|c| test_file(c, test.name()))
-                .map(|path| AssociationTest::from_path(&path, options))
+) -> Result<Vec<BatteryFile>, AssociationError> {
+    let mut out: Vec<BatteryFile> = Vec::new();
+    for path in paths {
+        let path = path.as_ref();
+        let files = if path.is_dir() {
+            test_paths(path)?
+        } else {
+            vec![path.to_path_buf()]
+        };
+        for file in files {
+            let TestFile { test, file } = TestFile::read(file, options)?;
+            if let Some(first) = out.iter().find(|o| o.test.name() == test.name()) {
+                return Err(AssociationError::DuplicateTest {
+                    name: test.name().to_owned(),
+                    file,
+                    first: first.file.clone(),
+                });
+            }
+            let lowercased = lowercased_copy(&file)
+                .map(|copy| TestFile::read(copy, options))
                 .transpose()?;
-            Ok((test, copy))
-        })
-        .collect()
+            out.push(BatteryFile {
+                test,
+                file,
+                lowercased,
+            });
+        }
+    }
+    Ok(out)
 }
 
-/// Every test (`*.jsonl`, `*.json`) in `dir`, sorted by name (file stem); subdirectories
-/// and hidden files (`.NAME`, an editor's or a sync tool's) are skipped, and a symbolic link
-/// that leads nowhere is an error rather than a test silently left out.
-pub fn load_dir(
-    dir: &Path,
-    options: &LoadOptions,
-) -> Result<Vec<AssociationTest>, AssociationError> {
-    test_paths(dir)?
-        .iter()
-        .map(|p| AssociationTest::from_path(p, options))
-        .collect()
-}
-
-/// The test files of `dir`, as [`load_dir`] reads them.
+/// The test files of `dir`, as [`load_battery`] reads them: by test name.
 fn test_paths(dir: &Path) -> Result<Vec<PathBuf>, AssociationError> {
     let io = |source| ReadError::new(dir, source);
     let mut paths: Vec<PathBuf> = Vec::new();
@@ -394,66 +429,6 @@ fn test_paths(dir: &Path) -> Result<Vec<PathBuf>, AssociationError> {
         });
     }
     Ok(paths)
-}
-
-/// A test of a battery as [`load_battery`] reads it: the file it came from, and
-/// its lower-cased copy where one sits beside it (see [`lowercased_copy`]).
-#[derive(Debug, Clone)]
-pub struct BatteryFile {
-    /// The test as written.
-    pub test: AssociationTest,
-    /// The file it was read from.
-    pub file: PathBuf,
-    /// The same test from the `-uncased` folder beside it, which uncased models
-    /// can also run.
-    pub lowercased: Option<AssociationTest>,
-}
-
-/// Each path in order — a test file, or a folder of them (as [`load_dir`]) —
-/// each test with its lower-cased copy. Two tests with one name are an error:
-/// their rows in a table could not be told apart.
-pub fn load_battery(
-    paths: &[PathBuf],
-    options: &LoadOptions,
-) -> Result<Vec<BatteryFile>, AssociationError> {
-    let with_copy = |file: PathBuf, test: AssociationTest| -> Result<_, AssociationError> {
-        let lowercased = lowercased_copy(&file)
-            .map(|copy| AssociationTest::from_path(&copy, options))
-            .transpose()?;
-        Ok(BatteryFile {
-            test,
-            file,
-            lowercased,
-        })
-    };
-    let mut out: Vec<BatteryFile> = Vec::new();
-    for path in paths {
-        let loaded: Vec<BatteryFile> = if path.is_dir() {
-            test_paths(path)?
-                .into_iter()
-                .map(|file| {
-                    let test = AssociationTest::from_path(&file, options)?;
-                    with_copy(file, test)
-                })
-                .collect::<Result<_, _>>()?
-        } else {
-            vec![with_copy(
-                path.clone(),
-                AssociationTest::from_path(path, options)?,
-            )?]
-        };
-        for l in loaded {
-            if let Some(first) = out.iter().find(|o| o.test.name() == l.test.name()) {
-                return Err(AssociationError::DuplicateTest {
-                    name: l.test.name().to_owned(),
-                    file: l.file,
-                    first: first.file.clone(),
-                });
-            }
-            out.push(l);
-        }
-    }
-    Ok(out)
 }
 
 /// Why an association test (or a directory of them) was rejected: one line, naming the file

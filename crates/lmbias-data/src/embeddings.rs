@@ -2,18 +2,18 @@
 //!
 //! Two formats, told apart by the first non-blank character:
 //! - JSON: one object mapping each word or sentence to an array of numbers,
-//!   `{"This is an aster.": [0.1, -0.2, …], …}`;
-//! - word2vec/GloVe text: an optional `count dim` header line, then `word v1 v2 …` per line
-//!   (single words only: the text is the first whitespace-separated token).
+//!   `{"This is an aster.": [0.1, -0.2, …], …}`; a text may appear once;
+//! - word2vec/GloVe text, read by the one reader of that format, whose rules
+//!   [`crate::word_vectors`] lists (an optional `COUNT DIM` header, a word may hold spaces, a
+//!   repeated word keeps its first vector): `lmbias --model g.txt` reads the same file alike.
 //!
-//! Every vector must have the same non-zero dimension and only finite values; a text may appear
-//! once. Values are kept as f64 (JSON written from numpy float64 keeps its precision).
+//! Every vector must have the same non-zero dimension and only finite values. Values are kept
+//! as f64 (JSON written from numpy float64 keeps its precision).
 //!
 //! Both formats read a number the same way, with Rust's correctly rounded `str::parse`, so the
 //! same digits give the same vector and the same effect size to the last digit (see
-//! [`numbers`]). A leading UTF-8 byte-order mark is dropped in both.
+//! `numbers` below). A leading UTF-8 byte-order mark is dropped in both.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -21,14 +21,14 @@ use lmbias_encoder::quote;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 use crate::read::{ReadError, read, strip_bom};
+use crate::word_vectors::{WordVectors, WordVectorsError};
 
 /// Vectors keyed by the exact text they embed, all of one dimension and finite, so that a
 /// WEAT on them cannot fail halfway through for a bad vector.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Embeddings {
     path: PathBuf,
-    dim: usize,
-    vectors: HashMap<String, Vec<f64>>,
+    vectors: WordVectors<f64>,
 }
 
 impl Embeddings {
@@ -39,26 +39,28 @@ impl Embeddings {
 
     /// Parses a file's contents; `path` names it in errors.
     pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<Self, EmbeddingsError> {
-        let bytes = strip_bom(bytes);
-        let text = std::str::from_utf8(bytes).map_err(|source| EmbeddingsError::NotUtf8 {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let (dim, vectors) = match text.trim_start().chars().next() {
+        let unmarked = strip_bom(bytes);
+        let vectors = match unmarked.iter().find(|b| !b.is_ascii_whitespace()) {
             None => {
                 return Err(EmbeddingsError::EmptyFile {
                     path: path.to_path_buf(),
                 });
             }
-            Some('{') => parse_json(text).map_err(|source| EmbeddingsError::Json {
-                path: path.to_path_buf(),
-                source,
-            })?,
-            Some(_) => parse_text(path, text)?,
+            Some(b'{') => {
+                let text =
+                    std::str::from_utf8(unmarked).map_err(|source| EmbeddingsError::NotUtf8 {
+                        path: path.to_path_buf(),
+                        source,
+                    })?;
+                parse_json(text).map_err(|source| EmbeddingsError::Json {
+                    path: path.to_path_buf(),
+                    source,
+                })?
+            }
+            Some(_) => WordVectors::read_text_from(path, bytes)?,
         };
         Ok(Embeddings {
             path: path.to_path_buf(),
-            dim,
             vectors,
         })
     }
@@ -70,7 +72,7 @@ impl Embeddings {
 
     /// The dimension every vector has.
     pub fn dim(&self) -> usize {
-        self.dim
+        self.vectors.dim()
     }
 
     /// How many texts have a vector.
@@ -83,9 +85,15 @@ impl Embeddings {
         self.vectors.is_empty()
     }
 
+    /// How many repeated words a text file had (each kept its first vector); 0 for JSON,
+    /// where a repeated text is an error.
+    pub fn duplicates(&self) -> usize {
+        self.vectors.duplicates()
+    }
+
     /// The vector of `text`, matched exactly (case and whitespace included).
     pub fn get(&self, text: &str) -> Option<&[f64]> {
-        self.vectors.get(text).map(Vec::as_slice)
+        self.vectors.get(text)
     }
 
     /// The vectors of `texts`, in order; an error lists every text that has none.
@@ -115,9 +123,7 @@ impl Embeddings {
     }
 }
 
-type Parsed = (usize, HashMap<String, Vec<f64>>);
-
-fn parse_json(text: &str) -> Result<Parsed, serde_json::Error> {
+fn parse_json(text: &str) -> Result<WordVectors<f64>, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
     let parsed = de.deserialize_map(VectorsVisitor {
         exact: numbers(text),
@@ -168,15 +174,14 @@ struct VectorsVisitor {
 }
 
 impl<'de> Visitor<'de> for VectorsVisitor {
-    type Value = Parsed;
+    type Value = WordVectors<f64>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an object mapping each text to an array of numbers")
     }
 
-    fn visit_map<M: MapAccess<'de>>(mut self, mut map: M) -> Result<Parsed, M::Error> {
-        let mut vectors = HashMap::new();
-        let mut dim = None;
+    fn visit_map<M: MapAccess<'de>>(mut self, mut map: M) -> Result<Self::Value, M::Error> {
+        let mut vectors = WordVectors::new();
         while let Some(text) = map.next_key::<String>()? {
             let vector: Vec<f64> = map.next_value()?;
             // serde_json's value within an ulp is the check that the two readings agree on
@@ -188,98 +193,31 @@ impl<'de> Visitor<'de> for VectorsVisitor {
                     _ => near,
                 })
                 .collect();
-            if let Some(problem) = check_vector(&vector, &mut dim) {
+            // Worded for JSON, whose vectors have no line of their own: "earlier vectors".
+            let problem = match vectors.dim() {
+                _ if vector.is_empty() => Some("empty vector".to_owned()),
+                0 => None,
+                dim if dim != vector.len() => Some(format!(
+                    "{} values, but earlier vectors have {dim}",
+                    vector.len()
+                )),
+                _ => None,
+            };
+            if let Some(problem) = problem {
                 return Err(de::Error::custom(format!("{}: {problem}", quote(&text))));
             }
-            if vectors.contains_key(&text) {
+            if vectors.row(&text).is_some() {
                 return Err(de::Error::custom(format!("{} appears twice", quote(&text))));
             }
-            vectors.insert(text, vector);
+            let shown = quote(&text);
+            vectors
+                .push(text, &vector)
+                .map_err(|problem| de::Error::custom(format!("{shown}: {problem}")))?;
         }
-        match dim {
-            Some(dim) => Ok((dim, vectors)),
-            None => Err(de::Error::custom("no vectors")),
+        if vectors.is_empty() {
+            return Err(de::Error::custom("no vectors"));
         }
-    }
-}
-
-/// What is wrong with a vector, given the dimension of the ones before it.
-fn check_vector(vector: &[f64], dim: &mut Option<usize>) -> Option<String> {
-    if vector.is_empty() {
-        return Some("empty vector".into());
-    }
-    if let Some(i) = vector.iter().position(|v| !v.is_finite()) {
-        return Some(format!("value {i} is {}, not a finite number", vector[i]));
-    }
-    match *dim {
-        Some(d) if d != vector.len() => Some(format!(
-            "{} values, but earlier vectors have {d}",
-            vector.len()
-        )),
-        _ => {
-            *dim = Some(vector.len());
-            None
-        }
-    }
-}
-
-fn parse_text(path: &Path, text: &str) -> Result<Parsed, EmbeddingsError> {
-    let line_error = |line: usize, problem: String| EmbeddingsError::Line {
-        path: path.to_path_buf(),
-        line,
-        problem,
-    };
-    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l)).peekable();
-    // word2vec's optional header: exactly two integers, "count dim".
-    let mut header = None;
-    if let Some((_, first)) = lines.peek() {
-        let tokens: Vec<&str> = first.split_whitespace().collect();
-        if let [count, dim] = tokens[..]
-            && let (Ok(count), Ok(dim)) = (count.parse::<usize>(), dim.parse::<usize>())
-        {
-            header = Some((count, dim));
-            lines.next();
-        }
-    }
-    let mut dim = header.map(|(_, d)| d);
-    let mut vectors = HashMap::new();
-    for (number, line) in lines {
-        let mut tokens = line.split_whitespace();
-        let Some(word) = tokens.next() else { continue };
-        let vector = tokens
-            .enumerate()
-            .map(|(i, t)| {
-                t.parse::<f64>().map_err(|_| {
-                    line_error(
-                        number,
-                        format!("{}: value {i} ({}) is not a number", quote(word), quote(t)),
-                    )
-                })
-            })
-            .collect::<Result<Vec<f64>, _>>()?;
-        if let Some(problem) = check_vector(&vector, &mut dim) {
-            return Err(line_error(number, format!("{}: {problem}", quote(word))));
-        }
-        if vectors.insert(word.to_owned(), vector).is_some() {
-            return Err(line_error(number, format!("{} appears twice", quote(word))));
-        }
-    }
-    if let Some((announced, _)) = header
-        && announced != vectors.len()
-    {
-        return Err(EmbeddingsError::Count {
-            path: path.to_path_buf(),
-            announced,
-            found: vectors.len(),
-        });
-    }
-    match dim {
-        Some(dim) if !vectors.is_empty() => Ok((dim, vectors)),
-        _ => Err(EmbeddingsError::Line {
-            path: path.to_path_buf(),
-            line: 1,
-            problem: "no vectors".into(),
-        }),
+        Ok(vectors)
     }
 }
 
@@ -290,7 +228,7 @@ pub enum EmbeddingsError {
     /// The file could not be read.
     #[error(transparent)]
     Read(#[from] ReadError),
-    /// Both formats are text; binary word2vec files are not supported.
+    /// A JSON file that is not UTF-8 (a text file says which line is not).
     #[error("{}: not valid UTF-8 text", path.display())]
     NotUtf8 {
         /// The embeddings file.
@@ -313,26 +251,9 @@ pub enum EmbeddingsError {
         /// serde's reason (our rules included), typed so a caller can take its line and column.
         source: serde_json::Error,
     },
-    /// A line of a word2vec/GloVe text file that breaks a rule.
-    #[error("{}: line {line}: {problem}", path.display())]
-    Line {
-        /// The embeddings file.
-        path: PathBuf,
-        /// Counting from 1, as editors do.
-        line: usize,
-        /// What is wrong, naming the word.
-        problem: String,
-    },
-    /// The word2vec header's count disagrees with the lines: a truncated or concatenated file.
-    #[error("{}: header announces {announced} vectors but the file has {found}", path.display())]
-    Count {
-        /// The embeddings file.
-        path: PathBuf,
-        /// The header's count.
-        announced: usize,
-        /// Vectors actually read.
-        found: usize,
-    },
+    /// A word2vec/GloVe text file that breaks a rule of the format.
+    #[error(transparent)]
+    Text(#[from] WordVectorsError),
     /// Texts a test needs that the file has no vector for; all of them, so one run finds them all.
     #[error("{}: {} text(s) have no vector: {}", path.display(), texts.len(), quoted(texts))]
     MissingTexts {

@@ -1,5 +1,6 @@
 //! Dataset schemas for lmbias: association tests (sent-bias format), valence sentences, probe
-//! word lists, embedding files, training corpora. Loading with validation; no Burn.
+//! word lists, embedding files (and the one word2vec/GloVe text reader), training corpora.
+//! Loading with validation; no Burn.
 //!
 //! Each module owns its loader's error (one line, naming the file and the field, set, line or
 //! sentence at fault); a failed read is the shared [`ReadError`] in every one of them.
@@ -10,10 +11,12 @@ pub mod embeddings;
 pub mod probe;
 mod read;
 pub mod valence;
+pub mod word_vectors;
 
 pub use association::{
-    AssociationError, AssociationTest, Duplicates, LoadOptions, Role, Set, SetProblem, SetSpec,
-    TargetSizes, TestSpec, load_dir,
+    AssociationError, AssociationTest, BatteryFile, Duplicates, LoadOptions, Role, Set, SetProblem,
+    SetSpec, TargetSizes, TestFile, TestSpec, load_battery,
 };
 pub use embeddings::{Embeddings, EmbeddingsError};
 pub use read::{ReadError, skip_bom, strip_bom};
+pub use word_vectors::{Float, WordVectors, WordVectorsError};

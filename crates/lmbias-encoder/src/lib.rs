@@ -15,6 +15,9 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+#[cfg(feature = "testing")]
+pub mod testing;
+
 /// Texts per call when a front-end feeds a long list to a model chunk by chunk (the
 /// CLI's `--input`, the Python package's `embed` and `fill_mask`): large enough for the
 /// model's own batching (which sorts a call's texts by length) to work, small enough for

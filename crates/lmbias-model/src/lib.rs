@@ -1,5 +1,6 @@
 //! Hugging Face checkpoints in Burn: resolution (a folder, the HF cache, else a
-//! download from the hub into that cache), weight loading (safetensors or `.bin`, f32/f16/bf16),
+//! download from the hub into that cache, each recorded as the checkpoint's [`Origin`]),
+//! weight loading (safetensors or `.bin`, f32/f16/bf16),
 //! and the BERT (encoder + MLM head) and T5 / mT5 encoders, answering
 //! lmbias-encoder's traits.
 //!
@@ -24,10 +25,9 @@ mod checkpoint;
 mod device;
 mod error;
 mod gelu;
-pub mod hub;
+mod hub;
 mod load;
 mod network;
-pub mod pypi;
 mod sentence_transformers;
 mod t5;
 #[cfg(feature = "testing")]
@@ -35,7 +35,8 @@ pub mod testing;
 pub mod train;
 mod weights;
 
-pub use checkpoint::{Architecture, Checkpoint};
+pub use checkpoint::{Architecture, Checkpoint, Origin};
 pub use device::DeviceKind;
 pub use error::ModelError;
+pub use hub::{HubError, HubMiss, HubSettings, Stall};
 pub use load::{load_embedder, load_masked_lm};

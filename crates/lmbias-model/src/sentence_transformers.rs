@@ -56,9 +56,9 @@ pub(crate) fn declared_pooling(dir: &Path) -> Result<Option<Pooling>, ModelError
     };
     let path = dir.join(&module.path).join("config.json");
     let config: PoolingConfig = read_json(&path)?;
-    let invalid = |message: String| ModelError::Config {
+    let invalid = |problem: String| ModelError::ConfigValue {
         path: path.clone(),
-        message,
+        problem,
     };
     let modes = [
         ("pooling_mode_cls_token", config.pooling_mode_cls_token),

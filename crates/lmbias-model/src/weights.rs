@@ -15,7 +15,9 @@ use burn::module::Param;
 use burn::nn::{Embedding, LayerNorm, LayerNormConfig, Linear};
 use burn::tensor::{DType, Device, Tensor, TensorData};
 use burn_store::burn_pack::Tensor as PackTensor;
-use burn_store::{ModuleStore, PytorchStore, SafetensorsStore, bridge};
+use burn_store::{
+    ModuleStore, PytorchStore, PytorchStoreError, SafetensorsStore, SafetensorsStoreError, bridge,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -73,19 +75,33 @@ impl WeightsFile {
     /// Reads every tensor of the checkpoint's weight file (values are decoded lazily).
     pub(crate) fn open(checkpoint: &Checkpoint, device: &Device) -> Result<Self, ModelError> {
         let path = checkpoint.weights_path().to_path_buf();
-        let fail = |message: String| ModelError::Weights {
+        // burn-store's errors hide their io::Error from `source()`: a file that cannot be
+        // opened is told apart here, so its kind (not found, permission) reaches the caller.
+        let io = |source| ModelError::Io {
             path: path.clone(),
-            message,
+            doing: "read",
+            source,
+        };
+        std::fs::File::open(&path).map_err(io)?;
+        let fail = |source: Box<dyn std::error::Error + Send + Sync>| ModelError::Weights {
+            path: path.clone(),
+            source,
         };
         let tensors = match checkpoint.weights_format() {
             WeightsFormat::Safetensors => SafetensorsStore::from_file(&path)
                 .get_all_tensors()
                 .cloned()
-                .map_err(|e| fail(e.to_string()))?,
+                .map_err(|e| match e {
+                    SafetensorsStoreError::Io(e) => io(e),
+                    e => fail(e.into()),
+                })?,
             WeightsFormat::PytorchBin => PytorchStore::from_file(&path)
                 .get_all_tensors()
                 .cloned()
-                .map_err(|e| fail(e.to_string()))?,
+                .map_err(|e| match e {
+                    PytorchStoreError::Io(e) => io(e),
+                    e => fail(e.into()),
+                })?,
         };
         Ok(Self {
             path,
@@ -192,17 +208,19 @@ impl<'a> Weights<'a> {
                 found,
             });
         }
-        let bad = |message: String| ModelError::Weights {
+        let bad = |doing, source: Box<dyn std::error::Error + Send + Sync>| ModelError::Tensor {
             path: path.clone(),
-            message: format!("tensor {full}: {message}"),
+            tensor: full.clone(),
+            doing,
+            source,
         };
-        let data = bridge::to_data(tensor).map_err(|e| bad(e.to_string()))?;
+        let data = bridge::to_data(tensor).map_err(|e| bad("decode it", e.into()))?;
         let data = match data.dtype() {
             DType::F32 => data,
             // Half-precision checkpoints are widened once at load: all arithmetic is f32.
             DType::F16 | DType::BF16 => data
                 .try_cast_as::<f32>()
-                .map_err(|e| bad(format!("cannot widen it to f32: {e}")))?,
+                .map_err(|e| bad("widen it to f32", e.into()))?,
             other => {
                 return Err(ModelError::DType {
                     path: path.clone(),
@@ -213,7 +231,7 @@ impl<'a> Weights<'a> {
         };
         let values = data
             .try_into_vec::<f32>()
-            .map_err(|e| bad(format!("cannot read its values as f32: {e}")))?;
+            .map_err(|e| bad("read its values as f32", e.into()))?;
         // One pass as the values are read: a NaN or infinite weight would make every
         // output it reaches NaN, silently (static vectors are refused the same way).
         if let Some(i) = values.iter().position(|v| !v.is_finite()) {
@@ -394,9 +412,9 @@ impl ExportedWeights {
 
     /// Writes the file at `path` (the caller renames a temporary folder into place).
     pub(crate) fn write(&self, path: &Path) -> Result<(), ModelError> {
-        let fail = |message: String| ModelError::Weights {
+        let fail = |source| ModelError::WriteWeights {
             path: path.to_path_buf(),
-            message,
+            source,
         };
         let bytes: Vec<(&str, Vec<u8>, &[usize])> = self
             .tensors
@@ -411,13 +429,13 @@ impl ExportedWeights {
             .map(|(name, raw, shape)| {
                 safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape.to_vec(), raw)
                     .map(|view| (*name, view))
-                    .map_err(|e| fail(format!("tensor {name}: {e}")))
+                    .map_err(fail)
             })
             .collect::<Result<Vec<_>, _>>()?;
         let metadata = Some(std::collections::HashMap::from([(
             "format".to_owned(),
             "pt".to_owned(),
         )]));
-        safetensors::serialize_to_file(views, metadata, path).map_err(|e| fail(e.to_string()))
+        safetensors::serialize_to_file(views, metadata, path).map_err(fail)
     }
 }

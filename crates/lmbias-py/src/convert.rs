@@ -1,7 +1,8 @@
 //! Python values in and out: array-likes to vectors, texts, layers, poolings, and the
 //! libraries' serialisable results to plain dicts and lists.
 
-use lmbias_encoder::{Embedder, Layer, Pooling};
+use lmbias_runs::encoder::Embedder;
+use lmbias_runs::{Layer, Pooling};
 use numpy::PyReadonlyArray2;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -78,10 +79,13 @@ pub(crate) fn texts(obj: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 
 /// `None` for the model's own pooling, else `cls`, `mean` or `first`.
 pub(crate) fn pooling(name: Option<&str>, model: &dyn Embedder) -> PyResult<Pooling> {
-    match name {
-        None => Ok(model.default_pooling()),
-        Some(name) => name.parse().map_err(value_error),
-    }
+    Ok(pooling_choice(name)?.unwrap_or_else(|| model.default_pooling()))
+}
+
+/// `cls`, `mean` or `first`; `None` leaves it to each model.
+pub(crate) fn pooling_choice(name: Option<&str>) -> PyResult<Option<Pooling>> {
+    name.map(|name| name.parse().map_err(value_error))
+        .transpose()
 }
 
 /// A layer as Python indexes `hidden_states`: `-1` (or `"last"`) is the last block's output,

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use lmbias_data::{AssociationTest, Duplicates, LoadOptions, Role, TargetSizes};
+use lmbias_runs::data::{AssociationTest, Duplicates, LoadOptions, Role, TargetSizes};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 

@@ -1,26 +1,28 @@
 //! Library errors as Python exceptions: the message is the CLI's (`{:#}`: every cause once,
 //! on one line), the class says what went wrong so a notebook can catch it.
 //!
-//! - an I/O error anywhere in the chain: its kind (`FileNotFoundError`, `PermissionError`,
-//!   `IsADirectoryError`, else `OSError`); a model that is neither a folder nor in the
-//!   Hugging Face cache is `FileNotFoundError` too (so is a folder without `config.json`),
-//!   and a model path that is a file of no known format `NotADirectoryError`;
+//! - a file problem, anywhere (a checkpoint's config.json or weights, a dataset, a vectors
+//!   file): the kind of the `io::Error` at the root of its chain, as lmbias-model classifies
+//!   it for checkpoints ([`ModelError::io_kind`]): `FileNotFoundError`, `PermissionError`,
+//!   `IsADirectoryError`, `NotADirectoryError`, else `OSError`. A model that is neither a
+//!   folder nor in the Hugging Face cache, or a folder without weights, is
+//!   `FileNotFoundError` too; a model path that is a file of no known format
+//!   `NotADirectoryError`. A failed download is no file problem (`RuntimeError`);
 //! - bad input (a test file, a vector, a text, a layer, an option): `ValueError`;
 //! - anything else (a checkpoint that cannot be loaded, a failed download): `RuntimeError`.
 
 use std::error::Error;
 use std::io;
 
-use lmbias_data::probe::ProbeDataError;
-use lmbias_data::valence::ValenceError;
-use lmbias_data::{AssociationError, EmbeddingsError};
-use lmbias_encoder::EncoderError;
-use lmbias_metrics::weat::WeatError;
-use lmbias_model::ModelError;
-use lmbias_static::StaticError;
-use lmbias_studies::probe::ProbeError;
-use lmbias_studies::seat::SeatError;
-use lmbias_studies::valence::ValenceStudyError;
+use lmbias_runs::data::probe::ProbeDataError;
+use lmbias_runs::data::valence::ValenceError;
+use lmbias_runs::data::{AssociationError, EmbeddingsError};
+use lmbias_runs::encoder::EncoderError;
+use lmbias_runs::metrics::weat::WeatError;
+use lmbias_runs::studies::probe::ProbeError;
+use lmbias_runs::studies::seat::SeatError;
+use lmbias_runs::studies::valence::ValenceStudyError;
+use lmbias_runs::{ModelError, RunError, StaticError};
 use pyo3::PyErr;
 use pyo3::exceptions::{
     PyFileNotFoundError, PyIsADirectoryError, PyNotADirectoryError, PyOSError, PyPermissionError,
@@ -30,15 +32,7 @@ use pyo3::exceptions::{
 /// The Python exception for `err`, with the CLI's one-line message.
 pub(crate) fn to_py(err: anyhow::Error) -> PyErr {
     let message = format!("{err:#}");
-    let io_kind = err.chain().find_map(|e| {
-        e.downcast_ref::<io::Error>()
-            .map(io::Error::kind)
-            .or_else(|| match e.downcast_ref() {
-                Some(ModelError::Io { kind, .. }) => Some(*kind),
-                _ => None,
-            })
-    });
-    if let Some(kind) = io_kind {
+    if let Some(kind) = io_kind(&err) {
         return match kind {
             io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
             io::ErrorKind::PermissionDenied => PyPermissionError::new_err(message),
@@ -47,19 +41,29 @@ pub(crate) fn to_py(err: anyhow::Error) -> PyErr {
             _ => PyOSError::new_err(message),
         };
     }
-    for e in err.chain() {
-        match e.downcast_ref() {
-            Some(ModelError::NotFound { .. } | ModelError::Incomplete { .. }) => {
-                return PyFileNotFoundError::new_err(message);
-            }
-            Some(ModelError::NotAFolder { .. }) => return PyNotADirectoryError::new_err(message),
-            _ => {}
-        }
-    }
     if err.chain().any(is_bad_input) {
         return PyValueError::new_err(message);
     }
     PyRuntimeError::new_err(message)
+}
+
+/// The file problem `err` is: lmbias-model's answer for the first model error of the chain
+/// (also one a [`RunError`] shows transparently, which hides it from the chain), else the
+/// kind of the first `io::Error`.
+fn io_kind(err: &anyhow::Error) -> Option<io::ErrorKind> {
+    for e in err.chain() {
+        let model = e.downcast_ref::<ModelError>().or(match e.downcast_ref() {
+            Some(RunError::Model(model)) => Some(model),
+            _ => None,
+        });
+        if let Some(model) = model {
+            return model.io_kind();
+        }
+        if let Some(io) = e.downcast_ref::<io::Error>() {
+            return Some(io.kind());
+        }
+    }
+    None
 }
 
 /// A `ValueError` from one of our own argument checks.
@@ -78,17 +82,50 @@ fn is_bad_input(e: &(dyn Error + 'static)) -> bool {
         || e.is::<SeatError>()
         || e.is::<ValenceStudyError>()
         || e.is::<ProbeError>()
-        || matches!(
-            e.downcast_ref(),
-            Some(
-                StaticError::Line { .. }
-                    | StaticError::Vector { .. }
-                    | StaticError::Format { .. }
-                    | StaticError::Invalid { .. }
-            )
-        )
+        || e.downcast_ref().is_some_and(is_bad_static)
+        || e.downcast_ref().is_some_and(is_bad_input_run)
         || matches!(
             e.downcast_ref(),
             Some(ModelError::NoMlmHead { .. } | ModelError::UnknownDevice(_))
         )
+}
+
+/// Static vectors whose content is wrong (not those that cannot be read).
+fn is_bad_static(e: &StaticError) -> bool {
+    matches!(
+        e,
+        StaticError::Line { .. }
+            | StaticError::Vector { .. }
+            | StaticError::Format { .. }
+            | StaticError::Invalid { .. }
+    )
+}
+
+/// The facade's own checks of what was passed, and the library errors it shows
+/// transparently (which hides them from the chain).
+fn is_bad_input_run(e: &RunError) -> bool {
+    match e {
+        RunError::NotMasked
+        | RunError::NotCheckpoint
+        | RunError::NeedsTemplates
+        | RunError::ProbeSize { .. }
+        | RunError::DuplicateTest { .. }
+        | RunError::Tests(_)
+        | RunError::Seat(_)
+        | RunError::ValenceData(_)
+        | RunError::Valence(_)
+        | RunError::ProbeData(_)
+        | RunError::Embeddings(_)
+        | RunError::Probe(_)
+        | RunError::WeatLookup { .. }
+        | RunError::ZeroVector { .. }
+        | RunError::HugeVector { .. }
+        | RunError::WeatTest { .. } => true,
+        RunError::Static(inner) => is_bad_static(inner),
+        RunError::Model(inner) => matches!(
+            inner,
+            ModelError::NoMlmHead { .. } | ModelError::UnknownDevice(_)
+        ),
+        _ => false,
+    }
 }

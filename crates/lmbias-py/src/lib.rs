@@ -1,8 +1,8 @@
 //! The Python package `lmbias`: the CLI's numbers from a notebook.
 //!
-//! A thin layer, like the CLI: each function converts its Python arguments, calls the same
-//! library crates the CLI calls (so `lmbias.weat` and `lmbias weat` agree bit for bit), and
-//! converts the answer back — numpy arrays for vectors, plain dicts and lists for tables, so
+//! A thin layer, like the CLI: each function converts its Python arguments, calls what the
+//! CLI calls — lmbias-runs, which opens models and runs the studies (so `lmbias.weat` and
+//! `lmbias weat` agree bit for bit) — and converts the answer back — numpy arrays for vectors, plain dicts and lists for tables, so
 //! `pandas.DataFrame(rows)` works. Errors become Python exceptions of the right kind with the
 //! CLI's one-line message (`errors`); model work runs with the GIL released.
 //!

@@ -1,27 +1,24 @@
-//! `lmbias.Model`: a model named as the CLI's `--model` names one — static word vectors when
-//! lmbias-static recognises the name (`glove-6b-50d`, a `.txt`/`.vec`/`.bin` file, a folder of
-//! `vectors.npy` + `vocab.txt`), else a checkpoint (a folder or a Hugging Face id, resolved by
-//! `Checkpoint::resolve`). The encoder and the masked-LM head load on first use, each once.
+//! `lmbias.Model`: a model named as the CLI's `--model` names one, opened by lmbias-runs
+//! (static word vectors or a checkpoint, decided there once). The encoder and the masked-LM
+//! head load on first use, each once.
 
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, PoisonError};
 
-use lmbias_encoder::{Embedder, EncoderError, MaskedLm};
-use lmbias_model::{Checkpoint, DeviceKind};
-use lmbias_static::StaticEmbeddings;
+use lmbias_runs::encoder::EncoderError;
+use lmbias_runs::{DeviceKind, RunError, SharedEmbedder, SharedMaskedLm};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::convert::{self, LayerArg};
+use crate::convert::{self, LayerArg, to_python};
 use crate::errors::{to_py, value_error};
 use crate::work;
 
 /// Texts per call into the model in a long `embed` or `fill_mask`: Ctrl-C is honoured between
 /// chunks (one takes about a second for MiniLM on two cores). The CLI's size, so both make the
 /// same calls and give the same vectors (tests/test_interrupt.py compares them).
-const CHUNK: usize = lmbias_encoder::TEXTS_PER_CALL;
+const CHUNK: usize = lmbias_runs::encoder::TEXTS_PER_CALL;
 
 /// `call` on `texts` chunk by chunk, in order; `None` once `cancel` is set. An error names
 /// its text by its index in `texts`, as one call over all of them would.
@@ -41,83 +38,37 @@ fn chunked<T>(
     Ok(Some(out))
 }
 
-type SharedEmbedder = Arc<dyn Embedder + Send + Sync>;
-type SharedMaskedLm = Arc<dyn MaskedLm + Send + Sync>;
-
-/// What the name resolved to.
-enum Source {
-    /// Static word vectors (lmbias-static): no context, no layers, no mask.
-    Static(Arc<StaticEmbeddings>),
-    /// A Hugging Face checkpoint run in Burn (lmbias-model).
-    Checkpoint(Checkpoint),
-}
-
 /// A language model or static word vectors, for `embed`, `fill_mask` and the studies.
 #[pyclass(module = "lmbias", frozen)]
 pub(crate) struct Model {
-    name: String,
-    device: DeviceKind,
-    source: Source,
-    embedder: Mutex<Option<SharedEmbedder>>,
-    masked_lm: Mutex<Option<SharedMaskedLm>>,
+    model: lmbias_runs::Model,
 }
 
 impl Model {
-    /// The encoder, loaded on first use (without the GIL: it reads the weights).
-    pub(crate) fn embedder(&self) -> anyhow::Result<SharedEmbedder> {
-        let checkpoint = match &self.source {
-            Source::Static(vectors) => return Ok(vectors.clone()),
-            Source::Checkpoint(checkpoint) => checkpoint,
-        };
-        let mut slot = self.embedder.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(embedder) = slot.as_ref() {
-            return Ok(embedder.clone());
-        }
-        let embedder: SharedEmbedder = lmbias_model::load_embedder(checkpoint, self.device)?.into();
-        *slot = Some(embedder.clone());
-        Ok(embedder)
+    /// The model the studies run on.
+    pub(crate) fn model(&self) -> &lmbias_runs::Model {
+        &self.model
     }
 
-    /// The masked language model, loaded on first use; static vectors are refused (a
-    /// `ValueError`) as the CLI refuses them.
-    pub(crate) fn masked_lm(&self) -> PyResult<SharedMaskedLm> {
-        let checkpoint = match &self.source {
-            Source::Static(_) => {
-                return Err(value_error(format!(
-                    "model {}: static word vectors cannot fill a mask; this needs a masked \
-                     language model (a BERT checkpoint with its MLM head)",
-                    self.name
-                )));
-            }
-            Source::Checkpoint(checkpoint) => checkpoint,
-        };
-        let mut slot = self
-            .masked_lm
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(lm) = slot.as_ref() {
-            return Ok(lm.clone());
-        }
-        let lm: SharedMaskedLm = lmbias_model::load_masked_lm(checkpoint, self.device)
-            .map_err(|e| to_py(e.into()))?
-            .into();
-        *slot = Some(lm.clone());
-        Ok(lm)
-    }
-
-    /// [`Model::embedder`] from Python: loaded on this process's pool, without the GIL.
+    /// The encoder, loaded on this process's pool without the GIL (it reads the weights).
     pub(crate) fn loaded_embedder(&self, py: Python<'_>) -> PyResult<SharedEmbedder> {
-        work::run(py, |_| self.embedder())?.map_err(to_py)
+        work::run(py, |_| self.model.embedder().map_err(|e| to_py(e.into())))?
     }
 
-    /// Whether these are static word vectors (no context: SEAT drops lost examples).
-    pub(crate) fn is_static(&self) -> bool {
-        matches!(self.source, Source::Static(_))
+    /// The masked language model, loaded on first use; static vectors are refused.
+    fn masked_lm(&self) -> PyResult<SharedMaskedLm> {
+        self.model.masked_lm().map_err(|e| self.error(e))
     }
 
-    /// The name the model was given.
-    pub(crate) fn name(&self) -> &str {
-        &self.name
+    /// A run's error as Python's; what the model cannot do names the model, as the CLI's
+    /// `--model` does.
+    pub(crate) fn error(&self, err: RunError) -> PyErr {
+        match err {
+            RunError::NotMasked | RunError::NeedsTemplates => {
+                to_py(anyhow::Error::new(err).context(format!("model {}", self.model.name())))
+            }
+            err => to_py(err.into()),
+        }
     }
 }
 
@@ -132,47 +83,41 @@ impl Model {
             Err(_) => name_or_path.extract()?,
         };
         let device: DeviceKind = device.parse().map_err(|e| to_py(anyhow::Error::new(e)))?;
-        let source = work::run(py, |_| -> anyhow::Result<Source> {
-            if let Some(vectors) = lmbias_static::open(&name) {
-                return Ok(Source::Static(Arc::new(vectors?)));
-            }
-            Ok(Source::Checkpoint(Checkpoint::resolve(&name)?))
-        })?
-        .map_err(to_py)?;
-        Ok(Model {
-            name,
-            device,
-            source,
-            embedder: Mutex::new(None),
-            masked_lm: Mutex::new(None),
-        })
+        let model = work::run(py, |_| {
+            lmbias_runs::open(&name, device).map_err(|e| to_py(e.into()))
+        })??;
+        Ok(Model { model })
     }
 
     /// The name or path the model was resolved from.
-    #[getter(name)]
-    fn py_name(&self) -> &str {
-        &self.name
+    #[getter]
+    fn name(&self) -> &str {
+        self.model.name()
     }
 
     /// The device it runs on ("cpu" or "wgpu").
     #[getter]
     fn device(&self) -> &'static str {
-        self.device.as_str()
+        self.model.device().as_str()
     }
 
     /// True for static word vectors (GloVe, word2vec).
-    #[getter(is_static)]
-    fn py_is_static(&self) -> bool {
-        self.is_static()
+    #[getter]
+    fn is_static(&self) -> bool {
+        self.model.is_static()
     }
 
     /// The folder of a checkpoint; None for static word vectors.
     #[getter]
     fn path(&self) -> Option<std::path::PathBuf> {
-        match &self.source {
-            Source::Static(_) => None,
-            Source::Checkpoint(checkpoint) => Some(checkpoint.dir().to_path_buf()),
-        }
+        self.model.checkpoint().map(|c| c.dir().to_path_buf())
+    }
+
+    /// What pins the model, as every study's provenance names it: `{"id", "origin":
+    /// {"from", …}, "tokenizer_sha256"}`.
+    #[getter]
+    fn provenance<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, self.model.provenance())
     }
 
     /// Width of the vectors (loads the encoder).
@@ -261,6 +206,10 @@ impl Model {
     }
 
     fn __repr__(&self) -> String {
-        format!("Model({:?}, device={:?})", self.name, self.device.as_str())
+        format!(
+            "Model({:?}, device={:?})",
+            self.model.name(),
+            self.model.device().as_str()
+        )
     }
 }

@@ -1,7 +1,7 @@
 //! `lmbias.weat`: one association test on the caller's vectors, with what `lmbias weat` runs
 //! (lmbias-metrics' `Associations::from_vectors` and `weat`), so both give the same numbers.
 
-use lmbias_metrics::weat::{
+use lmbias_runs::metrics::weat::{
     Alternative, Associations, DEFAULT_N_SAMPLES, DEFAULT_SEED, Options, StdKind, weat_cancellable,
 };
 use pyo3::prelude::*;

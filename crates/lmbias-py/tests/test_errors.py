@@ -1,6 +1,10 @@
 """Every error is a Python exception of the right kind carrying the CLI's one-line message."""
 
 import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -101,7 +105,7 @@ def test_model_input_errors_are_value_errors(cli_error):
 def test_study_input_errors_are_value_errors():
     model = lmbias.Model(TINY_MLM)
     probe = REPO / "datasets" / "probe"
-    with pytest.raises(ValueError, match=r"needs templates \(only static word vectors do not\)$"):
+    with pytest.raises(ValueError, match=r"needs templates to embed the words in \(only static word vectors do not\)$"):
         lmbias.probe(model, probe / "religion.csv", probe / "adjectives.csv")
     with pytest.raises(ValueError, match=r"^n 33: must be between 1 and the hidden size 32$"):
         lmbias.probe(model, probe / "religion.csv", probe / "adjectives.csv", templates=probe / "templates.txt", n=33)
@@ -130,8 +134,90 @@ def test_a_model_path_that_is_a_file_says_so(cli_error):
 
 
 def test_an_empty_model_folder_is_file_not_found(tmp_path):
-    with pytest.raises(FileNotFoundError, match=r"config.json: No such file or directory"):
+    with pytest.raises(FileNotFoundError, match=r"config.json: cannot read: No such file or directory"):
         lmbias.Model(tmp_path)
+
+
+def checkpoint_copy(parent: Path) -> Path:
+    """A writable copy of the tiny BERT checkpoint, in a folder any user may enter."""
+    folder = parent / "tiny-bert-mlm"
+    shutil.copytree(TINY_MLM, folder)
+    for path in [parent.parent, parent, folder]:
+        path.chmod(0o755)
+    return folder
+
+
+def open_and_embed(folder: Path) -> None:
+    """Opens the checkpoint and embeds with it, so that its weights are read."""
+    lmbias.Model(folder).embed(["x"])
+
+
+def raised(fn, *args) -> tuple:
+    """The class name and message of what ``fn(*args)`` raises, ("", "") if nothing. As root
+    (who may read any file), in a forked child that gave its rights up for nobody's."""
+    def run():
+        try:
+            fn(*args)
+        except Exception as error:  # noqa: BLE001 - the class is what the caller checks
+            return type(error).__name__, str(error)
+        return "", ""
+
+    if os.geteuid() != 0:
+        return run()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            name, message = run()
+            os.write(write, f"{name}\n{message}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        out = pipe.read().decode()
+    os.waitpid(pid, 0)
+    name, _, message = out.partition("\n")
+    return name, message
+
+
+def test_a_checkpoint_lacking_a_file_is_file_not_found(tmp_path):
+    folder = checkpoint_copy(tmp_path)
+    (folder / "model.safetensors").unlink()
+    with pytest.raises(FileNotFoundError, match=r"tiny-bert-mlm: no model.safetensors or pytorch_model.bin$"):
+        open_and_embed(folder)
+    (folder / "config.json").unlink()
+    with pytest.raises(FileNotFoundError) as error:
+        open_and_embed(folder)
+    assert str(error.value).startswith(f"{folder / 'config.json'}: cannot read: No such file or directory")
+
+
+def test_a_directory_where_a_checkpoint_file_belongs_is_is_a_directory_error(tmp_path):
+    folder = checkpoint_copy(tmp_path)
+    (folder / "model.safetensors").unlink()
+    (folder / "model.safetensors").mkdir()
+    with pytest.raises(IsADirectoryError, match=r"model.safetensors: cannot read: is a directory$"):
+        open_and_embed(folder)
+    (folder / "config.json").unlink()
+    (folder / "config.json").mkdir()
+    with pytest.raises(IsADirectoryError, match=r"config.json: cannot read: Is a directory"):
+        open_and_embed(folder)
+
+
+def test_an_unreadable_checkpoint_file_is_permission_error():
+    # Outside pytest's tmp_path, whose parents only root may enter.
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in ["model.safetensors", "config.json"]:
+            folder = checkpoint_copy(Path(scratch) / name)
+            (folder / name).chmod(0)
+            kind, message = raised(open_and_embed, folder)
+            assert kind == "PermissionError", (name, kind, message)
+            assert message.startswith(f"{folder / name}: ") and message.endswith(
+                "Permission denied (os error 13)"), message
+        # The check can fail: the same call on a readable copy raises nothing.
+        assert raised(open_and_embed, checkpoint_copy(Path(scratch) / "readable")) == ("", "")
 
 
 def test_negative_counts_and_seeds_are_value_errors():

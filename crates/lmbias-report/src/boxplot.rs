@@ -11,7 +11,7 @@ use crate::svg::{Anchor, Rgb, Svg, TextStyle};
 
 /// One box: its observations and their quartiles.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BoxSeries {
+pub(crate) struct BoxSeries {
     /// The label under the box; the figure appends "(n=…)".
     pub label: String,
     /// Every observation, each drawn as a point.
@@ -28,7 +28,7 @@ pub struct BoxSeries {
 
 /// A figure of boxes side by side on one value axis.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BoxPlot {
+pub(crate) struct BoxPlot {
     /// The heading above the plot.
     pub title: String,
     /// The label under the boxes.
@@ -54,7 +54,7 @@ const INK: Rgb = Rgb(40, 40, 40);
 
 impl BoxPlot {
     /// The figure as SVG text.
-    pub fn to_svg(&self) -> String {
+    pub(crate) fn to_svg(&self) -> String {
         let mut svg = Svg::new(WIDTH, HEIGHT);
         let (lo, hi) = self.y_range;
         let plot_h = HEIGHT - TOP - BOTTOM;

@@ -6,7 +6,7 @@ use crate::svg::{Anchor, Rgb, Svg, TextStyle};
 
 /// One test on one model.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SeatCell {
+pub(crate) struct SeatCell {
     /// Drawn in the left panel, coloured on a log scale and marked.
     pub p_value: f64,
     /// Drawn in the right panel, on a diverging scale.
@@ -15,7 +15,7 @@ pub struct SeatCell {
 
 /// Results of several models on several tests; a model may lack a test (drawn grey).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SeatGrid {
+pub(crate) struct SeatGrid {
     models: Vec<String>,
     tests: Vec<String>,
     /// Row-major, `tests.len() × models.len()`.
@@ -25,7 +25,7 @@ pub struct SeatGrid {
 impl SeatGrid {
     /// Collects `(model, test, cell)` triples; rows and columns keep first-seen
     /// order, and a later triple for the same pair replaces the earlier one.
-    pub fn from_results<'a>(
+    pub(crate) fn from_results<'a>(
         results: impl IntoIterator<Item = (&'a str, &'a str, SeatCell)>,
     ) -> SeatGrid {
         let results: Vec<_> = results.into_iter().collect();
@@ -55,19 +55,9 @@ impl SeatGrid {
         grid
     }
 
-    /// The columns, in first-seen order.
-    pub fn models(&self) -> &[String] {
-        &self.models
-    }
-
-    /// The rows, in first-seen order.
-    pub fn tests(&self) -> &[String] {
-        &self.tests
-    }
-
     /// The cell of row `test`, column `model`; `None` where the model lacks
     /// the test, or either index is out of range.
-    pub fn cell(&self, test: usize, model: usize) -> Option<SeatCell> {
+    pub(crate) fn cell(&self, test: usize, model: usize) -> Option<SeatCell> {
         if test >= self.tests.len() || model >= self.models.len() {
             return None;
         }
@@ -76,7 +66,7 @@ impl SeatGrid {
 
     /// Models as rows and tests as columns (Caglidil et al.'s Figure 1 layout):
     /// the renderer draws `tests` as rows, so the two lists swap places.
-    pub fn transposed(&self) -> SeatGrid {
+    pub(crate) fn transposed(&self) -> SeatGrid {
         let mut cells = Vec::with_capacity(self.cells.len());
         for m in 0..self.models.len() {
             for t in 0..self.tests.len() {
@@ -183,7 +173,7 @@ fn p_position(p: f64) -> f64 {
 
 /// The fill for a p-value: light yellow at p = 1, dark purple at p ≤ 1e-4
 /// (reversed viridis, so significant cells stand out and greyscale prints keep the order).
-pub fn p_colour(p: f64) -> Rgb {
+pub(crate) fn p_colour(p: f64) -> Rgb {
     let t = 1.0 - p_position(p);
     let scaled = t * (VIRIDIS.len() - 1) as f64;
     let i = (scaled.floor() as usize).min(VIRIDIS.len() - 2);
@@ -191,7 +181,7 @@ pub fn p_colour(p: f64) -> Rgb {
 }
 
 /// The fill for an effect size: blue for negative, red for positive, saturating at ±2.
-pub fn d_colour(d: f64) -> Rgb {
+pub(crate) fn d_colour(d: f64) -> Rgb {
     let t = (d / D_LIMIT).clamp(-1.0, 1.0);
     if t < 0.0 {
         lerp(MID, BLUE, -t)
@@ -230,7 +220,7 @@ const P_LEGEND_W: f64 = 200.0;
 
 /// Renders the grid as one SVG: p-value heatmap (left), effect-size table (right),
 /// colour bars and the star key underneath.
-pub fn render_seat_heatmap(grid: &SeatGrid, labels: &HeatmapLabels) -> String {
+pub(crate) fn render_seat_heatmap(grid: &SeatGrid, labels: &HeatmapLabels) -> String {
     let n_models = grid.models.len();
     let n_tests = grid.tests.len();
     let label_w = grid
@@ -445,8 +435,8 @@ mod tests {
             ("m2", "t2", c(0.3)),
         ])
         .transposed();
-        assert_eq!(grid.models(), ["t1", "t2"]);
-        assert_eq!(grid.tests(), ["m1", "m2"]);
+        assert_eq!(grid.models, ["t1", "t2"]);
+        assert_eq!(grid.tests, ["m1", "m2"]);
         assert_eq!(grid.cell(0, 1), Some(c(0.2)));
         assert_eq!(grid.cell(1, 0), None);
         assert_eq!(grid.cell(1, 1), Some(c(0.3)));
@@ -484,8 +474,8 @@ mod tests {
             ("m1", "weat8", c(0.2)),
             ("m2", "weat8", c(0.3)),
         ]);
-        assert_eq!(grid.models(), ["m1", "m2"]);
-        assert_eq!(grid.tests(), ["weat6", "weat8"]);
+        assert_eq!(grid.models, ["m1", "m2"]);
+        assert_eq!(grid.tests, ["weat6", "weat8"]);
         assert_eq!(grid.cell(0, 0), Some(c(0.01)));
         assert_eq!(grid.cell(0, 1), None);
         assert_eq!(grid.cell(1, 1), Some(c(0.3)));

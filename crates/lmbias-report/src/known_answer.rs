@@ -18,7 +18,7 @@ use crate::valence::Measure;
 
 /// A claim holds when its one-sided p is below this (and its mean difference points the
 /// expected way).
-pub const ALPHA: f64 = 0.05;
+pub(crate) const ALPHA: f64 = 0.05;
 
 /// One thing the method must show: the sign of mean(KJV − WEB) of `measure` over `group`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub struct Expectation {
 /// What the method must show (issue #24): on Early Modern sentences the KJV model's proposals
 /// are more Early Modern (B lower, so nearer v = −1, and A higher); on Modern sentences the WEB
 /// model fits better (A higher).
-pub const CLAIMS: [Expectation; 3] = [
+pub(crate) const CLAIMS: [Expectation; 3] = [
     Expectation {
         statement: "mean B over the EME sentences is lower for the KJV model than for the WEB model",
         group: Group::EarlyModern,
@@ -455,44 +455,7 @@ pub fn markdown(answer: &KnownAnswer) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lmbias_studies::valence::Coverage;
-
-    /// A sentence scored with bias `b`; A from the study's formula.
-    fn score(id: &str, group: Group, b: f64) -> SentenceScore {
-        let v = match group {
-            Group::EarlyModern => -1.0,
-            Group::Neutral => 0.0,
-            Group::Modern => 1.0,
-        };
-        SentenceScore {
-            id: id.to_owned(),
-            group,
-            valence: v,
-            bias: b,
-            adequacy: 1.0 - (v - b).abs() / 2.0,
-            unannotated_mass: 0.0,
-            tokens: vec![],
-        }
-    }
-
-    fn result(model: &str, sentences: Vec<SentenceScore>) -> ModelResult {
-        ModelResult {
-            model: model.to_owned(),
-            dataset: "eme-me-60".to_owned(),
-            top_k: 5,
-            coverage: Coverage {
-                lexicon_keys: 0,
-                lexicon_usable: 0,
-                annotation_keys: 0,
-                annotation_usable: 0,
-                unusable: vec![],
-            },
-            sentences,
-            groups: vec![],
-            k_sweep: vec![],
-            unannotated: vec![],
-        }
-    }
+    use lmbias_studies::testing::{valence_result, valence_sentence};
 
     const KJV: &str = "trained/minilm-kjv";
     const WEB: &str = "trained/minilm-web";
@@ -510,11 +473,11 @@ mod tests {
                 let id = format!("{prefix}-{i:02}");
                 let web_b = 0.3 * (i as f64 * 0.7).sin();
                 let jitter = 0.01 * (i as f64 * 1.3).cos();
-                web.push(score(&id, group, web_b));
-                kjv.push(score(&id, group, web_b - shift + jitter));
+                web.push(valence_sentence(&id, group, web_b));
+                kjv.push(valence_sentence(&id, group, web_b - shift + jitter));
             }
         }
-        (result(KJV, kjv), result(WEB, web))
+        (valence_result(KJV, kjv), valence_result(WEB, web))
     }
 
     #[test]
@@ -577,12 +540,12 @@ mod tests {
         let eme = |bs: [f64; 4]| {
             ids.iter()
                 .zip(bs)
-                .map(|(id, b)| score(id, Group::EarlyModern, b))
-                .chain([score("me-01", Group::Modern, 0.5)])
+                .map(|(id, b)| valence_sentence(id, Group::EarlyModern, b))
+                .chain([valence_sentence("me-01", Group::Modern, 0.5)])
                 .collect()
         };
-        let kjv = result(KJV, eme([-0.3, -0.2, -0.1, 0.1]));
-        let web = result(WEB, eme([0.0; 4]));
+        let kjv = valence_result(KJV, eme([-0.3, -0.2, -0.1, 0.1]));
+        let web = valence_result(WEB, eme([0.0; 4]));
         let claim = &check(&kjv, &web).unwrap().claims[0];
         assert_eq!(
             (claim.test.n, claim.test.n_extreme, claim.test.p_value),
@@ -592,7 +555,7 @@ mod tests {
         assert!((claim.mean_kjv + 0.125).abs() < 1e-15 && claim.mean_web == 0.0);
         assert_eq!(claim.verdict, Verdict::DoesNotHold);
         // Four sentences all the expected way reach only 1/16 = 0.0625: still does not hold.
-        let kjv = result(KJV, eme([-0.3, -0.2, -0.1, -0.4]));
+        let kjv = valence_result(KJV, eme([-0.3, -0.2, -0.1, -0.4]));
         let claim = &check(&kjv, &web).unwrap().claims[0];
         assert_eq!(
             (claim.test.p_value, claim.verdict),

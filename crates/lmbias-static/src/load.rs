@@ -1,162 +1,22 @@
-//! The file formats: word2vec/GloVe text, word2vec binary, `.npy` with a vocabulary file.
+//! The binary formats: word2vec binary, `.npy` with a vocabulary file. word2vec/GloVe text
+//! is lmbias-data's one reader of it ([`WordVectors::read_text`]), whose table every format
+//! here loads into, so a repeated word keeps its first vector (gensim's rule) and is counted
+//! in all of them.
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
+use lmbias_data::WordVectors;
+use lmbias_encoder::quote;
+
 use crate::error::StaticError;
 
-/// Vectors by row and the row of each word: what every format loads into.
-#[derive(Debug, Clone)]
-pub(crate) struct Table {
-    pub(crate) dim: usize,
-    /// Row-major, `dim` values a row. Rows of repeated words stay unreferenced.
-    pub(crate) vectors: Vec<f32>,
-    pub(crate) rows: HashMap<String, u32>,
-    pub(crate) duplicates: usize,
-}
-
-impl Table {
-    fn new(dim: usize) -> Self {
-        Table {
-            dim,
-            vectors: Vec::new(),
-            rows: HashMap::new(),
-            duplicates: 0,
-        }
-    }
-
-    /// Adds a word whose vector is the next row; a repeated word keeps its first vector (as
-    /// gensim does) and is counted. Returns false when there are more rows than ids.
-    fn add_row(&mut self, word: String, row: usize) -> bool {
-        let Some(row) = u32::try_from(row).ok().filter(|&r| r != u32::MAX) else {
-            return false;
-        };
-        match self.rows.entry(word) {
-            Entry::Occupied(_) => self.duplicates += 1,
-            Entry::Vacant(slot) => {
-                slot.insert(row);
-            }
-        }
-        true
-    }
-}
-
-/// What is wrong with a value, if anything.
-fn check_finite(value: f32, index: usize) -> Result<f32, String> {
-    if value.is_finite() {
-        Ok(value)
-    } else {
-        Err(format!("value {index} is {value}, not a finite number"))
-    }
-}
+/// What every format loads into.
+pub(crate) type Table = WordVectors<f32>;
 
 fn open(path: &Path) -> Result<File, StaticError> {
     File::open(path).map_err(|e| StaticError::io(path, e))
-}
-
-/// word2vec/GloVe text: an optional `COUNT DIM` header line (word2vec has one, GloVe none),
-/// then `WORD V1 … VDIM` per line, separated by ASCII white space. A line with more tokens
-/// than `DIM + 1` whose extra tokens are not numbers has a word with spaces in it (the
-/// Common Crawl GloVe files have a few, such as `. . .`): its word is the leading tokens
-/// joined by one space.
-pub(crate) fn read_text(path: &Path) -> Result<Table, StaticError> {
-    let mut reader = BufReader::with_capacity(1 << 16, open(path)?);
-    lmbias_data::skip_bom(&mut reader).map_err(|e| StaticError::io(path, e))?;
-    let mut header: Option<(usize, usize)> = None;
-    let mut table: Option<Table> = None;
-    let mut vector_lines = 0usize;
-    let mut buf = Vec::new();
-    let mut number = 0usize;
-    let mut values: Vec<f32> = Vec::new();
-    loop {
-        buf.clear();
-        let read = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| StaticError::io(path, e))?;
-        if read == 0 {
-            break;
-        }
-        number += 1;
-        let line = std::str::from_utf8(&buf).map_err(|e| {
-            StaticError::line(
-                path,
-                number,
-                format!("not UTF-8 (bad byte at column {})", e.valid_up_to() + 1),
-            )
-        })?;
-        let tokens: Vec<&str> = line.split_ascii_whitespace().collect();
-        if tokens.is_empty() {
-            continue;
-        }
-        if table.is_none()
-            && header.is_none()
-            && let [count, dim] = tokens[..]
-            && let (Ok(count), Ok(dim)) = (count.parse::<usize>(), dim.parse::<usize>())
-        {
-            if dim == 0 {
-                return Err(StaticError::line(path, number, "header: dimension 0"));
-            }
-            header = Some((count, dim));
-            continue;
-        }
-        let dim = match (&table, header) {
-            (Some(t), _) => t.dim,
-            (None, Some((_, dim))) => dim,
-            (None, None) => tokens.len() - 1,
-        };
-        let word_tokens = tokens.len().saturating_sub(dim).max(1);
-        let word = tokens[..word_tokens].join(" ");
-        if dim == 0 {
-            return Err(StaticError::line(
-                path,
-                number,
-                format!("{word:?}: no values"),
-            ));
-        }
-        let found = tokens.len() - word_tokens;
-        if found != dim
-            || tokens[1..word_tokens]
-                .iter()
-                .any(|t| t.parse::<f32>().is_ok())
-        {
-            let found = tokens.len() - 1;
-            return Err(StaticError::line(
-                path,
-                number,
-                format!("{:?}: {found} values, expected {dim}", tokens[0]),
-            ));
-        }
-        values.clear();
-        for (i, token) in tokens[word_tokens..].iter().enumerate() {
-            let value = token
-                .parse::<f32>()
-                .map_err(|_| format!("value {i} ({token:?}) is not a number"))
-                .and_then(|v| check_finite(v, i))
-                .map_err(|problem| {
-                    StaticError::line(path, number, format!("{word:?}: {problem}"))
-                })?;
-            values.push(value);
-        }
-        let table = table.get_or_insert_with(|| Table::new(dim));
-        let row = table.vectors.len() / dim;
-        if !table.add_row(word, row) {
-            return Err(StaticError::line(path, number, "more than 2^32 vectors"));
-        }
-        table.vectors.extend_from_slice(&values);
-        vector_lines += 1;
-    }
-    if let Some((announced, _)) = header
-        && announced != vector_lines
-    {
-        return Err(StaticError::format(
-            path,
-            format!("the header announces {announced} vectors, the file has {vector_lines}"),
-        ));
-    }
-    table.ok_or_else(|| StaticError::format(path, "no vectors"))
 }
 
 /// Longest word accepted in a binary file: beyond it the file is taken to be something else.
@@ -208,9 +68,9 @@ pub(crate) fn read_word2vec_binary(path: &Path) -> Result<Table, StaticError> {
             ),
         ));
     }
-    let mut table = Table::new(dim);
-    table.vectors.reserve_exact(count * dim);
+    let mut table = Table::with_capacity(count, dim);
     let mut bytes = vec![0u8; dim * 4];
+    let mut values = vec![0f32; dim];
     let mut word = Vec::new();
     for index in 0..count {
         let at_vector = |problem: String| StaticError::vector(path, index, problem);
@@ -250,18 +110,17 @@ pub(crate) fn read_word2vec_binary(path: &Path) -> Result<Table, StaticError> {
         })?;
         reader.read_exact(&mut bytes).map_err(|e| match e.kind() {
             std::io::ErrorKind::UnexpectedEof => {
-                at_vector(format!("{text:?}: the file ends inside its values"))
+                at_vector(format!("{}: the file ends inside its values", quote(&text)))
             }
             _ => StaticError::io(path, e),
         })?;
-        for (i, chunk) in bytes.chunks_exact(4).enumerate() {
-            let value = f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-            let value = check_finite(value, i).map_err(|p| at_vector(format!("{text:?}: {p}")))?;
-            table.vectors.push(value);
+        for (value, chunk) in values.iter_mut().zip(bytes.chunks_exact(4)) {
+            *value = f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
         }
-        if !table.add_row(text, index) {
-            return Err(at_vector("more than 2^32 vectors".into()));
-        }
+        let shown = quote(&text);
+        table
+            .push(text, &values)
+            .map_err(|problem| at_vector(format!("{shown}: {problem}")))?;
     }
     loop {
         let buf = reader.fill_buf().map_err(|e| StaticError::io(path, e))?;
@@ -289,6 +148,10 @@ pub(crate) struct Npy {
 
 /// A `.npy` file (numpy's format, versions 1 to 3) holding a 2-D float32 or float64 array, in
 /// C or Fortran order, of either byte order. float64 values are rounded to f32.
+///
+/// Not `npyz`: it reads GloVe's file to the same bits, but accepts header keys numpy refuses,
+/// multiplies the shape unchecked, and brings pest's parser generator (13 crates) for a
+/// three-key dict (docs/architecture.md, "Written here, and why").
 pub(crate) fn read_npy(path: &Path) -> Result<Npy, StaticError> {
     let bytes = std::fs::read(path).map_err(|e| StaticError::io(path, e))?;
     let bad = |problem: String| StaticError::format(path, problem);
@@ -531,25 +394,17 @@ pub(crate) fn read_npy_with_vocab(npy: &Path, vocab: &Path) -> Result<Table, Sta
             ),
         ));
     }
-    let mut table = Table::new(array.cols);
+    let mut table = Table::with_capacity(array.rows, array.cols);
     for (row, (word, vector)) in words
         .into_iter()
         .zip(array.data.chunks_exact(array.cols))
         .enumerate()
     {
-        if let Some(i) = vector.iter().position(|v| !v.is_finite()) {
-            let problem = check_finite(vector[i], i).err().unwrap_or_default();
-            return Err(StaticError::vector(
-                npy,
-                row,
-                format!("{word:?}: {problem}"),
-            ));
-        }
-        if !table.add_row(word, row) {
-            return Err(StaticError::vector(npy, row, "more than 2^32 vectors"));
-        }
+        let shown = quote(&word);
+        table
+            .push(word, vector)
+            .map_err(|problem| StaticError::vector(npy, row, format!("{shown}: {problem}")))?;
     }
-    table.vectors = array.data;
     Ok(table)
 }
 
@@ -557,27 +412,16 @@ pub(crate) fn read_npy_with_vocab(npy: &Path, vocab: &Path) -> Result<Table, Sta
 pub(crate) fn from_pairs<W: Into<String>>(
     pairs: impl IntoIterator<Item = (W, Vec<f32>)>,
 ) -> Result<Table, String> {
-    let mut table: Option<Table> = None;
-    for (row, (word, vector)) in pairs.into_iter().enumerate() {
+    let mut table = Table::new();
+    for (word, vector) in pairs {
         let word = word.into();
-        let dim = table.as_ref().map_or(vector.len(), |t| t.dim);
-        if vector.is_empty() {
-            return Err(format!("{word:?}: empty vector"));
-        }
-        if vector.len() != dim {
-            return Err(format!("{word:?}: {} values, expected {dim}", vector.len()));
-        }
-        if let Some(i) = vector.iter().position(|v| !v.is_finite()) {
-            return Err(format!(
-                "{word:?}: {}",
-                check_finite(vector[i], i).err().unwrap_or_default()
-            ));
-        }
-        let table = table.get_or_insert_with(|| Table::new(dim));
-        if !table.add_row(word, row) {
-            return Err("more than 2^32 vectors".into());
-        }
-        table.vectors.extend_from_slice(&vector);
+        let shown = quote(&word);
+        table
+            .push(word, &vector)
+            .map_err(|problem| format!("{shown}: {problem}"))?;
     }
-    table.ok_or_else(|| "no vectors".into())
+    if table.is_empty() {
+        return Err("no vectors".into());
+    }
+    Ok(table)
 }

@@ -145,7 +145,7 @@ pub(crate) fn sentences(text: &str) -> Vec<&str> {
 ///
 /// On all 4,985 distinct examples of sent-bias's English tests (`datasets/seat/en`) and on
 /// 3,000 random strings of quotes, brackets, clitics and punctuation the tokens equal NLTK
-/// 3.4's (`tests/fixtures/nltk34_*.tsv`, made by `nltk34_reference.py`). Character classes (`\w`, `\s`, `\d`)
+/// 3.4's (`tests/fixtures/static/nltk34_*.tsv`, made by `nltk34_reference.py`). Character classes (`\w`, `\s`, `\d`)
 /// are Unicode in both, with small differences at the edges (Python's `\w` excludes combining
 /// marks, the `regex` crate's includes them).
 ///

@@ -2,4 +2,6 @@
 pub mod probe;
 pub mod seat;
 pub mod shard;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod valence;

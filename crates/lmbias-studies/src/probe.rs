@@ -512,8 +512,9 @@ pub const DUSI_PAIRS: [ProbePair; 3] = [
 pub struct ProbeRun {
     /// The model's name.
     pub model: String,
-    /// The pair probed, with the n its paper reports.
-    pub pair: ProbePair,
+    /// The pair's name: one of [`DUSI_PAIRS`] (see [`ProbeRun::dusi_pair`]), or
+    /// "PROTECTED × STEREOTYPED" for other lists.
+    pub pair: String,
     /// Dimension indices, most relevant first ([`Probe::relevance_order`]).
     pub relevance_order: Vec<usize>,
     /// Every size from 2 to the hidden size ([`Probe::sweep`]).
@@ -521,6 +522,12 @@ pub struct ProbeRun {
 }
 
 impl ProbeRun {
+    /// The paper's pair this run probes, with the n the paper reports; `None` for
+    /// other lists.
+    pub fn dusi_pair(&self) -> Option<&'static ProbePair> {
+        DUSI_PAIRS.iter().find(|p| p.name == self.pair)
+    }
+
     /// The smallest p over the sweep and the n where it occurs.
     pub fn min_p(&self) -> Option<(usize, f64)> {
         self.sweep
@@ -529,9 +536,10 @@ impl ProbeRun {
             .min_by(|a, b| a.1.total_cmp(&b.1))
     }
 
-    /// The step at the n the paper reports, or `None` when the model is narrower.
+    /// The step at the n the paper reports, or `None` when the model is narrower
+    /// or the lists are not the paper's.
     pub fn at_paper_n(&self) -> Option<&ProbeStep> {
-        self.at(self.pair.paper_n)
+        self.at(self.dusi_pair()?.paper_n)
     }
 
     /// The step at size `n`, or `None` when the sweep has none.
@@ -578,7 +586,7 @@ impl Serialize for ProbeRun {
         let first = self.sweep.first();
         let mut st = s.serialize_struct("ProbeRun", 6)?;
         st.serialize_field("model", &self.model)?;
-        st.serialize_field("pair", self.pair.name)?;
+        st.serialize_field("pair", &self.pair)?;
         st.serialize_field("rows", &first.map(|f| &f.rows))?;
         st.serialize_field("cols", &first.map(|f| &f.cols))?;
         st.serialize_field("relevance_order", &self.relevance_order)?;
@@ -588,8 +596,8 @@ impl Serialize for ProbeRun {
 }
 
 /// The inverse of [`ProbeRun`]'s serialization, so that runs saved by one process
-/// (a shard of a checkpoint sweep) can be reported by another: the pair is found by
-/// name in [`DUSI_PAIRS`], each step's dimensions are the first n of `relevance_order`.
+/// (a shard of a checkpoint sweep) can be reported by another: each step's dimensions
+/// are the first n of `relevance_order`.
 impl<'de> Deserialize<'de> for ProbeRun {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
@@ -612,11 +620,7 @@ impl<'de> Deserialize<'de> for ProbeRun {
             sweep: Vec<Step>,
         }
         let run = Run::deserialize(d)?;
-        let pair = DUSI_PAIRS
-            .iter()
-            .find(|p| p.name == run.pair)
-            .copied()
-            .ok_or_else(|| D::Error::custom(format!("unknown probe pair {:?}", run.pair)))?;
+        let pair = run.pair;
         let (rows, cols) = (run.rows.unwrap_or_default(), run.cols.unwrap_or_default());
         let sweep = run
             .sweep
@@ -792,85 +796,41 @@ pub enum ProbeError {
 mod tests {
     use super::*;
     use lmbias_data::probe::WordEntry;
-    use lmbias_encoder::{Piece, Pooling};
+    use lmbias_encoder::Pooling;
+    use lmbias_encoder::testing::FakeEmbedder;
     use std::path::Path;
 
-    /// Vector of a word in context: [word length, template id, 1, sentence length].
-    struct FakeEmbedder;
-
-    impl Embedder for FakeEmbedder {
-        fn model_name(&self) -> &str {
-            "fake"
-        }
-        fn hidden_size(&self) -> usize {
-            4
-        }
-        fn num_layers(&self) -> usize {
-            1
-        }
-        fn default_pooling(&self) -> Pooling {
-            Pooling::Mean
-        }
-        /// A word alone ([`word_vectors`]): [length, 0, 1, length]; "zzz" is refused,
-        /// "NAN" gets a NaN second value.
-        fn embed(
-            &self,
-            texts: &[&str],
-            _: Pooling,
-            _: Layer,
-        ) -> Result<Vec<Vec<f32>>, EncoderError> {
-            if let Some(index) = texts.iter().position(|t| t.contains("zzz")) {
-                return Err(EncoderError::Tokenizer {
-                    index,
-                    message: "no vector".into(),
-                });
-            }
-            Ok(texts
-                .iter()
-                .map(|t| {
-                    let second = if t.contains("NAN") { f32::NAN } else { 0.0 };
-                    vec![t.len() as f32, second, 1.0, t.len() as f32]
-                })
-                .collect())
-        }
-        fn embed_words(
-            &self,
-            items: &[WordInContext<'_>],
-            _: Layer,
-        ) -> Result<Vec<Vec<f32>>, EncoderError> {
-            if let Some(index) = items.iter().position(|i| i.text.contains("zzz")) {
-                return Err(EncoderError::TooLong {
-                    index,
-                    tokens: 9,
-                    max: 8,
-                    text: items[index].text.to_owned(),
-                });
-            }
-            Ok(items
-                .iter()
-                .map(|item| {
-                    let template = if item.text.contains("NAN") {
-                        f32::INFINITY
-                    } else if item.text.starts_with("A ") {
-                        1.0
-                    } else {
-                        2.0
-                    };
-                    vec![
-                        item.word.len() as f32,
-                        template,
-                        1.0,
-                        item.text.len() as f32,
-                    ]
-                })
-                .collect())
-        }
-        fn tokenize(&self, _: &str) -> Result<Vec<Piece>, EncoderError> {
-            unreachable!()
-        }
-        fn lowercases(&self) -> bool {
-            false
-        }
+    /// A word in context: [word length, template id (1 for "A …", else 2; ∞ in a
+    /// sentence with "NAN"), 1, sentence length]. A word alone ([`word_vectors`]):
+    /// [length, 0, 1, length], NaN second in "NAN". "zzz" is refused as too long.
+    fn fake() -> FakeEmbedder {
+        FakeEmbedder::new("fake", 4)
+            .with_pooling(Pooling::Mean)
+            .with_text_vectors(|t| {
+                let second = if t.contains("NAN") { f32::NAN } else { 0.0 };
+                vec![t.len() as f32, second, 1.0, t.len() as f32]
+            })
+            .with_word_vectors(|item| {
+                let template = if item.text.contains("NAN") {
+                    f32::INFINITY
+                } else if item.text.starts_with("A ") {
+                    1.0
+                } else {
+                    2.0
+                };
+                vec![
+                    item.word.len() as f32,
+                    template,
+                    1.0,
+                    item.text.len() as f32,
+                ]
+            })
+            .refusing("zzz", |index, text| EncoderError::TooLong {
+                index,
+                tokens: 9,
+                max: 8,
+                text: text.to_owned(),
+            })
     }
 
     fn entry(word: &str, class: &str, descriptor: Option<&str>) -> WordEntry {
@@ -897,7 +857,7 @@ mod tests {
             Template::parse("A [WORD:noun] sat.").unwrap(),
             Template::parse("The [WORD] is here.").unwrap(),
         ];
-        let vectors = embed_words(&FakeEmbedder, &words, &templates, Layer::Last).unwrap();
+        let vectors = embed_words(&fake(), &words, &templates, Layer::Last).unwrap();
         // "cat": "A cat sat." (10 bytes, template 1) and "The cat is here." (16 bytes, template 2).
         assert_eq!(vectors[0].vector, [3.0, 1.5, 1.0, 13.0]);
         assert_eq!(vectors[0].class, "animal");
@@ -915,7 +875,7 @@ mod tests {
             ],
         )
         .unwrap();
-        let err = embed_words(&FakeEmbedder, &with_bad, &templates, Layer::Last).unwrap_err();
+        let err = embed_words(&fake(), &with_bad, &templates, Layer::Last).unwrap_err();
         assert!(
             matches!(&err, ProbeError::Embed { word, .. } if word == "zzz"),
             "{err}"
@@ -928,7 +888,7 @@ mod tests {
         );
 
         let only_nouns = [Template::parse("A [WORD:noun] sat.").unwrap()];
-        let err = embed_words(&FakeEmbedder, &words, &only_nouns, Layer::Last).unwrap_err();
+        let err = embed_words(&fake(), &words, &only_nouns, Layer::Last).unwrap_err();
         assert_eq!(
             err.to_string(),
             "word \"red\" (descriptor \"adj\") fits none of the templates"
@@ -949,14 +909,14 @@ mod tests {
             )
             .unwrap()
         };
-        let vectors = word_vectors(&FakeEmbedder, &list("blue"), Layer::Last).unwrap();
+        let vectors = word_vectors(&fake(), &list("blue"), Layer::Last).unwrap();
         assert_eq!(vectors[0].vector, [3.0, 0.0, 1.0, 3.0]);
         assert_eq!(
             (vectors[1].word.as_str(), vectors[1].class.as_str()),
             ("horse", "animal")
         );
         assert_eq!(vectors[1].vector, [5.0, 0.0, 1.0, 5.0]);
-        let err = word_vectors(&FakeEmbedder, &list("zzz"), Layer::Last).unwrap_err();
+        let err = word_vectors(&fake(), &list("zzz"), Layer::Last).unwrap_err();
         let cause = std::error::Error::source(&err).unwrap().to_string();
         assert!(
             format!("{err}: {cause}").starts_with("model fake: cannot embed word \"zzz\": "),
@@ -979,14 +939,14 @@ mod tests {
         )
         .unwrap();
         let templates = [Template::parse("The [WORD] is here.").unwrap()];
-        let err = embed_words(&FakeEmbedder, &words, &templates, Layer::Last).unwrap_err();
+        let err = embed_words(&fake(), &words, &templates, Layer::Last).unwrap_err();
         let cause = std::error::Error::source(&err).unwrap().to_string();
         assert_eq!(
             format!("{err}: {cause}"),
             "model fake: cannot embed word \"NAN\" in \"The NAN is here.\": \
              text 1: the model's output value 1 is inf, not a finite number"
         );
-        let err = word_vectors(&FakeEmbedder, &words, Layer::Last).unwrap_err();
+        let err = word_vectors(&fake(), &words, Layer::Last).unwrap_err();
         let cause = std::error::Error::source(&err).unwrap().to_string();
         assert_eq!(
             format!("{err}: {cause}"),

@@ -519,75 +519,20 @@ pub fn run_battery_cancellable(
     copies: Copies,
     cancel: &AtomicBool,
 ) -> Result<BatteryResult, SeatError> {
-    let mut result = collect(run_tests(model, &battery.tests, options, cancel)?);
+    let as_written: Vec<(&AssociationTest, &str)> =
+        battery.tests.iter().map(|t| (t, t.name())).collect();
+    let mut result = run_tests(model, &as_written, false, options, cancel)?;
     if copies == Copies::AlsoLowercased && model.lowercases() && !battery.copies.is_empty() {
-        let mut outcomes = run_tests(model, &battery.copies, options, cancel)?;
-        for (outcome, &i) in outcomes.iter_mut().zip(&battery.copied) {
-            // A copy is named as the battery lists its test, whichever file it came from.
-            let (test, lowercased_copy) = match outcome {
-                Outcome::Ran(row) => (&mut row.test, &mut row.lowercased_copy),
-                Outcome::Refused(refused) => (&mut refused.test, &mut refused.lowercased_copy),
-            };
-            battery.tests[i].name().clone_into(test);
-            *lowercased_copy = true;
-        }
-        result.append(collect(outcomes));
+        // A copy is named as the battery lists its test, whichever file it came from.
+        let copied: Vec<(&AssociationTest, &str)> = battery
+            .copies
+            .iter()
+            .zip(&battery.copied)
+            .map(|(copy, &i)| (copy, battery.tests[i].name()))
+            .collect();
+        result.append(run_tests(model, &copied, true, options, cancel)?);
     }
     Ok(result)
-}
-
-/// Runs every test on every model: rows per (model, test), models in the order
-/// given, tests in battery order. Holm and BH are applied per model, over the
-/// tests that ran on it.
-pub fn run(
-    models: &[&dyn Embedder],
-    tests: &[AssociationTest],
-    options: &SeatOptions,
-) -> Result<BatteryResult, SeatError> {
-    let mut result = BatteryResult::default();
-    for model in models {
-        result.append(run_model(*model, tests, options)?);
-    }
-    Ok(result)
-}
-
-/// Runs the battery on one model.
-pub fn run_model(
-    model: &dyn Embedder,
-    tests: &[AssociationTest],
-    options: &SeatOptions,
-) -> Result<BatteryResult, SeatError> {
-    Ok(collect(run_tests(
-        model,
-        tests,
-        options,
-        &AtomicBool::new(false),
-    )?))
-}
-
-/// What became of one test.
-enum Outcome {
-    Ran(SeatRow),
-    Refused(Refused),
-}
-
-/// The rows of the tests that ran.
-fn ran(outcomes: &mut [Outcome]) -> impl Iterator<Item = &mut SeatRow> {
-    outcomes.iter_mut().filter_map(|o| match o {
-        Outcome::Ran(row) => Some(row),
-        Outcome::Refused(_) => None,
-    })
-}
-
-fn collect(outcomes: Vec<Outcome>) -> BatteryResult {
-    let mut result = BatteryResult::default();
-    for outcome in outcomes {
-        match outcome {
-            Outcome::Ran(row) => result.rows.push(row),
-            Outcome::Refused(refused) => result.refused.push(refused),
-        }
-    }
-    result
 }
 
 /// A test's sets as they are used: every example with [`Lost::Keep`], the
@@ -668,21 +613,23 @@ impl<'t> Kept<'t> {
     }
 }
 
-/// Runs each test on one model, in order: a row, or the reason it was refused.
-/// Holm and BH adjust over the rows.
+/// Runs each test on one model, in order, named as given and marked `lowercased_copy`:
+/// a row, or the reason it was refused. Holm and BH adjust over the rows, so each row
+/// is built complete.
 fn run_tests(
     model: &dyn Embedder,
-    tests: &[AssociationTest],
+    tests: &[(&AssociationTest, &str)],
+    lowercased_copy: bool,
     options: &SeatOptions,
     cancel: &AtomicBool,
-) -> Result<Vec<Outcome>, SeatError> {
+) -> Result<BatteryResult, SeatError> {
     if tests.is_empty() {
         return Err(SeatError::NoTests);
     }
     let mut pieces = PieceCounter::new(model);
     let kept: Vec<Kept<'_>> = tests
         .iter()
-        .map(|test| Kept::new(test, options.lost, &mut pieces))
+        .map(|(test, _)| Kept::new(test, options.lost, &mut pieces))
         .collect::<Result<_, _>>()?;
     let refusals: Vec<Option<Refusal>> = kept.iter().map(|k| k.refusal(&options.weat)).collect();
     let running: Vec<&Kept<'_>> = kept
@@ -709,55 +656,53 @@ fn run_tests(
             }
         })
         .collect();
-    let mut outcomes = Vec::with_capacity(tests.len());
-    for (k, verdict) in kept.iter().zip(verdicts) {
-        let test = k.test;
-        let result = match verdict {
-            Err(reason) => {
-                outcomes.push(Outcome::Refused(Refused {
-                    model: model.model_name().to_owned(),
-                    test: test.name().to_owned(),
-                    lowercased_copy: false,
-                    reason,
-                    sizes: k.sizes(),
-                    lost: k.lost.clone(),
-                }));
-                continue;
+    let model_name = model.model_name();
+    let mut result = BatteryResult::default();
+    let mut ran: Vec<(&Kept<'_>, &str, weat::WeatResult)> = Vec::new();
+    for ((k, (_, name)), verdict) in kept.iter().zip(tests).zip(verdicts) {
+        match verdict {
+            Err(reason) => result.refused.push(Refused {
+                model: model_name.to_owned(),
+                test: (*name).to_owned(),
+                lowercased_copy,
+                reason,
+                sizes: k.sizes(),
+                lost: k.lost.clone(),
+            }),
+            Ok(Ok(weat)) => ran.push((k, name, weat)),
+            Ok(Err(source)) => {
+                return Err(SeatError::Weat {
+                    model: model_name.to_owned(),
+                    test: k.test.name().to_owned(),
+                    source,
+                });
             }
-            Ok(result) => result,
-        };
-        let result = result.map_err(|source| SeatError::Weat {
-            model: model.model_name().to_owned(),
-            test: test.name().to_owned(),
-            source,
-        })?;
-        outcomes.push(Outcome::Ran(SeatRow {
-            model: model.model_name().to_owned(),
-            test: test.name().to_owned(),
-            lowercased_copy: false,
-            pooling: model.pooling_applied(options.pooling),
-            layer: options.layer,
-            effect_size: result.effect_size,
-            test_statistic: result.test_statistic,
-            p_value: result.permutation.p_value,
-            exact: result.permutation.exact,
-            n_partitions: result.permutation.n_partitions,
-            n_evaluated: result.permutation.n_evaluated,
-            p_holm: f64::NAN,
-            p_bh: f64::NAN,
-            sizes: k.sizes(),
-            coverage: pieces.coverage(test)?,
-            lost: k.lost.clone(),
-        }));
+        }
     }
-    let p: Vec<f64> = ran(&mut outcomes).map(|r| r.p_value).collect();
+    let p: Vec<f64> = ran.iter().map(|(_, _, r)| r.permutation.p_value).collect();
     let holm = correction::holm(&p).expect("permutation p-values lie in [0, 1]");
     let bh = correction::benjamini_hochberg(&p).expect("permutation p-values lie in [0, 1]");
-    for ((row, h), b) in ran(&mut outcomes).zip(holm).zip(bh) {
-        row.p_holm = h;
-        row.p_bh = b;
+    for (((k, name, weat), p_holm), p_bh) in ran.into_iter().zip(holm).zip(bh) {
+        result.rows.push(SeatRow {
+            model: model_name.to_owned(),
+            test: name.to_owned(),
+            lowercased_copy,
+            pooling: model.pooling_applied(options.pooling),
+            layer: options.layer,
+            effect_size: weat.effect_size,
+            test_statistic: weat.test_statistic,
+            p_value: weat.permutation.p_value,
+            exact: weat.permutation.exact,
+            n_partitions: weat.permutation.n_partitions,
+            n_evaluated: weat.permutation.n_evaluated,
+            p_holm,
+            p_bh,
+            sizes: k.sizes(),
+            coverage: pieces.coverage(k.test)?,
+            lost: k.lost.clone(),
+        });
     }
-    Ok(outcomes)
+    Ok(result)
 }
 
 /// Encodes each distinct text of the battery once, in one call (the model

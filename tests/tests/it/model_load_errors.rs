@@ -36,7 +36,7 @@ fn load_error(dir: &Path) -> String {
 
 #[test]
 fn missing_tensor_is_named() {
-    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "missing");
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "missing");
     rewrite_tensor(&dir, "bert.encoder.layer.1.output.dense.weight", None);
     assert_eq!(
         load_error(&dir),
@@ -50,7 +50,7 @@ fn missing_tensor_is_named() {
 
 #[test]
 fn missing_head_tensor_is_named() {
-    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "missinghead");
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "missinghead");
     rewrite_tensor(&dir, "cls.predictions.transform.LayerNorm.weight", None);
     let err = load_error(&dir);
     assert!(
@@ -67,7 +67,7 @@ fn missing_head_tensor_is_named() {
 
 #[test]
 fn wrong_shape_is_named() {
-    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "shape");
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "shape");
     let small = [0u8; 16];
     let view = TensorView::new(safetensors::Dtype::F32, vec![2, 2], &small).unwrap();
     rewrite_tensor(&dir, "bert.encoder.layer.1.output.dense.weight", Some(view));
@@ -95,7 +95,7 @@ fn tensor_values(dir: &Path, name: &str) -> Vec<f32> {
 
 #[test]
 fn non_finite_weights_are_refused_naming_the_tensor() {
-    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "nonfinite");
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "nonfinite");
     let weights = dir.join("model.safetensors");
     // A NaN in an f32 tensor.
     let query = "bert.encoder.layer.1.attention.self.query.weight";
@@ -141,7 +141,7 @@ fn non_finite_weights_are_refused_naming_the_tensor() {
 /// Finite weights can still overflow: the outputs are then refused, naming the text.
 #[test]
 fn outputs_that_overflow_are_errors_naming_the_text() {
-    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "overflow");
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "overflow");
     // Embeddings of 3e38: their sum (word + position + type) is infinite, LayerNorm's NaN.
     let name = "bert.embeddings.word_embeddings.weight";
     let huge: Vec<u8> = (0..1000 * 32).flat_map(|_| 3e38f32.to_le_bytes()).collect();
@@ -177,7 +177,7 @@ fn outputs_that_overflow_are_errors_naming_the_text() {
 
 #[test]
 fn integer_weights_are_refused() {
-    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "dtype");
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "dtype");
     let ints = vec![0u8; 32 * 8];
     let view = TensorView::new(safetensors::Dtype::I64, vec![32], &ints).unwrap();
     rewrite_tensor(&dir, "bert.embeddings.LayerNorm.bias", Some(view));
@@ -193,7 +193,7 @@ fn integer_weights_are_refused() {
 
 #[test]
 fn corrupt_weights_file_is_named() {
-    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "corrupt");
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "corrupt");
     std::fs::write(dir.join("model.safetensors"), b"not a safetensors file").unwrap();
     let err = load_error(&dir);
     assert!(
@@ -208,7 +208,7 @@ fn corrupt_weights_file_is_named() {
 
 #[test]
 fn folder_without_weights_is_named() {
-    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "noweights");
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "noweights");
     std::fs::remove_file(dir.join("model.safetensors")).unwrap();
     assert_eq!(
         load_error(&dir),
@@ -222,7 +222,7 @@ fn folder_without_weights_is_named() {
 
 #[test]
 fn config_problems_are_named() {
-    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "config");
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "config");
     let config_path = dir.join("config.json");
     let original = std::fs::read_to_string(&config_path).unwrap();
 
@@ -268,7 +268,7 @@ fn config_problems_are_named() {
 
 #[test]
 fn relative_position_berts_are_refused() {
-    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "relative");
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "relative");
     let config_path = dir.join("config.json");
     let original = std::fs::read_to_string(&config_path).unwrap();
     std::fs::write(
@@ -294,7 +294,7 @@ fn relative_position_berts_are_refused() {
 /// folder, and no source repeating it.
 #[test]
 fn tokenizer_problems_keep_their_type() {
-    let dir = lmbias_tests::copy_fixture("tiny-bert-mlm", "notokenizer");
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "notokenizer");
     std::fs::remove_file(dir.join("tokenizer.json")).unwrap();
     std::fs::remove_file(dir.join("vocab.txt")).unwrap();
     let checkpoint = Checkpoint::resolve(dir.to_str().unwrap()).unwrap();

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use lmbias_encoder::{Embedder, EncoderError, Layer, MaskedLm, Pooling, WordInContext};
 use lmbias_model::{Checkpoint, DeviceKind, load_embedder, load_masked_lm};
-use lmbias_tests::{floats, ids, max_abs_diff, model_dir, reference};
+use lmbias_testing::{floats, ids, max_abs_diff, model_dir, reference};
 use lmbias_text::Tokenizer;
 use serde_json::Value;
 
@@ -261,7 +261,7 @@ fn layers_out_of_range_are_refused() {
 #[test]
 fn minilm_matches_transformers() {
     let reference = reference("minilm");
-    let dir = lmbias_tests::minilm_dir();
+    let dir = crate::minilm::minilm_dir();
     let model = embedder(&dir);
     let tokenizer = Tokenizer::from_dir(&dir).unwrap();
     let sentences = reference["sentences"].as_array().unwrap();

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use crate::minilm::minilm_dir;
 use lmbias_data::association::{self, AssociationTest, LoadOptions};
 use lmbias_encoder::{Embedder, Layer, Pooling};
 use lmbias_metrics::weat::Options;
@@ -13,12 +14,22 @@ use lmbias_report::heatmap::Marks;
 use lmbias_studies::seat::{
     self, Battery, Copies, CoverageFlag, Lost, SeatError, SeatOptions, SeatRow,
 };
-use lmbias_tests::{fixtures, minilm_dir, repo_root};
+use lmbias_testing::{fixtures, repo_root};
 use serde_json::Value;
 
 fn embedder(name: &str, dir: &std::path::Path) -> Box<dyn Embedder + Send + Sync> {
     let checkpoint = Checkpoint::from_dir(name, dir).unwrap();
     load_embedder(&checkpoint, DeviceKind::Cpu).unwrap()
+}
+
+/// The tests as one battery, without lower-cased copies, run on `model`.
+fn run_tests(
+    model: &dyn Embedder,
+    tests: &[AssociationTest],
+    options: &SeatOptions,
+) -> Result<lmbias_studies::seat::BatteryResult, SeatError> {
+    let battery = Battery::new(tests.iter().cloned().map(|t| (t, None)).collect())?;
+    seat::run_battery(model, &battery, options, Copies::AsWritten)
 }
 
 fn options(pooling: Pooling) -> SeatOptions {
@@ -64,7 +75,7 @@ fn minilm_battery_matches_sent_bias_weat_py() {
     // below what model parity allows, moves d by 5e-4. The numbers are ill-conditioned,
     // not wrong: transformers' own vectors give d = 0.45193, ours 0.45142.
     for pooling in [Pooling::Cls, Pooling::Mean] {
-        let rows = seat::run_model(model.as_ref(), &tests, &options(pooling))
+        let rows = run_tests(model.as_ref(), &tests, &options(pooling))
             .unwrap()
             .rows;
         for row in &rows {
@@ -119,11 +130,14 @@ fn minilm_battery_matches_sent_bias_weat_py() {
 }
 
 fn turkish(dir: &str) -> Vec<AssociationTest> {
-    association::load_dir(
-        &repo_root().join("datasets/seat").join(dir),
+    association::load_battery(
+        &[repo_root().join("datasets/seat").join(dir)],
         &LoadOptions::default(),
     )
     .unwrap()
+    .into_iter()
+    .map(|b| b.test)
+    .collect()
 }
 
 fn tiny_turkish_dir() -> PathBuf {
@@ -160,11 +174,14 @@ fn turkish_battery_runs_on_minilm_and_flags_kurdish_names() {
     // MiniLM's tokenizer lower-cases: given `tr` and asked for the copies, it
     // also runs the `tr-uncased` copy, after the tests as written.
     let battery = Battery::new(
-        association::load_dir_with_copies(
-            &repo_root().join("datasets/seat/tr"),
+        association::load_battery(
+            &[repo_root().join("datasets/seat/tr")],
             &LoadOptions::default(),
         )
-        .unwrap(),
+        .unwrap()
+        .iter()
+        .map(|b| b.tests())
+        .collect(),
     )
     .unwrap();
     let model = embedder("all-MiniLM-L6-v2", &minilm_dir());
@@ -234,7 +251,7 @@ fn turkish_battery_runs_on_the_tiny_cased_fixture() {
     assert_eq!(tests.len(), 33);
     let model = embedder("tiny-bert-cased-tr", &tiny_turkish_dir());
     assert!(!model.lowercases());
-    let rows = seat::run_model(model.as_ref(), &tests, &options(Pooling::Mean))
+    let rows = run_tests(model.as_ref(), &tests, &options(Pooling::Mean))
         .unwrap()
         .rows;
     check_rows(&rows, &tests);
@@ -251,7 +268,7 @@ fn a_text_too_long_for_the_model_is_a_one_line_error() {
         .filter(|t| t.name() == VIGNETTE)
         .collect();
     let model = embedder("tiny-bert-cased-tr", &tiny_turkish_dir());
-    let err = seat::run_model(model.as_ref(), &tests, &options(Pooling::Cls)).unwrap_err();
+    let err = run_tests(model.as_ref(), &tests, &options(Pooling::Cls)).unwrap_err();
     assert!(matches!(err, SeatError::Encode { .. }), "{err}");
     // As anyhow's `{:#}` prints it: the study's line, then the encoder's, each once.
     let mut line = err.to_string();

@@ -14,7 +14,7 @@ const MODULES: &str = r#"[
 
 /// The tiny BERT encoder with a Pooling module whose config sets `modes` true.
 fn with_pooling(tag: &str, modes: &[&str]) -> std::path::PathBuf {
-    let dir = lmbias_tests::copy_fixture("tiny-bert-nohead", tag);
+    let dir = lmbias_testing::copy_fixture("tiny-bert-nohead", tag);
     std::fs::write(dir.join("modules.json"), MODULES).unwrap();
     std::fs::create_dir_all(dir.join("1_Pooling")).unwrap();
     let all = [
@@ -47,7 +47,7 @@ fn default_pooling(dir: &Path) -> Pooling {
 
 #[test]
 fn minilm_pools_by_the_mean_its_folder_declares() {
-    let dir = lmbias_tests::minilm_dir();
+    let dir = crate::minilm::minilm_dir();
     let checkpoint = Checkpoint::from_dir("minilm", &dir).unwrap();
     assert_eq!(checkpoint.declared_pooling(), Some(Pooling::Mean));
     let model = load_embedder(&checkpoint, DeviceKind::Cpu).unwrap();
@@ -67,7 +67,7 @@ fn minilm_pools_by_the_mean_its_folder_declares() {
 fn a_declared_pooling_replaces_the_familys_default() {
     // Without modules.json, a BERT encoder's sentence vector is [CLS].
     assert_eq!(
-        default_pooling(&lmbias_tests::model_dir("tiny-bert-nohead")),
+        default_pooling(&lmbias_testing::model_dir("tiny-bert-nohead")),
         Pooling::Cls
     );
     let mean = with_pooling("st-mean", &["pooling_mode_mean_tokens"]);
@@ -111,14 +111,14 @@ fn a_pooling_lmbias_cannot_compute_is_refused_naming_the_file_and_field() {
         "{err}"
     );
     std::fs::write(two.join("modules.json"), "[{").unwrap();
-    let err = Checkpoint::from_dir("tiny", &two).unwrap_err().to_string();
-    assert!(
-        err.starts_with(&format!(
-            "{}: invalid config:",
-            two.join("modules.json").display()
-        )),
-        "{err}"
+    let err = Checkpoint::from_dir("tiny", &two).unwrap_err();
+    // The file is the error's, serde_json's reason its source.
+    assert_eq!(
+        err.to_string(),
+        format!("{}: invalid config", two.join("modules.json").display())
     );
+    let cause = std::error::Error::source(&err).expect("serde_json's reason");
+    assert!(cause.to_string().contains("EOF while parsing"), "{cause}");
     for dir in [max, two] {
         std::fs::remove_dir_all(dir).unwrap();
     }

@@ -11,7 +11,7 @@ use serde_json::Value;
 const WEIGHT_TOLERANCE: f64 = 1e-4;
 
 fn reference(name: &str) -> Value {
-    let path = lmbias_tests::fixtures().join("reference").join(name);
+    let path = lmbias_testing::fixtures().join("reference").join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }
@@ -177,8 +177,8 @@ fn probe_on_minilm_matches_transformers_and_scikit_learn() {
     use lmbias_model::{Checkpoint, DeviceKind, load_embedder};
 
     let reference = reference("svm-probe-minilm.json");
-    let root = lmbias_tests::repo_root();
-    let checkpoint = Checkpoint::resolve(lmbias_tests::minilm_dir().to_str().unwrap()).unwrap();
+    let root = lmbias_testing::repo_root();
+    let checkpoint = Checkpoint::resolve(crate::minilm::minilm_dir().to_str().unwrap()).unwrap();
     let embedder = load_embedder(&checkpoint, DeviceKind::Cpu).unwrap();
     let templates = load_templates(&root.join("datasets/probe/templates.txt")).unwrap();
     let embed = |key: &str| {

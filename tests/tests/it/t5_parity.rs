@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use lmbias_encoder::{Embedder, EncoderError, Layer, Pooling, WordInContext};
 use lmbias_model::{Checkpoint, DeviceKind, load_embedder, load_masked_lm};
-use lmbias_tests::{floats, ids, max_abs_diff, model_dir, reference};
+use lmbias_testing::{floats, ids, max_abs_diff, model_dir, reference};
 use lmbias_text::Tokenizer;
 use safetensors::SafeTensors;
 use safetensors::tensor::TensorView;
@@ -225,7 +225,7 @@ fn load_error(dir: &Path) -> String {
 
 #[test]
 fn unsupported_feed_forward_is_named() {
-    let dir = lmbias_tests::copy_fixture("tiny-mt5", "ff");
+    let dir = lmbias_testing::copy_fixture("tiny-mt5", "ff");
     let config = dir.join("config.json");
     let text = std::fs::read_to_string(&config).unwrap();
     let broken = text.replace("\"gated-gelu\"", "\"gated-silu\"");
@@ -259,7 +259,7 @@ fn rewrite_safetensors(dir: &Path, rename: impl Fn(&str) -> Option<String>) -> P
 
 #[test]
 fn missing_relative_attention_bias_is_named() {
-    let dir = lmbias_tests::copy_fixture("tiny-mt5", "bias");
+    let dir = lmbias_testing::copy_fixture("tiny-mt5", "bias");
     let name = "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight";
     let path = rewrite_safetensors(&dir, |n| (n != name).then(|| n.to_string()));
     assert_eq!(
@@ -273,7 +273,7 @@ fn missing_relative_attention_bias_is_named() {
 /// instead of `shared.weight`: same numbers.
 #[test]
 fn embeddings_stored_as_encoder_embed_tokens() {
-    let dir = lmbias_tests::copy_fixture("tiny-mt5", "embed");
+    let dir = lmbias_testing::copy_fixture("tiny-mt5", "embed");
     rewrite_safetensors(&dir, |n| {
         Some(match n {
             "shared.weight" => "encoder.embed_tokens.weight".to_string(),

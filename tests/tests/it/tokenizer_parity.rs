@@ -8,7 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use lmbias_tests::{fixtures, minilm_dir};
+use crate::minilm::minilm_dir;
+use lmbias_testing::fixtures;
 use lmbias_text::{TextError, Tokenizer};
 use serde_json::Value;
 

@@ -5,68 +5,19 @@
 //! every other key is matched when the model proposes it, so no annotated token is
 //! scored 0 without the report saying so.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::num::NonZeroUsize;
 
 use lmbias_data::valence::{AnnotationSource, ValenceDataset};
-use lmbias_encoder::{EncoderError, MaskedLm, Prediction};
+use lmbias_encoder::testing::FakeMaskedLm;
 use lmbias_studies::valence;
 use lmbias_text::Tokenizer;
 
-/// bert-base-uncased's vocabulary, proposing for each sentence exactly the keys it
-/// annotates that the tokenizer can produce as one piece, with equal probabilities.
-struct ProposesItsAnnotations {
-    tokenizer: Tokenizer,
-    proposals: HashMap<String, Vec<String>>,
-}
-
-impl MaskedLm for ProposesItsAnnotations {
-    fn model_name(&self) -> &str {
-        "bert-base-uncased vocabulary"
-    }
-
-    fn mask_token(&self) -> &str {
-        "[MASK]"
-    }
-
-    fn fill_mask(
-        &self,
-        texts: &[&str],
-        top_k: usize,
-    ) -> Result<Vec<Vec<Prediction>>, EncoderError> {
-        Ok(texts
-            .iter()
-            .map(|text| {
-                let tokens = &self.proposals[*text];
-                tokens
-                    .iter()
-                    .take(top_k)
-                    .map(|t| Prediction {
-                        token: t.clone(),
-                        id: self.tokenizer.piece_id(t).unwrap(),
-                        prob: 1.0 / tokens.len() as f32,
-                    })
-                    .collect()
-            })
-            .collect())
-    }
-
-    fn piece_id(&self, token: &str) -> Option<u32> {
-        self.tokenizer.piece_id(token)
-    }
-
-    fn token_probs(&self, _: &str, _: &[u32]) -> Result<Vec<f32>, EncoderError> {
-        Err(EncoderError::Backend(
-            "the valence study never asks for token_probs".into(),
-        ))
-    }
-}
-
 #[test]
 fn eme_me_60_keys_an_uncased_bert_splits_are_skipped_and_counted_the_rest_matched() {
-    let path = lmbias_tests::repo_root().join("datasets/valence/eme-me-60.json");
+    let path = lmbias_testing::repo_root().join("datasets/valence/eme-me-60.json");
     let dataset = ValenceDataset::load(&path).unwrap();
-    let dir = lmbias_tests::minilm_dir();
+    let dir = crate::minilm::minilm_dir();
     let tokenizer = Tokenizer::from_dir(&dir).unwrap();
     // Independently of the tokenizer: the vocabulary file, as datasets/check.py reads it.
     let vocab: HashSet<String> = std::fs::read_to_string(dir.join("vocab.txt"))
@@ -86,18 +37,24 @@ fn eme_me_60_keys_an_uncased_bert_splits_are_skipped_and_counted_the_rest_matche
     let split: BTreeSet<&String> = keys().filter(|k| !vocab.contains(*k)).collect();
     let split_uses = keys().filter(|k| !vocab.contains(*k)).count();
 
-    let proposals = dataset
-        .sentences()
-        .iter()
-        .map(|s| {
-            let usable = s.annotations().keys().filter(|k| vocab.contains(*k));
-            (s.text().to_owned(), usable.cloned().collect())
-        })
-        .collect();
-    let lm = ProposesItsAnnotations {
-        tokenizer,
-        proposals,
-    };
+    // bert-base-uncased's vocabulary, proposing for each sentence exactly the keys it
+    // annotates that the vocabulary holds, with equal probabilities.
+    let lm = dataset.sentences().iter().fold(
+        FakeMaskedLm::with_piece_ids("bert-base-uncased vocabulary", "[MASK]", move |t| {
+            tokenizer.piece_id(t)
+        }),
+        |lm, s| {
+            let usable: Vec<&str> = s
+                .annotations()
+                .keys()
+                .filter(|k| vocab.contains(*k))
+                .map(String::as_str)
+                .collect();
+            let prob = 1.0 / usable.len() as f32;
+            let proposals: Vec<(&str, f32)> = usable.into_iter().map(|t| (t, prob)).collect();
+            lm.with_answer(s.text(), &proposals)
+        },
+    );
     // k = the most annotations any sentence has, so every usable key is proposed.
     let most = dataset
         .sentences()

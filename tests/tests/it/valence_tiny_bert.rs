@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// transformers' top-10 tokens and probabilities per sentence id.
 fn reference() -> Vec<(String, Vec<String>, Vec<f64>)> {
-    let path = lmbias_tests::fixtures().join("reference/tiny-bert-mlm.json");
+    let path = lmbias_testing::fixtures().join("reference/tiny-bert-mlm.json");
     let json: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     json["sentences"]
         .as_array()
@@ -36,11 +36,12 @@ fn reference() -> Vec<(String, Vec<String>, Vec<f64>)> {
 }
 
 fn run(k: usize) -> ModelResult {
-    let dir = lmbias_tests::fixtures().join("models/tiny-bert-mlm");
+    let dir = lmbias_testing::fixtures().join("models/tiny-bert-mlm");
     let checkpoint = Checkpoint::resolve(dir.to_str().unwrap()).unwrap();
     let lm = load_masked_lm(&checkpoint, DeviceKind::Cpu).unwrap();
     let dataset =
-        ValenceDataset::load(&lmbias_tests::fixtures().join("valence/tiny-bert-mlm.json")).unwrap();
+        ValenceDataset::load(&lmbias_testing::fixtures().join("valence/tiny-bert-mlm.json"))
+            .unwrap();
     valence::run(lm.as_ref(), &dataset, NonZeroUsize::new(k).unwrap()).unwrap()
 }
 
@@ -115,7 +116,7 @@ fn bias_and_adequacy_through_the_model_match_the_hand_computation() {
     let r10 = run(10);
     assert_eq!(
         r5.model,
-        lmbias_tests::fixtures()
+        lmbias_testing::fixtures()
             .join("models/tiny-bert-mlm")
             .to_str()
             .unwrap()

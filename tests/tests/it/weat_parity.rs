@@ -11,7 +11,7 @@ use lmbias_metrics::weat::{Alternative, Associations, Options, StdKind, weat};
 use serde_json::Value;
 
 fn reference_dir() -> PathBuf {
-    lmbias_tests::fixtures().join("sent-bias-ref")
+    lmbias_testing::fixtures().join("sent-bias-ref")
 }
 
 fn cases() -> Vec<Value> {

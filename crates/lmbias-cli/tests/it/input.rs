@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use lmbias_tests::fixtures;
+use lmbias_testing::fixtures;
 
 fn tiny() -> String {
     fixtures()

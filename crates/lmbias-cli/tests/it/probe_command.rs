@@ -87,17 +87,24 @@ fn sweep_on_planted_vectors() {
     let (ok, stdout, stderr) = lmbias(&args);
     assert!(ok, "{stderr}");
     let out: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(out["hidden_size"], DIMS);
-    let order = out["relevance_order"].as_array().unwrap();
+    // docs/results-format.md: {"provenance", "words", "runs": [{model, pair, rows, cols,
+    // relevance_order, sweep}]}; the dimensions of size n are the first n of the order.
+    assert_eq!(out["words"], serde_json::json!(["precomputed"]));
+    assert_eq!(
+        out["provenance"][0]["inputs"][0]["file"],
+        protected.to_str().unwrap()
+    );
+    let run = &out["runs"][0];
+    assert_eq!(run["pair"], "religion × quality");
+    let order = run["relevance_order"].as_array().unwrap();
     assert_eq!(order.len(), DIMS as usize);
     assert_eq!(order[0], PLANTED);
-    let sweep = out["sweep"].as_array().unwrap();
+    let sweep = run["sweep"].as_array().unwrap();
     assert_eq!(sweep.len(), DIMS as usize - 1);
     let first = &sweep[0];
     assert_eq!(first["n"], 2);
-    assert_eq!(first["rows"], serde_json::json!(["bad", "good"]));
-    assert_eq!(first["cols"], serde_json::json!(["christian", "muslim"]));
-    assert_eq!(first["dims"][0], PLANTED);
+    assert_eq!(run["rows"], serde_json::json!(["bad", "good"]));
+    assert_eq!(run["cols"], serde_json::json!(["christian", "muslim"]));
     // Every stereotyped word is counted once at every size.
     for step in sweep {
         let total: u64 = step["table"]
@@ -203,7 +210,7 @@ fn bad_input_gets_one_line_naming_the_file() {
     assert!(err.contains("dup.csv:5: duplicate word \"c0\""), "{err}");
     let err = run(p, &["--n", "17"]);
     assert!(
-        err.contains("--n 17: must be between 1 and the hidden size 16"),
+        err.contains("n 17: must be between 1 and the hidden size 16"),
         "{err}"
     );
 }
@@ -234,10 +241,17 @@ fn model_embeds_the_shipped_lists() {
     let (ok, stdout, stderr) = lmbias(&args);
     assert!(ok, "{stderr}");
     let out: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(out["hidden_size"], 32, "the tiny model's hidden size");
-    let step = &out["sweep"][0];
+    let run = &out["runs"][0];
+    assert_eq!(
+        run["relevance_order"].as_array().unwrap().len(),
+        32,
+        "the tiny model's hidden size"
+    );
+    assert_eq!(out["words"], serde_json::json!(["templates"]));
+    assert_eq!(out["provenance"][0]["options"]["layer"], "last");
+    let step = &run["sweep"][0];
     assert_eq!(step["n"], 8);
-    assert_eq!(step["rows"], serde_json::json!(["negative", "positive"]));
+    assert_eq!(run["rows"], serde_json::json!(["negative", "positive"]));
     let words = std::fs::read_to_string(data.join("adjectives.csv"))
         .unwrap()
         .lines()

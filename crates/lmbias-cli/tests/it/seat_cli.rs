@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use lmbias_tests::{fixtures, minilm_dir, repo_root};
+use crate::support::minilm_dir;
+use lmbias_testing::{fixtures, repo_root};
 use serde_json::Value;
 
 fn lmbias(args: &[&str]) -> Output {
@@ -425,7 +426,7 @@ fn three_shards_merged_print_what_one_run_prints() {
     let out = lmbias(&["--merge", &saved[0], &saved[0], &saved[1], &saved[2]]);
     assert_eq!(
         one_line_error(&out).trim_end(),
-        format!("error: --merge {}: shard 1/3 is given twice", saved[0])
+        format!("error: --merge: {}: shard 1/3 is given twice", saved[0])
     );
 }
 
@@ -525,7 +526,7 @@ fn a_merge_refuses_shards_of_different_tests_formats_and_truncated_files() {
     let err = one_line_error(&lmbias(&["--merge", &first, newer.to_str().unwrap()]));
     assert!(
         err.starts_with(&format!(
-            "error: --merge {}: shard format 9, written by lmbias {}; lmbias {1} reads format 2 only",
+            "error: --merge: {}: shard format 9, written by lmbias {}; lmbias {1} reads format 2 only",
             newer.display(),
             env!("CARGO_PKG_VERSION")
         )),
@@ -539,7 +540,7 @@ fn a_merge_refuses_shards_of_different_tests_formats_and_truncated_files() {
     let err = one_line_error(&lmbias(&["--merge", &first, cut.to_str().unwrap()]));
     assert!(
         err.starts_with(&format!(
-            "error: --merge {}: truncated: the file ends after {} bytes, in the middle of its data",
+            "error: --merge: {}: truncated: the file ends after {} bytes, in the middle of its data",
             cut.display(),
             whole.len() / 2
         )),

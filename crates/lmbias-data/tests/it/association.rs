@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use lmbias_data::{
-    AssociationError, AssociationTest, Duplicates, LoadOptions, Role, TargetSizes, association,
-    load_dir,
+    AssociationError, AssociationTest, Duplicates, LoadOptions, Role, TargetSizes, load_battery,
 };
 
 use crate::chain;
@@ -61,7 +60,8 @@ fn sent_bias_weat1_loads_unmodified() {
 
 #[test]
 fn the_whole_english_battery_loads_sorted() {
-    let tests = load_dir(&seat_en(), &LoadOptions::default()).unwrap();
+    let battery = load_battery(&[seat_en()], &LoadOptions::default()).unwrap();
+    let tests: Vec<&AssociationTest> = battery.iter().map(|b| &b.test).collect();
     let names: Vec<&str> = tests.iter().map(|t| t.name()).collect();
     assert_eq!(names.len(), 46);
     let mut sorted = names.clone();
@@ -88,7 +88,7 @@ fn a_directory_without_tests_is_an_error() {
     let dir = std::env::temp_dir().join(format!("lmbias-empty-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("README.md"), "not a test").unwrap();
-    let err = load_dir(&dir, &LoadOptions::default())
+    let err = load_battery(&[&dir], &LoadOptions::default())
         .unwrap_err()
         .to_string();
     assert_eq!(
@@ -117,7 +117,7 @@ fn unreadable_files_name_the_file_once_and_keep_the_io_error() {
         }
         other => panic!("{other:?}"),
     }
-    let err = load_dir(Path::new("/nonexistent"), &LoadOptions::default()).unwrap_err();
+    let err = load_battery(&[Path::new("/nonexistent")], &LoadOptions::default()).unwrap_err();
     assert!(
         chain(&err).starts_with("/nonexistent: cannot read: "),
         "{err}"
@@ -217,7 +217,7 @@ fn batteries_load_in_order_with_their_lowercased_copies() {
     let tr = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/seat/tr");
     let weat1 = seat_en().join("weat1.jsonl");
     let options = LoadOptions::default();
-    let battery = association::load_battery(&[tr.clone(), weat1.clone()], &options).unwrap();
+    let battery = load_battery(&[tr.clone(), weat1.clone()], &options).unwrap();
     assert_eq!(battery.len(), 38, "the 37 Turkish tests and weat1");
     let (last, turkish) = battery.split_last().unwrap();
     assert_eq!((last.test.name(), &last.file), ("weat1", &weat1));
@@ -225,15 +225,19 @@ fn batteries_load_in_order_with_their_lowercased_copies() {
         last.lowercased.is_none(),
         "datasets/seat/en has no -uncased copy"
     );
+    let tr_uncased = tr.with_file_name("tr-uncased");
     for t in turkish {
         assert_eq!(t.file.parent(), Some(tr.as_path()), "{}", t.test.name());
         let copy = t
             .lowercased
             .as_ref()
             .expect("every Turkish test has a lower-cased copy");
-        assert_eq!(copy.name(), t.test.name());
+        assert_eq!(copy.test.name(), t.test.name());
+        // The copy keeps its own file: same name, in the `-uncased` folder.
+        assert_eq!(copy.file, tr_uncased.join(t.file.file_name().unwrap()));
+        assert_eq!(t.tests(), (t.test.clone(), Some(copy.test.clone())));
     }
-    let err = association::load_battery(&[weat1.clone(), seat_en()], &options).unwrap_err();
+    let err = load_battery(&[weat1.clone(), seat_en()], &options).unwrap_err();
     assert!(matches!(err, AssociationError::DuplicateTest { ref name, .. } if name == "weat1"));
     assert_eq!(
         err.to_string(),
@@ -243,4 +247,30 @@ fn batteries_load_in_order_with_their_lowercased_copies() {
             weat1.display()
         )
     );
+}
+
+/// Within one folder too: `a.json` and `a.jsonl` are two tests named `a`, refused with both
+/// files named (sorted by name, then path: `.json` first).
+#[test]
+fn one_folder_with_two_tests_of_one_name_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("lmbias-twice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let weat1 = std::fs::read(seat_en().join("weat1.jsonl")).unwrap();
+    for name in ["a.json", "a.jsonl", "b.jsonl"] {
+        std::fs::write(dir.join(name), &weat1).unwrap();
+    }
+    let err = load_battery(&[&dir], &LoadOptions::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: test a is already loaded from {}",
+            dir.join("a.jsonl").display(),
+            dir.join("a.json").display()
+        )
+    );
+    std::fs::remove_file(dir.join("a.json")).unwrap();
+    let battery = load_battery(&[&dir], &LoadOptions::default()).unwrap();
+    let files: Vec<&Path> = battery.iter().map(|b| b.file.as_path()).collect();
+    assert_eq!(files, [dir.join("a.jsonl"), dir.join("b.jsonl")]);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use lmbias_data::{Embeddings, EmbeddingsError};
+use lmbias_data::word_vectors::VectorProblem;
+use lmbias_data::{Embeddings, EmbeddingsError, WordVectors};
 
 use crate::chain;
 
@@ -90,6 +91,56 @@ fn word2vec_text_with_and_without_header() {
     assert_eq!(without.dim(), 3);
 }
 
+/// A repeated word keeps its first vector (gensim's rule) and is counted; a word may hold
+/// spaces (Common Crawl GloVe's `. . .`); blank lines and CRLF are fine.
+#[test]
+fn word2vec_text_duplicates_and_words_with_spaces() {
+    let e = parse("3 2\r\nrose 1 2\r\n\r\n. . . 3 4\r\nrose 5 6\r\n").unwrap();
+    assert_eq!((e.len(), e.dim(), e.duplicates()), (2, 2, 1));
+    assert_eq!(e.get("rose"), Some(&[1.0, 2.0][..]));
+    assert_eq!(e.get(". . ."), Some(&[3.0, 4.0][..]));
+    let json = parse(r#"{"rose": [1, 2]}"#).unwrap();
+    assert_eq!(json.duplicates(), 0);
+}
+
+/// One reader, two value types: f64 (`--embeddings`) keeps the nearest f64 of each value,
+/// f32 (lmbias-static's `--model`) the nearest f32, where 1e39 is out of range.
+#[test]
+fn word_vectors_read_as_f32_or_f64() {
+    let text = b"2 2\nrose 0.1 0.30000000000000004\n. . . 1e39 2\n";
+    let wide = WordVectors::<f64>::read_text_from(Path::new("v.txt"), &text[..]).unwrap();
+    assert_eq!(wide.get("rose"), Some(&[0.1, 0.30000000000000004][..]));
+    assert_eq!(wide.get(". . ."), Some(&[1e39, 2.0][..]));
+    assert_eq!(
+        (wide.row("rose"), wide.row(". . ."), wide.row("Rose")),
+        (Some(0), Some(1), None)
+    );
+    let err = WordVectors::<f32>::read_text_from(Path::new("v.txt"), &text[..]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "v.txt: line 3: \". . .\": value 0 is inf, not a finite number"
+    );
+    let narrow =
+        WordVectors::<f32>::read_text_from(Path::new("v.txt"), &b"rose 0.1 0.3"[..]).unwrap();
+    assert_eq!(narrow.get("rose"), Some(&[0.1f32, 0.3][..]));
+
+    let mut table = WordVectors::<f32>::new();
+    assert_eq!(table.push("a", &[1.0, 2.0]), Ok(true));
+    assert_eq!(table.push("a", &[3.0, 4.0]), Ok(false));
+    assert_eq!(
+        table.push("b", &[1.0]),
+        Err(VectorProblem::Width {
+            found: 1,
+            expected: 2
+        })
+    );
+    assert_eq!(table.push("c", &[]), Err(VectorProblem::Empty));
+    assert_eq!(
+        (table.len(), table.duplicates(), table.get("a")),
+        (1, 1, Some(&[1.0f32, 2.0][..]))
+    );
+}
+
 #[test]
 fn missing_texts_are_all_listed() {
     let e = parse(r#"{"rose": [1, 0], "ant": [0, 1]}"#).unwrap();
@@ -148,20 +199,22 @@ fn bad_json_files_are_one_line_errors() {
     }
 }
 
+/// The rules of the one word2vec/GloVe text reader (`lmbias_data::word_vectors`), which
+/// lmbias-static's `--model FILE.txt` shares: its messages, not this crate's earlier ones.
 #[test]
 fn bad_text_files_are_one_line_errors() {
     for (content, expected) in [
         (
             "rose 1 2\nant 1",
-            "emb.txt: line 2: \"ant\": 1 values, but earlier vectors have 2",
+            "emb.txt: line 2: \"ant\": 1 values, expected 2",
         ),
         (
             "3 2\nrose 1 2\nant 1 2",
-            "emb.txt: header announces 3 vectors but the file has 2",
+            "emb.txt: the header announces 3 vectors, the file has 2",
         ),
         (
             "2 3\nrose 1 2\nant 1 2",
-            "emb.txt: line 2: \"rose\": 2 values, but earlier vectors have 3",
+            "emb.txt: line 2: \"rose\": 2 values, expected 3",
         ),
         (
             "rose 1 x",
@@ -175,20 +228,27 @@ fn bad_text_files_are_one_line_errors() {
             "rose 1 inf",
             "emb.txt: line 1: \"rose\": value 1 is inf, not a finite number",
         ),
-        ("rose\n", "emb.txt: line 1: \"rose\": empty vector"),
+        ("rose\n", "emb.txt: line 1: \"rose\": no values"),
         (
-            "rose 1 2\nrose 3 4",
-            "emb.txt: line 2: \"rose\" appears twice",
+            "rose 1 2\nant 1 2 3",
+            "emb.txt: line 2: \"ant\": 3 values, expected 2",
         ),
-        ("0 300\n", "emb.txt: line 1: no vectors"),
+        ("2 0\n", "emb.txt: line 1: header: dimension 0"),
+        ("0 300\n", "emb.txt: no vectors"),
     ] {
         assert_eq!(parse(content).unwrap_err(), expected, "for {content:?}");
     }
+    // Text is checked line by line: the message says where it stops being UTF-8.
     let err = Embeddings::from_slice(Path::new("emb.txt"), &[b'a', b' ', 0xff, 0xfe]).unwrap_err();
-    assert_eq!(err.to_string(), "emb.txt: not valid UTF-8 text");
     assert_eq!(
         chain(&err),
-        "emb.txt: not valid UTF-8 text: invalid utf-8 sequence of 1 bytes from index 2"
+        "emb.txt: line 1: not UTF-8 (bad byte at column 3)"
+    );
+    let err = Embeddings::from_slice(Path::new("emb.json"), b"{\"a\xff\": [1]}").unwrap_err();
+    assert_eq!(err.to_string(), "emb.json: not valid UTF-8 text");
+    assert_eq!(
+        chain(&err),
+        "emb.json: not valid UTF-8 text: invalid utf-8 sequence of 1 bytes from index 3"
     );
     let err = Embeddings::from_path(Path::new("/nonexistent/emb.json")).unwrap_err();
     assert!(

@@ -145,9 +145,9 @@ impl BertConfig {
     pub(super) fn read(checkpoint: &Checkpoint) -> Result<Self, ModelError> {
         let path = checkpoint.config_path();
         let config: BertConfig = read_json(&path)?;
-        let invalid = |message: String| ModelError::Config {
+        let invalid = |problem: String| ModelError::ConfigValue {
             path: path.clone(),
-            message,
+            problem,
         };
         if config.num_attention_heads == 0
             || !config

@@ -41,9 +41,9 @@ impl T5Config {
         let path = checkpoint.config_path();
         let config: T5Config = read_json(&path)?;
         if config.num_heads == 0 || config.relative_attention_num_buckets < 4 {
-            return Err(ModelError::Config {
+            return Err(ModelError::ConfigValue {
                 path,
-                message: format!(
+                problem: format!(
                     "num_heads {} and relative_attention_num_buckets {} must be at least 1 and 4",
                     config.num_heads, config.relative_attention_num_buckets
                 ),

@@ -469,9 +469,9 @@ impl<'a> Run<'a> {
         };
         let config = BertForMaskedLm::config(&checkpoint)?;
         if tokenizer.vocab_size() > config.vocab_size() {
-            return Err(ModelError::Config {
+            return Err(ModelError::ConfigValue {
                 path: checkpoint.dir().join("config.json"),
-                message: format!(
+                problem: format!(
                     "vocab_size {} is smaller than its tokenizer's {} ids",
                     config.vocab_size(),
                     tokenizer.vocab_size()

@@ -1,4 +1,4 @@
-//! Downloading from a hub served on loopback (lmbias-tests's `hub_server`; these
+//! Downloading from a hub served on loopback (lmbias-testing's `hub_server`; these
 //! machines reach no real hub): huggingface_hub's cache layout, LFS redirects to
 //! another host, resumed transfers, checksums, gated models, offline mode, and a
 //! hub that cannot be reached.
@@ -9,16 +9,16 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use lmbias_model::hub::{HubSettings, cached_snapshot, download, is_hub_id};
-use lmbias_model::{Architecture, Checkpoint, ModelError};
-use lmbias_tests::hub_server::{
+use lmbias_model::testing::{cached_snapshot, download, is_hub_id};
+use lmbias_model::{Architecture, Checkpoint, HubError, HubSettings, ModelError, Origin, Stall};
+use lmbias_testing::hub_server::{
     Host, HubRepo, HubServer, TRICKLE_BYTES, TRICKLE_EVERY, closing_endpoint, garbage_endpoint,
 };
 
 const COMMIT: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c";
 
 fn tiny(id: &str) -> HubRepo {
-    HubRepo::from_folder(id, COMMIT, &lmbias_tests::model_dir("tiny-bert-mlm"))
+    HubRepo::from_folder(id, COMMIT, &lmbias_testing::model_dir("tiny-bert-mlm"))
 }
 
 fn scratch(tag: &str) -> PathBuf {
@@ -27,12 +27,31 @@ fn scratch(tag: &str) -> PathBuf {
     dir
 }
 
+/// The error and its causes on one line, as the CLI prints them (`{:#}`).
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut line = err.to_string();
+    let mut cause = err.source();
+    while let Some(e) = cause {
+        line.push_str(&format!(": {e}"));
+        cause = e.source();
+    }
+    line
+}
+
+/// The hub's reason for a failed download ([`ModelError::Hub`]'s source).
+fn hub_error(err: &ModelError) -> &HubError {
+    match err {
+        ModelError::Hub { source, .. } => source,
+        other => panic!("not a hub error: {other:?}"),
+    }
+}
+
 fn settings(server: &HubServer, cache: &Path) -> HubSettings {
     HubSettings::new(server.endpoint(), cache)
 }
 
 fn weights_size() -> u64 {
-    std::fs::metadata(lmbias_tests::model_dir("tiny-bert-mlm").join("model.safetensors"))
+    std::fs::metadata(lmbias_testing::model_dir("tiny-bert-mlm").join("model.safetensors"))
         .unwrap()
         .len()
 }
@@ -71,7 +90,7 @@ fn a_download_lands_in_huggingface_hubs_cache_layout() {
         std::fs::read_to_string(root.join("refs/main")).unwrap(),
         COMMIT
     );
-    let fixture = lmbias_tests::model_dir("tiny-bert-mlm");
+    let fixture = lmbias_testing::model_dir("tiny-bert-mlm");
     // tokenizer.json is there, so vocab.txt (its fallback) is not fetched.
     for file in [
         "config.json",
@@ -135,6 +154,14 @@ fn a_download_lands_in_huggingface_hubs_cache_layout() {
     let checkpoint = Checkpoint::resolve_with("org/tiny", &offline).unwrap();
     assert_eq!(checkpoint.dir(), snapshot);
     assert_eq!(checkpoint.architecture(), Architecture::BertMaskedLm);
+    // Pinned by the commit it is a snapshot of, for provenance.
+    assert_eq!(
+        checkpoint.origin(),
+        &Origin::HfCache {
+            repo: "org/tiny".to_owned(),
+            revision: COMMIT.to_owned(),
+        }
+    );
     assert_eq!(cached_snapshot(&cache, "org/tiny"), Some(snapshot));
     assert_eq!(server.requests().len(), before);
     let _ = std::fs::remove_dir_all(&cache);
@@ -164,8 +191,18 @@ fn a_transfer_cut_halfway_resumes_with_a_range_request() {
     let size = weights_size();
 
     let err = download("org/cut", &hub).unwrap_err();
-    let message = err.to_string();
-    assert!(matches!(err, ModelError::Hub { .. }), "{err:?}");
+    let message = chain(&err);
+    // ureq sees the early close as a read error (fewer bytes than Content-Length).
+    assert!(
+        matches!(
+            hub_error(&err),
+            HubError::Interrupted {
+                source: Stall::Read(_) | Stall::ClosedEarly,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     assert!(!message.contains('\n'), "{message}");
     assert!(
         message.contains(&format!("interrupted after {} of {size} bytes", size / 2)),
@@ -200,7 +237,8 @@ fn a_transfer_cut_halfway_resumes_with_a_range_request() {
     );
     assert_eq!(
         std::fs::read(checkpoint.dir().join("model.safetensors")).unwrap(),
-        std::fs::read(lmbias_tests::model_dir("tiny-bert-mlm").join("model.safetensors")).unwrap()
+        std::fs::read(lmbias_testing::model_dir("tiny-bert-mlm").join("model.safetensors"))
+            .unwrap()
     );
     assert!(!root.join("blobs").join(&partial[0]).exists());
     let _ = std::fs::remove_dir_all(&cache);
@@ -222,8 +260,20 @@ fn a_trickling_transfer_is_abandoned_under_the_minimum_speed_and_resumes() {
     let err = download("org/slow", &hub).unwrap_err();
     // Without the rule the ~100 KB left would take 20 minutes at 80 bytes/s.
     assert!(start.elapsed() < Duration::from_secs(10), "{err}");
-    let message = err.to_string();
-    assert!(matches!(err, ModelError::Hub { .. }), "{err:?}");
+    let message = chain(&err);
+    assert!(
+        matches!(
+            hub_error(&err),
+            HubError::Interrupted {
+                source: Stall::TooSlow {
+                    min_speed: 1000,
+                    ..
+                },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     assert!(!message.contains('\n'), "{message}");
     let root = cache.join("models--org--slow");
     let partial: Vec<_> = files_under(&root.join("blobs"))
@@ -237,10 +287,12 @@ fn a_trickling_transfer_is_abandoned_under_the_minimum_speed_and_resumes() {
     assert!(have >= size / 2 && have < size, "{have} of {size}");
     assert!(
         message.contains(&format!(
-            "model.safetensors interrupted after {have} of {size} bytes ("
-        )) && message.contains(
+            "model.safetensors interrupted after {have} of {size} bytes; run again to resume \
+             from {}: ",
+            partial.display()
+        )) && message.ends_with(
             "under the minimum of 1000 bytes/s over 1 s (LMBIAS_HUB_MIN_SPEED, LMBIAS_HUB_MIN_SPEED_TIME)"
-        ) && message.contains(&format!("run again to resume from {}", partial.display())),
+        ),
         "{message}"
     );
     assert!(!root.join("snapshots").exists());
@@ -259,7 +311,8 @@ fn a_trickling_transfer_is_abandoned_under_the_minimum_speed_and_resumes() {
     );
     assert_eq!(
         std::fs::read(checkpoint.dir().join("model.safetensors")).unwrap(),
-        std::fs::read(lmbias_tests::model_dir("tiny-bert-mlm").join("model.safetensors")).unwrap()
+        std::fs::read(lmbias_testing::model_dir("tiny-bert-mlm").join("model.safetensors"))
+            .unwrap()
     );
     let _ = std::fs::remove_dir_all(&cache);
 }
@@ -270,14 +323,24 @@ fn a_hub_answering_garbage_is_a_bad_answer_not_an_unreachable_hub() {
     let cache = scratch("garbage");
     let hub = HubSettings::new(&endpoint, &cache);
     let err = Checkpoint::resolve_with("org/garbage", &hub).unwrap_err();
-    let message = err.to_string();
-    assert!(matches!(err, ModelError::Hub { .. }), "{err:?}");
+    let message = chain(&err);
+    assert!(
+        matches!(hub_error(&err), HubError::NotHttp { .. }),
+        "{err:?}"
+    );
     assert!(!message.contains('\n'), "{message}");
+    // The error names the URL, its cause says what answered, ureq's reason comes last.
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "model \"org/garbage\": downloading {endpoint}/org/garbage/resolve/main/config.json \
+             failed"
+        )
+    );
     assert!(
         message.starts_with(&format!(
-            "model \"org/garbage\": downloading {endpoint}/org/garbage/resolve/main/config.json \
-             failed: the answer is not HTTP ("
-        )) && message.ends_with(&format!("is {endpoint} a Hugging Face hub (HF_ENDPOINT)?")),
+            "{err}: the answer is not HTTP: is {endpoint} a Hugging Face hub (HF_ENDPOINT)?: "
+        )),
         "{message}"
     );
     assert!(!message.contains("could not be reached"), "{message}");
@@ -291,7 +354,7 @@ fn a_half_made_snapshot_and_an_unreachable_hub_say_both() {
     let stale = cache.join("models--org--halfway/snapshots").join(COMMIT);
     std::fs::create_dir_all(&stale).unwrap();
     std::fs::copy(
-        lmbias_tests::model_dir("tiny-bert-mlm").join("config.json"),
+        lmbias_testing::model_dir("tiny-bert-mlm").join("config.json"),
         stale.join("config.json"),
     )
     .unwrap();
@@ -318,8 +381,11 @@ fn a_corrupt_file_is_rejected_and_leaves_nothing_in_snapshots() {
     let cache = scratch("corrupt");
     let hub = settings(&server, &cache);
     let err = Checkpoint::resolve_with("org/corrupt", &hub).unwrap_err();
-    let message = err.to_string();
-    assert!(matches!(err, ModelError::Hub { .. }), "{err:?}");
+    let message = chain(&err);
+    assert!(
+        matches!(hub_error(&err), HubError::Corrupt { .. }),
+        "{err:?}"
+    );
     assert!(!message.contains('\n'), "{message}");
     assert!(
         message.contains("model.safetensors is corrupt: its sha256 is")
@@ -443,7 +509,7 @@ fn a_model_the_hub_does_not_have_is_not_found() {
 
 #[test]
 fn weights_fall_back_to_pytorch_model_bin_and_a_model_without_any_is_refused() {
-    let bin = lmbias_tests::model_dir("tiny-bert-mlm-bin");
+    let bin = lmbias_testing::model_dir("tiny-bert-mlm-bin");
     let server = HubServer::start(vec![
         HubRepo::from_folder("org/bin", COMMIT, &bin),
         tiny("org/noweights").without("model.safetensors"),
@@ -456,8 +522,7 @@ fn weights_fall_back_to_pytorch_model_bin_and_a_model_without_any_is_refused() {
 
     let err = download("org/noweights", &hub).unwrap_err();
     assert!(
-        err.to_string()
-            .ends_with("failed: the model has none of model.safetensors, pytorch_model.bin"),
+        chain(&err).ends_with("failed: the model has none of model.safetensors, pytorch_model.bin"),
         "{err}"
     );
     assert!(!cache.join("models--org--noweights/snapshots").exists());
@@ -472,7 +537,7 @@ fn a_half_made_snapshot_in_the_cache_is_completed() {
     let stale = cache.join("models--org--half/snapshots").join(COMMIT);
     std::fs::create_dir_all(&stale).unwrap();
     std::fs::copy(
-        lmbias_tests::model_dir("tiny-bert-mlm").join("config.json"),
+        lmbias_testing::model_dir("tiny-bert-mlm").join("config.json"),
         stale.join("config.json"),
     )
     .unwrap();

@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 
 use lmbias_encoder::{EncoderError, Layer, Pooling, WordInContext};
-use lmbias_model::{Checkpoint, DeviceKind, hub, load_embedder, load_masked_lm};
+use lmbias_model::testing::{cached_snapshot, download, is_hub_id};
+use lmbias_model::{Checkpoint, DeviceKind, HubSettings, load_embedder, load_masked_lm};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -189,8 +190,8 @@ fn names_and_devices_are_errors_not_panics() {
         if let Err(err) = Checkpoint::resolve(name) {
             assert!(!err.to_string().contains('\n'), "{err}");
         }
-        let _ = hub::is_hub_id(name);
-        let _ = hub::cached_snapshot(&hub::cache_dir(), name);
+        let _ = is_hub_id(name);
+        let _ = cached_snapshot(&lmbias_fetch::hf_cache_dir(), name);
         assert!(name.parse::<DeviceKind>().is_err());
         let err = Checkpoint::from_dir(name, &fixture("no-such-folder")).unwrap_err();
         assert!(!err.to_string().contains('\n'), "{err}");
@@ -215,13 +216,12 @@ fn hub_download_of_odd_names_is_an_error() {
     let endpoint = format!("http://127.0.0.1:{port}");
     let cache = std::env::temp_dir().join(format!("lmbias-odd-names-{}", std::process::id()));
     for name in ["", "   ", "x".repeat(300).as_str()] {
-        let err = hub::download(name, &hub::HubSettings::new(&endpoint, &cache)).unwrap_err();
+        let err = download(name, &HubSettings::new(&endpoint, &cache)).unwrap_err();
         assert!(!err.to_string().contains('\n'), "{err}");
     }
     let _ = std::fs::remove_dir_all(&cache);
 }
 
-#[cfg(feature = "testing")]
 #[test]
 fn hidden_states_hook_refuses_bad_ids() {
     let bert = checkpoint("tiny-bert-mlm");

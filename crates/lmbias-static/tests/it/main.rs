@@ -5,15 +5,14 @@ mod static_formats;
 mod static_glove;
 mod static_model;
 mod static_open;
-mod static_parquet;
 mod static_tokenize;
 
 use std::path::{Path, PathBuf};
 
-/// `tests/fixtures/NAME` of this crate.
+/// `tests/fixtures/static/NAME` of the workspace, its one fixtures root.
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
+        .join("../../tests/fixtures/static")
         .join(name)
 }
 

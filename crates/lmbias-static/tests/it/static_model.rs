@@ -247,7 +247,8 @@ fn static_vectors_in_memory_are_checked() {
     type Pairs = Vec<(&'static str, Vec<f32>)>;
     let cases: [(Pairs, &str); 4] = [
         (vec![], "no vectors"),
-        (vec![("a", vec![])], "\"a\": empty vector"),
+        // Worded as every format's table (lmbias-data's `WordVectors`) words it.
+        (vec![("a", vec![])], "\"a\": no values"),
         (
             vec![("a", vec![1.0]), ("b", vec![1.0, 2.0])],
             "\"b\": 2 values, expected 1",

@@ -1,5 +1,5 @@
 //! `word_tokenize` against NLTK 3.4's (sent-bias's pinned version), from
-//! `tests/fixtures/nltk34_reference.py`.
+//! `tests/fixtures/static/nltk34_reference.py`.
 
 use lmbias_static::word_tokenize;
 

@@ -1,121 +1,66 @@
 //! The SEAT battery against a fake embedder with a planted bias: every number
 //! must equal lmbias-metrics run directly on the same vectors.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::error::Error;
 use std::path::PathBuf;
 
 use lmbias_data::association::{AssociationTest, LoadOptions, Role};
-use lmbias_encoder::{Embedder, EncoderError, Layer, Piece, Pooling, WordInContext};
+use lmbias_encoder::testing::{FakeEmbedder, noise};
+use lmbias_encoder::{EncoderError, Layer, Pooling};
 use lmbias_metrics::correction;
 use lmbias_metrics::weat::{self, Associations, Options};
 use lmbias_studies::seat::{
-    self, Battery, Copies, CoverageFlag, Lost, LostExample, Refusal, SeatError, SeatOptions,
-    SeatRow,
+    self, Battery, BatteryResult, Copies, CoverageFlag, Lost, LostExample, Refusal, SeatError,
+    SeatOptions, SeatRow,
 };
 
 const DIM: usize = 6;
 
-/// Vectors: deterministic noise from the text's hash, plus `bias` times the
-/// first axis (a text with `NAN` gets a NaN on the third). Pieces: one per 4
-/// characters of a word; a word with a `q` is unknown.
-struct FakeEmbedder {
-    name: &'static str,
-    bias: HashMap<&'static str, f32>,
-    embedded: RefCell<Vec<String>>,
-    calls: RefCell<usize>,
-    lowercases: bool,
+/// Vectors: deterministic noise from the text ([`noise`]), plus `bias` times the first
+/// axis (a text with `NAN` gets a NaN on the third). A call with a `FAIL` text is refused
+/// as too long, one with a `CRASH` text as out of memory. Pieces: one per 4 characters
+/// of a word; a word with a `q` is unknown.
+fn fake(name: &str, bias: &[(&'static str, f32)]) -> FakeEmbedder {
+    let bias: HashMap<&'static str, f32> = bias.iter().copied().collect();
+    FakeEmbedder::new(name, DIM)
+        .with_text_vectors(move |text| {
+            let mut v = noise(text, DIM);
+            v[0] += bias.get(text).copied().unwrap_or(0.0);
+            if text.contains("NAN") {
+                v[2] = f32::NAN;
+            }
+            v
+        })
+        .refusing("FAIL", |index, text| EncoderError::TooLong {
+            index,
+            tokens: 600,
+            max: 512,
+            text: text.to_owned(),
+        })
+        .refusing("CRASH", |_, _| {
+            EncoderError::Backend("out of memory".into())
+        })
 }
 
-impl FakeEmbedder {
-    fn new(name: &'static str, bias: &[(&'static str, f32)]) -> Self {
-        FakeEmbedder {
-            name,
-            bias: bias.iter().copied().collect(),
-            embedded: RefCell::new(Vec::new()),
-            calls: RefCell::new(0),
-            lowercases: false,
-        }
+/// The tests as one battery, without lower-cased copies, run on each model in turn:
+/// rows in model then battery order, Holm and BH within each model's run.
+fn run(
+    models: &[&FakeEmbedder],
+    tests: &[AssociationTest],
+    options: &SeatOptions,
+) -> Result<BatteryResult, SeatError> {
+    let battery = Battery::new(tests.iter().cloned().map(|t| (t, None)).collect())?;
+    let mut result = BatteryResult::default();
+    for model in models {
+        result.append(seat::run_battery(
+            *model,
+            &battery,
+            options,
+            Copies::AsWritten,
+        )?);
     }
-
-    fn vector(&self, text: &str) -> Vec<f32> {
-        // FNV-1a, then an LCG: the same text always gets the same noise.
-        let mut h: u64 = 0xcbf29ce484222325;
-        for b in text.bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
-        }
-        let mut v: Vec<f32> = (0..DIM)
-            .map(|_| {
-                h = h
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((h >> 40) as f32 / (1u64 << 24) as f32) - 0.5
-            })
-            .collect();
-        v[0] += self.bias.get(text).copied().unwrap_or(0.0);
-        if text.contains("NAN") {
-            v[2] = f32::NAN;
-        }
-        v
-    }
-}
-
-impl Embedder for FakeEmbedder {
-    fn model_name(&self) -> &str {
-        self.name
-    }
-    fn hidden_size(&self) -> usize {
-        DIM
-    }
-    fn num_layers(&self) -> usize {
-        1
-    }
-    fn default_pooling(&self) -> Pooling {
-        Pooling::Cls
-    }
-    fn embed(&self, texts: &[&str], _: Pooling, _: Layer) -> Result<Vec<Vec<f32>>, EncoderError> {
-        *self.calls.borrow_mut() += 1;
-        if let Some(index) = texts.iter().position(|t| t.contains("FAIL")) {
-            return Err(EncoderError::TooLong {
-                index,
-                tokens: 600,
-                max: 512,
-                text: texts[index].to_owned(),
-            });
-        }
-        if texts.iter().any(|t| t.contains("CRASH")) {
-            return Err(EncoderError::Backend("out of memory".into()));
-        }
-        self.embedded
-            .borrow_mut()
-            .extend(texts.iter().map(|t| t.to_string()));
-        Ok(texts.iter().map(|t| self.vector(t)).collect())
-    }
-    fn embed_words(
-        &self,
-        _: &[WordInContext<'_>],
-        _: Layer,
-    ) -> Result<Vec<Vec<f32>>, EncoderError> {
-        unreachable!("SEAT embeds whole texts")
-    }
-    fn tokenize(&self, text: &str) -> Result<Vec<Piece>, EncoderError> {
-        Ok(text
-            .split_whitespace()
-            .flat_map(|w| {
-                let n = w.chars().count().div_ceil(4);
-                let unknown = w.contains('q');
-                (0..n).map(move |i| Piece {
-                    id: i as u32,
-                    token: w.to_owned(),
-                    unknown,
-                })
-            })
-            .collect())
-    }
-    fn lowercases(&self) -> bool {
-        self.lowercases
-    }
+    Ok(result)
 }
 
 struct TempDir(PathBuf);
@@ -222,12 +167,12 @@ fn options() -> SeatOptions {
 fn battery_matches_metrics_on_the_same_vectors() {
     let dir = TempDir::new("match");
     let tests = battery(&dir);
-    let model = FakeEmbedder::new("fake", &planted());
-    let rows = seat::run(&[&model], &tests, &options()).unwrap().rows;
+    let model = fake("fake", &planted());
+    let rows = run(&[&model], &tests, &options()).unwrap().rows;
     assert_eq!(rows.len(), 3);
 
     for (row, test) in rows.iter().zip(&tests) {
-        let vecs = |set: &[String]| set.iter().map(|t| model.vector(t)).collect::<Vec<_>>();
+        let vecs = |set: &[String]| set.iter().map(|t| model.text_vector(t)).collect::<Vec<_>>();
         let assoc = Associations::from_vectors(
             &vecs(test.targ1().examples()),
             &vecs(test.targ2().examples()),
@@ -282,9 +227,9 @@ fn battery_matches_metrics_on_the_same_vectors() {
 fn each_distinct_text_is_embedded_once_per_model() {
     let dir = TempDir::new("once");
     let tests = battery(&dir);
-    let model = FakeEmbedder::new("fake", &planted());
-    seat::run(&[&model], &tests, &options()).unwrap();
-    let embedded = model.embedded.borrow();
+    let model = fake("fake", &planted());
+    run(&[&model], &tests, &options()).unwrap();
+    let embedded = model.embedded();
     let mut distinct = embedded.clone();
     distinct.sort();
     distinct.dedup();
@@ -292,18 +237,16 @@ fn each_distinct_text_is_embedded_once_per_model() {
     // 5 + 5 + 4 + 4 shared by the first two tests, + 8 new targets in the third.
     assert_eq!(distinct.len(), 26);
     // In one call: the model batches internally.
-    assert_eq!(*model.calls.borrow(), 1);
+    assert_eq!(model.calls(), 1);
 }
 
 #[test]
 fn several_models_make_one_table_corrected_per_model() {
     let dir = TempDir::new("models");
     let tests = battery(&dir);
-    let biased = FakeEmbedder::new("biased", &planted());
-    let neutral = FakeEmbedder::new("neutral", &[]);
-    let rows = seat::run(&[&biased, &neutral], &tests, &options())
-        .unwrap()
-        .rows;
+    let biased = fake("biased", &planted());
+    let neutral = fake("neutral", &[]);
+    let rows = run(&[&biased, &neutral], &tests, &options()).unwrap().rows;
     let names: Vec<_> = rows
         .iter()
         .map(|r| (r.model.as_str(), r.test.as_str()))
@@ -330,8 +273,8 @@ fn several_models_make_one_table_corrected_per_model() {
 fn coverage_counts_pieces_and_flags_rare_targets() {
     let dir = TempDir::new("coverage");
     let tests = battery(&dir);
-    let model = FakeEmbedder::new("fake", &planted());
-    let rows = seat::run(&[&model], &tests, &options()).unwrap().rows;
+    let model = fake("fake", &planted());
+    let rows = run(&[&model], &tests, &options()).unwrap().rows;
 
     // Flowers: all ≤ 5 chars; "tulip", "daisy" have 5 chars → 2 pieces.
     let flowers = &rows[0].coverage.sets[0];
@@ -409,8 +352,8 @@ fn one_test(dir: &TempDir, attr2: &[&str]) -> Vec<AssociationTest> {
 fn a_text_the_model_cannot_encode_names_test_and_set() {
     let dir = TempDir::new("fail");
     let tests = one_test(&dir, &["g", "FAIL here"]);
-    let model = FakeEmbedder::new("fake", &[]);
-    let err = seat::run(&[&model], &tests, &options()).unwrap_err();
+    let model = fake("fake", &[]);
+    let err = run(&[&model], &tests, &options()).unwrap_err();
     let msg = chain(&err);
     assert!(
         matches!(
@@ -424,7 +367,7 @@ fn a_text_the_model_cannot_encode_names_test_and_set() {
     );
     assert_eq!(err.test(), Some("broken"));
     // Found from the error's index, without embedding texts one at a time.
-    assert_eq!(*model.calls.borrow(), 1);
+    assert_eq!(model.calls(), 1);
     // The cause is printed once, after the test and set.
     assert_eq!(
         msg,
@@ -439,8 +382,8 @@ fn a_text_the_model_cannot_encode_names_test_and_set() {
 fn a_non_finite_vector_names_the_model_and_text() {
     let dir = TempDir::new("nan");
     let tests = one_test(&dir, &["g", "NAN here"]);
-    let model = FakeEmbedder::new("fake", &[]);
-    let err = seat::run(&[&model], &tests, &options()).unwrap_err();
+    let model = fake("fake", &[]);
+    let err = run(&[&model], &tests, &options()).unwrap_err();
     assert!(
         matches!(
             err,
@@ -462,8 +405,8 @@ fn a_non_finite_vector_names_the_model_and_text() {
 fn a_failure_of_the_whole_call_names_the_model() {
     let dir = TempDir::new("crash");
     let tests = one_test(&dir, &["g", "CRASH"]);
-    let model = FakeEmbedder::new("fake", &[]);
-    let err = seat::run(&[&model], &tests, &options()).unwrap_err();
+    let model = fake("fake", &[]);
+    let err = run(&[&model], &tests, &options()).unwrap_err();
     assert!(matches!(err, SeatError::Embed { .. }), "{err}");
     assert_eq!(err.test(), None);
     assert_eq!(
@@ -474,8 +417,8 @@ fn a_failure_of_the_whole_call_names_the_model() {
 
 #[test]
 fn an_empty_battery_is_an_error() {
-    let model = FakeEmbedder::new("fake", &[]);
-    let err = seat::run(&[&model], &[], &options()).unwrap_err();
+    let model = fake("fake", &[]);
+    let err = run(&[&model], &[], &options()).unwrap_err();
     assert_eq!(err.to_string(), "the battery has no tests");
 }
 
@@ -517,9 +460,8 @@ fn an_uncased_model_runs_the_lowercased_copy_only_when_asked() {
     ])
     .unwrap();
     assert_eq!(battery.copies().len(), 1);
-    let cased = FakeEmbedder::new("cased", &planted());
-    let mut uncased = FakeEmbedder::new("uncased", &planted());
-    uncased.lowercases = true;
+    let cased = fake("cased", &planted());
+    let uncased = fake("uncased", &planted()).lowercasing();
     let copy_flags = |rows: &[SeatRow]| -> Vec<(String, bool)> {
         rows.iter()
             .map(|r| (r.test.clone(), r.lowercased_copy))
@@ -535,16 +477,16 @@ fn an_uncased_model_runs_the_lowercased_copy_only_when_asked() {
             .rows;
         assert_eq!(copy_flags(&rows), as_written, "{copies:?}");
     }
-    assert!(cased.embedded.borrow().iter().any(|t| t == "Berxwedanxx"));
-    assert!(!cased.embedded.borrow().iter().any(|t| t == "berxwedanxx"));
+    assert!(cased.embedded().iter().any(|t| t == "Berxwedanxx"));
+    assert!(!cased.embedded().iter().any(|t| t == "berxwedanxx"));
 
     // An uncased model, by default: exactly the tests as written, no copy.
     let given = seat::run_battery(&uncased, &battery, &options(), Copies::AsWritten)
         .unwrap()
         .rows;
     assert_eq!(copy_flags(&given), as_written);
-    assert!(uncased.embedded.borrow().iter().any(|t| t == "Berxwedanxx"));
-    assert!(!uncased.embedded.borrow().iter().any(|t| t == "berxwedanxx"));
+    assert!(uncased.embedded().iter().any(|t| t == "Berxwedanxx"));
+    assert!(!uncased.embedded().iter().any(|t| t == "berxwedanxx"));
 
     // Asked: the same rows, then the copy's, named as the battery lists its test.
     let both = seat::run_battery(&uncased, &battery, &options(), Copies::AlsoLowercased)
@@ -554,7 +496,7 @@ fn an_uncased_model_runs_the_lowercased_copy_only_when_asked() {
     expected.push(("c_rare".to_owned(), true));
     assert_eq!(copy_flags(&both), expected);
     assert_eq!(both[..3], given[..]);
-    assert!(uncased.embedded.borrow().iter().any(|t| t == "berxwedanxx"));
+    assert!(uncased.embedded().iter().any(|t| t == "berxwedanxx"));
     // The copy is a run of one test: Holm and BH leave its p as it is.
     assert_eq!(
         (both[3].p_holm, both[3].p_bh),
@@ -653,7 +595,7 @@ fn dropped_examples_are_listed_and_refused_tests_do_not_stop_the_battery() {
     let dir = TempDir::new("lost");
     let tests = lossy_battery(&dir);
     let battery = Battery::new(tests.iter().map(|t| (t.clone(), None)).collect()).unwrap();
-    let model = FakeEmbedder::new("fake", &planted());
+    let model = fake("fake", &planted());
     let result = seat::run_battery(&model, &battery, &dropping(), Copies::AsWritten).unwrap();
 
     // The two tests that still fit WEAT ran, the two others are refused, in battery order.
@@ -708,13 +650,13 @@ fn dropped_examples_are_listed_and_refused_tests_do_not_stop_the_battery() {
     // Coverage still describes the test as written.
     assert_eq!(a.coverage.sets[0].examples, 6);
     for text in ["quince", "squid", "quiet", "quiz", "quilt", "beetle"] {
-        let embedded = model.embedded.borrow();
+        let embedded = model.embedded();
         assert!(!embedded.iter().any(|t| t == text), "{text} was embedded");
     }
     assert!(result.rows[1].lost.is_empty());
 
     // The numbers are the metrics' on the examples kept.
-    let vecs = |set: &[&str]| set.iter().map(|t| model.vector(t)).collect::<Vec<_>>();
+    let vecs = |set: &[&str]| set.iter().map(|t| model.text_vector(t)).collect::<Vec<_>>();
     let assoc = Associations::from_vectors(
         &vecs(FLOWERS),
         &vecs(INSECTS),
@@ -764,10 +706,10 @@ fn dropped_examples_are_listed_and_refused_tests_do_not_stop_the_battery() {
 fn unequal_sizes_allowed_are_not_refused() {
     let dir = TempDir::new("unequal-allowed");
     let tests = lossy_battery(&dir);
-    let model = FakeEmbedder::new("fake", &planted());
+    let model = fake("fake", &planted());
     let mut options = dropping();
     options.weat.allow_unequal_sizes = true;
-    let result = seat::run_model(&model, &tests[2..3], &options).unwrap();
+    let result = run(&[&model], &tests[2..3], &options).unwrap();
     assert!(result.refused.is_empty());
     assert_eq!(result.rows[0].sizes.targ1, 2);
     assert_eq!(result.rows[0].lost, [lost(Role::Targ1, "quilt")]);
@@ -777,9 +719,9 @@ fn unequal_sizes_allowed_are_not_refused() {
 fn a_battery_refused_whole_asks_the_model_nothing() {
     let dir = TempDir::new("all-refused");
     let tests = lossy_battery(&dir);
-    let model = FakeEmbedder::new("fake", &planted());
-    let result = seat::run(&[&model], &tests[1..3], &dropping()).unwrap();
+    let model = fake("fake", &planted());
+    let result = run(&[&model], &tests[1..3], &dropping()).unwrap();
     assert!(result.rows.is_empty());
     assert_eq!(result.refused.len(), 2);
-    assert_eq!(*model.calls.borrow(), 0);
+    assert_eq!(model.calls(), 0);
 }

