@@ -5,6 +5,7 @@ templates while the CLI and Python used each word's own vector)."""
 import json
 import os
 import subprocess
+from pathlib import Path
 
 import lmbias
 from conftest import REPO, probe_rows
@@ -20,8 +21,13 @@ def xtask_probe(out):
     """`cargo xtask reproduce-paper` on GloVe, the probe only: its run of the pair, how the
     words became vectors, and the run's provenance (results.json is `lmbias probe --json`'s
     shape, one entry per pair)."""
+    # The binary `cargo test --workspace` built (as .ci/run does first): `cargo xtask` alone would
+    # resolve xtask's features by themselves and rebuild Burn for minutes.
+    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+    built = Path(os.environ.get("LMBIAS_XTASK", target / "debug" / "xtask"))
+    command = [str(built)] if built.is_file() else ["cargo", "xtask"]
     done = subprocess.run(
-        ["cargo", "xtask", "reproduce-paper", "--models", "glove-6b-50d", "--study", "probe", "--out", str(out)],
+        [*command, "reproduce-paper", "--models", "glove-6b-50d", "--study", "probe", "--out", str(out)],
         cwd=REPO, capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"),
     )
     assert done.returncode == 0, done.stderr
