@@ -2,4 +2,6 @@
 //! test binary of its own, and each linked the whole dependency tree.
 
 mod hub;
+mod slurm;
+mod support;
 mod tiny;

@@ -8,6 +8,8 @@ use std::process::Command;
 
 use lmbias_testing::model_dir;
 
+use crate::support::tree;
+
 /// Copies a fixture folder to `$HF_HOME/hub/models--ORG--NAME/snapshots/REV/`.
 fn place_in_cache(hub: &Path, id: &str, fixture_name: &str) {
     let snapshot = hub
@@ -280,23 +282,6 @@ fn glove_runs_the_english_battery_and_caliskans_table() {
 }
 
 /// Every file under `dir`, by path relative to it, with its bytes.
-fn tree(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
-    let mut files = std::collections::BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let bytes = std::fs::read(&path).unwrap();
-                files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), bytes);
-            }
-        }
-    }
-    files
-}
-
 fn xtask(args: &[&str], hf_home: &Path) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(args)
