@@ -75,6 +75,9 @@ class Prediction(TypedDict):
     """One proposal at a mask."""
 
     token: str
+    """The piece as the vocabulary writes it (``Ġthou`` in RoBERTa)."""
+    text: str
+    """The piece as text, without the space a word-initial marker stands for (``thou``)."""
     id: int
     prob: float
 
@@ -186,7 +189,7 @@ class Model:
         """Transformer blocks; layers 0 (embeddings) … num_layers exist (0 for static vectors)."""
     @property
     def default_pooling(self) -> Pooling:
-        """The model's own sentence vector: the pooling a sentence-transformers folder declares, else "cls" for BERT, "mean" for T5."""
+        """The model's own sentence vector: the pooling a sentence-transformers folder declares, else "cls" for BERT, "mean" for T5 and for BERT's descendants (RoBERTa, XLM-R, CamemBERT, ELECTRA, DistilBERT)."""
     @property
     def provenance(self) -> ModelProvenance:
         """What pins the model, as every study's provenance names it."""

@@ -57,7 +57,7 @@ pub fn run(args: FillMaskArgs) -> anyhow::Result<()> {
                     out,
                     "  {:>4}  {:<20} {:>8}  {:>9.6}",
                     rank + 1,
-                    p.token,
+                    p.text,
                     p.id,
                     p.prob
                 )?;

@@ -224,8 +224,11 @@ pub struct WordInContext<'a> {
 /// One proposal for a masked position.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prediction {
-    /// The proposed piece as the vocabulary writes it.
+    /// The proposed piece as the vocabulary writes it (`Ġthou` in RoBERTa).
     pub token: String,
+    /// The piece as text, without the space a word-initial marker stands for (`thou`):
+    /// what a reader is shown and what valence annotations are matched against.
+    pub text: String,
     /// Its vocabulary id.
     pub id: u32,
     /// Its softmax probability at the mask.

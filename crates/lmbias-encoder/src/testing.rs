@@ -301,6 +301,7 @@ impl MaskedLm for FakeMaskedLm {
                     .take(top_k)
                     .map(|(token, prob)| Prediction {
                         token: token.clone(),
+                        text: token.clone(),
                         id: self.id(token),
                         prob: *prob,
                     })

@@ -451,8 +451,10 @@ impl<N: MaskedNetwork> MaskedLm for Adapter<N> {
                                 "the model predicts id {id}, which the tokenizer's vocabulary does not have"
                             ))
                         })?;
+                        let text = self.tokenizer.piece_text(id).unwrap_or_else(|| token.clone());
                         Ok(Prediction {
                             token,
+                            text,
                             id,
                             prob: probs[id as usize],
                         })

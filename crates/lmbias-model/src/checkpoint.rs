@@ -34,9 +34,94 @@ pub enum Architecture {
     BertEncoder,
     /// BERT with its masked-language-modelling head (`BertForMaskedLM`, `BertForPreTraining`).
     BertMaskedLm,
+    /// A RoBERTa, XLM-R or CamemBERT encoder (`RobertaModel`, `XLMRobertaModel`, `CamembertModel`).
+    RobertaEncoder,
+    /// RoBERTa, XLM-R or CamemBERT with its `lm_head` (`…ForMaskedLM`).
+    RobertaMaskedLm,
+    /// An ELECTRA encoder: a discriminator (`ElectraForPreTraining`) or `ElectraModel`.
+    ElectraEncoder,
+    /// An ELECTRA generator (`ElectraForMaskedLM`).
+    ElectraMaskedLm,
+    /// A DistilBERT encoder (`DistilBertModel`).
+    DistilBertEncoder,
+    /// DistilBERT with its head (`DistilBertForMaskedLM`).
+    DistilBertMaskedLm,
     /// The encoder of a T5 / T5 v1.1 / mT5 checkpoint (any decoder or LM head is ignored).
     T5Encoder,
 }
+
+impl Architecture {
+    /// Whether the checkpoint has a masked-language-modelling head (fill-mask, valence).
+    pub fn has_mlm_head(self) -> bool {
+        matches!(
+            self,
+            Architecture::BertMaskedLm
+                | Architecture::RobertaMaskedLm
+                | Architecture::ElectraMaskedLm
+                | Architecture::DistilBertMaskedLm
+        )
+    }
+}
+
+/// A supported `model_type`: the classes whose checkpoints hold the bare encoder, those that
+/// hold the masked-LM head, and the architecture of each. A checkpoint of another class (a
+/// classifier, a QA head) is refused, naming it: its extra weights are not what lmbias
+/// measures, and its encoder may have been fine-tuned away from the pretrained one.
+struct Family {
+    model_type: &'static str,
+    encoders: &'static [&'static str],
+    encoder: Architecture,
+    heads: &'static [&'static str],
+    head: Architecture,
+}
+
+const FAMILIES: [Family; 6] = [
+    Family {
+        model_type: "bert",
+        encoders: &["BertModel"],
+        encoder: Architecture::BertEncoder,
+        heads: &["BertForMaskedLM", "BertForPreTraining"],
+        head: Architecture::BertMaskedLm,
+    },
+    Family {
+        model_type: "roberta",
+        encoders: &["RobertaModel"],
+        encoder: Architecture::RobertaEncoder,
+        heads: &["RobertaForMaskedLM"],
+        head: Architecture::RobertaMaskedLm,
+    },
+    Family {
+        model_type: "xlm-roberta",
+        encoders: &["XLMRobertaModel"],
+        encoder: Architecture::RobertaEncoder,
+        heads: &["XLMRobertaForMaskedLM"],
+        head: Architecture::RobertaMaskedLm,
+    },
+    Family {
+        model_type: "camembert",
+        encoders: &["CamembertModel"],
+        encoder: Architecture::RobertaEncoder,
+        heads: &["CamembertForMaskedLM"],
+        head: Architecture::RobertaMaskedLm,
+    },
+    Family {
+        model_type: "electra",
+        encoders: &["ElectraModel", "ElectraForPreTraining"],
+        encoder: Architecture::ElectraEncoder,
+        heads: &["ElectraForMaskedLM"],
+        head: Architecture::ElectraMaskedLm,
+    },
+    Family {
+        model_type: "distilbert",
+        encoders: &["DistilBertModel"],
+        encoder: Architecture::DistilBertEncoder,
+        heads: &["DistilBertForMaskedLM"],
+        head: Architecture::DistilBertMaskedLm,
+    },
+];
+
+/// The `model_type` values lmbias loads, for error messages.
+const SUPPORTED: &str = "bert, roberta, xlm-roberta, camembert, electra, distilbert, t5, mt5";
 
 /// Where a checkpoint came from: what pins the weights a result was computed with, for a
 /// front-end's provenance record.
@@ -267,27 +352,32 @@ fn architecture_of(path: &Path, fields: &ArchitectureFields) -> Result<Architect
         path: path.to_path_buf(),
         message,
     };
-    match fields.model_type.as_deref() {
-        Some("bert") => {}
+    let model_type = match fields.model_type.as_deref() {
         Some("t5" | "mt5") => return t5_architecture(fields, unsupported),
-        Some(other) => {
-            return Err(unsupported(format!(
-                "model_type {other:?} (supported: bert, t5, mt5)"
-            )));
-        }
+        Some(model_type) => model_type,
         None => return Err(unsupported("no model_type field".to_string())),
-    }
+    };
+    let Some(family) = FAMILIES.iter().find(|f| f.model_type == model_type) else {
+        return Err(unsupported(format!(
+            "model_type {model_type:?} (supported: {SUPPORTED})"
+        )));
+    };
     // No `architectures` (older exports) means the bare encoder.
-    let mut kind = Architecture::BertEncoder;
+    let mut kind = family.encoder;
     for arch in &fields.architectures {
-        match arch.as_str() {
-            "BertModel" => {}
-            "BertForMaskedLM" | "BertForPreTraining" => kind = Architecture::BertMaskedLm,
-            other => {
-                return Err(unsupported(format!(
-                    "architectures contains {other:?} (supported: BertModel, BertForMaskedLM, BertForPreTraining)"
-                )));
-            }
+        if family.heads.contains(&arch.as_str()) {
+            kind = family.head;
+        } else if !family.encoders.contains(&arch.as_str()) {
+            return Err(unsupported(format!(
+                "architectures contains {arch:?} (supported for {model_type}: {})",
+                family
+                    .encoders
+                    .iter()
+                    .chain(family.heads)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
         }
     }
     Ok(kind)
@@ -341,7 +431,8 @@ mod tests {
         let err = architecture_of(p, &f(Some("gpt2"), &[])).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "config.json: unsupported architecture: model_type \"gpt2\" (supported: bert, t5, mt5)"
+            "config.json: unsupported architecture: model_type \"gpt2\" (supported: bert, roberta, \
+             xlm-roberta, camembert, electra, distilbert, t5, mt5)"
         );
         let err = architecture_of(p, &f(Some("bert"), &["BertForSequenceClassification"]))
             .unwrap_err()

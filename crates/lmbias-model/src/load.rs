@@ -26,10 +26,9 @@ pub(crate) fn any_embedder(
 ) -> Result<Box<dyn AnyEmbedder>, ModelError> {
     let device = device.device()?;
     Ok(match checkpoint.architecture() {
-        Architecture::BertEncoder | Architecture::BertMaskedLm => {
-            Box::new(Adapter::<Bert>::load(checkpoint, &device)?)
-        }
         Architecture::T5Encoder => Box::new(Adapter::<T5Encoder>::load(checkpoint, &device)?),
+        // BERT and its descendants (`Variant`).
+        _ => Box::new(Adapter::<Bert>::load(checkpoint, &device)?),
     })
 }
 
@@ -44,11 +43,12 @@ pub fn load_masked_lm(
         architectures: checkpoint.architectures().to_vec(),
     };
     let device = || device.device();
-    Ok(match checkpoint.architecture() {
-        Architecture::BertMaskedLm => Box::new(Adapter::<BertForMaskedLm>::load_masked(
-            checkpoint,
-            &device()?,
-        )?),
-        Architecture::BertEncoder | Architecture::T5Encoder => return Err(no_head()),
-    })
+    if !checkpoint.architecture().has_mlm_head() {
+        return Err(no_head());
+    }
+    // Every head lmbias reads belongs to BERT or one of its descendants (`Variant`).
+    Ok(Box::new(Adapter::<BertForMaskedLm>::load_masked(
+        checkpoint,
+        &device()?,
+    )?))
 }

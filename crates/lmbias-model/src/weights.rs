@@ -258,6 +258,16 @@ impl<'a> Weights<'a> {
         ))
     }
 
+    /// A tensor computed rather than read (a table the checkpoint need not store), on the
+    /// file's device.
+    pub(crate) fn constant<const D: usize>(
+        &self,
+        values: Vec<f32>,
+        shape: [usize; D],
+    ) -> Tensor<D> {
+        Tensor::from_data(TensorData::new(values, shape), &self.file.device)
+    }
+
     /// A torch `[out, in]` weight `name` as a contiguous Burn `[in, out]` tensor.
     pub(crate) fn transposed(
         &self,

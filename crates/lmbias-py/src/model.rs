@@ -189,6 +189,7 @@ impl Model {
             for p in text {
                 let dict = PyDict::new(py);
                 dict.set_item("token", p.token)?;
+                dict.set_item("text", p.text)?;
                 dict.set_item("id", p.id)?;
                 dict.set_item("prob", p.prob)?;
                 list.append(dict)?;

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use lmbias_encoder::{Embedder, MaskedLm, Pooling};
-use lmbias_model::{Architecture, Checkpoint, DeviceKind, HubSettings, Origin};
+use lmbias_model::{Checkpoint, DeviceKind, HubSettings, Origin};
 use lmbias_static::StaticEmbeddings;
 use lmbias_studies::seat::Lost;
 
@@ -137,7 +137,7 @@ impl Model {
     /// head, read from its config (static vectors and bare encoders cannot fill a mask).
     pub fn fills_masks(&self) -> bool {
         self.checkpoint()
-            .is_some_and(|c| c.architecture() == Architecture::BertMaskedLm)
+            .is_some_and(|c| c.architecture().has_mlm_head())
     }
 
     /// The checkpoint, for a model that is one.

@@ -34,7 +34,8 @@ pub const K_SWEEP: [usize; 3] = [5, 10, 20];
 /// One proposed token, scored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TokenScore {
-    /// The piece as the model's vocabulary writes it.
+    /// The proposed piece as text (its vocabulary form without a word-initial marker:
+    /// `thou` for RoBERTa's `Ġthou`), as annotations are matched.
     pub token: String,
     /// Its vocabulary id.
     pub id: u32,
@@ -403,9 +404,9 @@ pub fn score(
     let tokens: Vec<TokenScore> = predictions
         .iter()
         .map(|p| {
-            let (valence, annotation) = dataset.token_valence(sentence, &p.token);
+            let (valence, annotation) = dataset.token_valence(sentence, &p.text);
             TokenScore {
-                token: p.token.clone(),
+                token: p.text.clone(),
                 id: p.id,
                 prob: f64::from(p.prob),
                 valence: valence.map_or(0.0, |v| v.value()),

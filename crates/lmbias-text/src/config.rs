@@ -121,17 +121,21 @@ impl TokenizerConfig {
         generic_class || (self.config.is_none() && self.model_type.is_none())
     }
 
-    /// Whether AutoTokenizer resolves to T5Tokenizer: by `tokenizer_class`, or by the
-    /// model type when no class is named.
-    pub(crate) fn loads_t5(&self) -> bool {
+    /// Whether AutoTokenizer resolves to a class that rebuilds a SentencePiece pipeline in
+    /// its `__init__` (T5Tokenizer, XLMRobertaTokenizer, CamembertTokenizer in transformers
+    /// 5): by `tokenizer_class`, or by the model type when no class is named.
+    pub(crate) fn rebuilds_sentencepiece(&self) -> bool {
         match self.tokenizer_class() {
             Some(class) => {
                 matches!(
                     class.trim_end_matches("Fast"),
-                    "T5Tokenizer" | "MT5Tokenizer"
+                    "T5Tokenizer" | "MT5Tokenizer" | "XLMRobertaTokenizer" | "CamembertTokenizer"
                 )
             }
-            None => matches!(self.model_type.as_ref(), Some(Some(t)) if t == "t5" || t == "mt5"),
+            None => matches!(
+                self.model_type.as_ref(),
+                Some(Some(t)) if matches!(t.as_str(), "t5" | "mt5" | "xlm-roberta" | "camembert")
+            ),
         }
     }
 

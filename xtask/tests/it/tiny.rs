@@ -572,3 +572,78 @@ fn an_unwritable_out_fails_before_computing() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `reproduce-paper --models DIR,…` on a checkpoint of every family besides BERT and T5:
+/// the masked-LM ones run the valence study, every one runs SEAT (both batteries, as every
+/// checkpoint does) and the probe.
+#[test]
+fn every_family_runs_through_reproduce_paper() {
+    let root = std::env::temp_dir().join(format!("lmbias-families-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let families = [
+        ("tiny-roberta-mlm", true),
+        ("tiny-roberta-base", false),
+        ("tiny-xlmr-mlm", true),
+        ("tiny-camembert-mlm", true),
+        ("tiny-distilbert-mlm", true),
+        ("tiny-electra-generator", true),
+        ("tiny-electra-discriminator", false),
+    ];
+    let models = families
+        .map(|(m, _)| model_dir(m).display().to_string())
+        .join(",");
+    let out = root.join("out");
+    let output = xtask(
+        &[
+            "reproduce-paper",
+            "--models",
+            &models,
+            "--n-samples",
+            "100",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root.join("hf"),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let json =
+        |file: &str| -> serde_json::Value { serde_json::from_str(&read(&out.join(file))).unwrap() };
+    let named = |value: &serde_json::Value, key: &str| -> Vec<String> {
+        value[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["model"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let valence = named(&json("valence/results.json"), "results");
+    let probe = named(&json("probe/results.json"), "runs");
+    let report = read(&out.join("REPORT.md"));
+    assert!(!report.contains("unsupported architecture"), "{report}");
+    for (name, head) in families {
+        let path = model_dir(name).display().to_string();
+        assert!(
+            stderr.contains(&format!("using {path} from folder")),
+            "{name}: {stderr}"
+        );
+        assert_eq!(
+            valence.contains(&path),
+            head,
+            "{name} in valence: {valence:?}"
+        );
+        // The fixtures read 64 positions: each family's own tokenizer finds the first
+        // Double Bind text too long, and the battery stops there, listed with its reason.
+        assert!(
+            report.contains(&format!("| seat | {path} | battery en: "))
+                && report.contains("more than the model's 64 positions"),
+            "{name}: {report}"
+        );
+        // The probe runs, or its SVM's failure on a near-degenerate tiny model is listed.
+        assert!(
+            probe.contains(&path) || report.contains(&format!("| probe | {path} | ")),
+            "{name} in probe: {probe:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

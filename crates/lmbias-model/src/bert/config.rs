@@ -8,6 +8,8 @@ use crate::checkpoint::{Checkpoint, read_json};
 use crate::error::ModelError;
 use crate::gelu::gelu;
 
+use super::variant::{self, Variant};
+
 /// transformers' `BertConfig` names and defaults; other fields are ignored.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct BertConfig {
@@ -38,6 +40,18 @@ pub(crate) struct BertConfig {
     /// model trained from scratch).
     #[serde(default = "default_initializer_range")]
     pub(super) initializer_range: f64,
+    /// The padding token's id: RoBERTa numbers positions from the one after it.
+    #[serde(default)]
+    pub(super) pad_token_id: Option<usize>,
+    /// ELECTRA's embedding width, projected to `hidden_size` where it differs.
+    #[serde(default)]
+    pub(super) embedding_size: Option<usize>,
+    /// DistilBERT's fixed sinusoidal position table, computed where a checkpoint lacks it.
+    #[serde(skip)]
+    pub(super) sinusoidal_positions: bool,
+    /// Which of BERT's descendants this is: set from the checkpoint's `model_type`.
+    #[serde(skip)]
+    pub(super) variant: Variant,
 }
 
 fn default_initializer_range() -> f64 {
@@ -99,6 +113,10 @@ impl BertConfig {
             hidden_dropout_prob: default_dropout(),
             attention_probs_dropout_prob: default_dropout(),
             initializer_range: default_initializer_range(),
+            pad_token_id: None,
+            embedding_size: None,
+            sinusoidal_positions: false,
+            variant: Variant::Bert,
         })
     }
 
@@ -126,9 +144,42 @@ impl BertConfig {
         })
     }
 
-    /// The longest input (learned positions).
+    /// The longest input (learned positions): RoBERTa's table starts after the padding
+    /// token's id (514 rows for 512 tokens).
     pub(crate) fn max_positions(&self) -> usize {
         self.max_position_embeddings
+            .saturating_sub(self.position_offset())
+    }
+
+    /// The position id of a text's first token.
+    pub(super) fn position_offset(&self) -> usize {
+        match self.variant {
+            Variant::Roberta => self.pad_token_id.unwrap_or(1) + 1,
+            _ => 0,
+        }
+    }
+
+    /// Width of the embeddings: ELECTRA's `embedding_size` (transformers' default 128),
+    /// else the hidden size.
+    pub(super) fn embedding_size(&self) -> usize {
+        match self.variant {
+            Variant::Electra => self.embedding_size.unwrap_or(128),
+            _ => self.hidden_size,
+        }
+    }
+
+    /// The activation of the masked-LM head's transform: RoBERTa's `lm_head` and ELECTRA's
+    /// generator use exact GELU whatever `hidden_act` says.
+    pub(super) fn head_activation(&self) -> Activation {
+        match self.variant {
+            Variant::Roberta | Variant::Electra => Activation::Gelu,
+            Variant::Bert | Variant::DistilBert => self.hidden_act,
+        }
+    }
+
+    /// Which of BERT's descendants this is.
+    pub(crate) fn variant(&self) -> Variant {
+        self.variant
     }
 
     /// Rows of the word-embedding table.
@@ -144,7 +195,14 @@ impl BertConfig {
     /// config.json of `checkpoint`, with the shapes the model needs checked.
     pub(super) fn read(checkpoint: &Checkpoint) -> Result<Self, ModelError> {
         let path = checkpoint.config_path();
-        let config: BertConfig = read_json(&path)?;
+        let variant = Variant::of(checkpoint.architecture()).unwrap_or_default();
+        let config = match variant {
+            Variant::DistilBert => variant::distilbert_config(&path)?,
+            _ => BertConfig {
+                variant,
+                ..read_json(&path)?
+            },
+        };
         let invalid = |problem: String| ModelError::ConfigValue {
             path: path.clone(),
             problem,
@@ -170,10 +228,16 @@ impl BertConfig {
                 return Err(invalid(format!("{field} {p} is not in [0, 1)")));
             }
         }
-        if config.type_vocab_size == 0 {
+        if config.type_vocab_size == 0 && variant != Variant::DistilBert {
             return Err(invalid(
                 "type_vocab_size is 0: BERT reads token type 0".into(),
             ));
+        }
+        if config.max_positions() == 0 {
+            return Err(invalid(format!(
+                "max_position_embeddings {} leaves no position after the padding token's id",
+                config.max_position_embeddings
+            )));
         }
         Ok(config)
     }
@@ -182,7 +246,7 @@ impl BertConfig {
 /// `hidden_act` of config.json, as transformers' ACT2FN maps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(try_from = "String")]
-pub(super) enum Activation {
+pub(crate) enum Activation {
     /// Exact erf GELU (transformers "gelu", its default).
     #[default]
     Gelu,
@@ -228,7 +292,7 @@ impl Activation {
 /// `position_embedding_type` of config.json: only learned absolute positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(try_from = "String")]
-pub(super) enum PositionEmbeddingType {
+pub(crate) enum PositionEmbeddingType {
     /// "absolute", the default.
     #[default]
     Absolute,

@@ -1,5 +1,6 @@
-//! `BertForMaskedLM`: the encoder plus `cls.predictions`, the head that turns a
-//! final hidden state into vocabulary logits.
+//! `BertForMaskedLM` and its descendants' masked-LM classes: the encoder plus the head
+//! that turns a final hidden state into vocabulary logits (`cls.predictions` in BERT,
+//! `lm_head` in RoBERTa, the generator's in ELECTRA, `vocab_*` in DistilBERT).
 
 use burn::module::{Module, Param};
 use burn::nn::{LayerNorm, Linear};
@@ -13,13 +14,14 @@ use crate::error::ModelError;
 use crate::network::{Batch, MaskedNetwork, Network};
 use crate::weights::{Weights, WeightsOut};
 
-/// `cls.predictions`: a transform (dense, activation, LayerNorm), then a
-/// decoder onto the vocabulary.
+/// The head: a transform (dense, activation, LayerNorm), then a decoder onto the
+/// vocabulary. Its width is the embeddings' (ELECTRA's generator maps the hidden size back
+/// to the embedding size before decoding).
 #[derive(Module, Debug)]
 pub(super) struct MlmHead {
     dense: Linear,
     norm: LayerNorm,
-    /// A decoder stored apart from the word embeddings, `[hidden, vocab]`;
+    /// A decoder stored apart from the word embeddings, `[width, vocab]`;
     /// `None` when tied to them (the usual case, which stores no decoder weight),
     /// so that training updates one matrix, as transformers' tied weights do.
     decoder: Option<Param<Tensor<2>>>,
@@ -29,39 +31,45 @@ pub(super) struct MlmHead {
 }
 
 impl MlmHead {
-    /// `w` is `cls.predictions`; `encoder` the encoder's view, whose word
-    /// embeddings are the decoder of tied checkpoints (the usual case, which
-    /// stores no decoder weight).
+    /// `w` is the checkpoint's root; the variant's [`super::variant::HeadNames`] say where
+    /// the head is. The encoder's word embeddings are the decoder of tied checkpoints.
     fn load(w: &Weights<'_>, c: &BertConfig) -> Result<Self, ModelError> {
-        let (h, v) = (c.hidden_size, c.vocab_size);
-        let decoder = if w.contains("decoder.weight") {
-            Some(Param::from_tensor(w.transposed("decoder.weight", h, v)?))
+        let (h, e, v) = (c.hidden_size, c.embedding_size(), c.vocab_size);
+        let n = &c.variant().names().head;
+        let decoder = if w.contains(n.decoder) {
+            Some(Param::from_tensor(w.transposed(n.decoder, e, v)?))
         } else {
             None
         };
-        let bias = if w.contains("bias") {
-            "bias"
+        // transformers ties the decoder's bias to the head's `bias` only with the
+        // decoder tied; an untied decoder (one the file stores) adds its own bias.
+        let [head_bias, decoder_bias] = n.bias;
+        let order = if decoder.is_some() {
+            [decoder_bias, head_bias]
         } else {
-            "decoder.bias"
+            [head_bias, decoder_bias]
         };
+        let bias = order
+            .into_iter()
+            .find(|b| w.contains(b))
+            .unwrap_or(head_bias);
         Ok(Self {
-            dense: w.pp("transform.dense").linear(h, h)?,
-            norm: w
-                .pp("transform.LayerNorm")
-                .layer_norm(h, c.layer_norm_eps)?,
+            dense: w.pp(n.dense).linear(h, e)?,
+            norm: w.pp(n.norm).layer_norm(e, c.layer_norm_eps)?,
             decoder,
             bias: Param::from_tensor(w.tensor(bias, [v])?),
-            activation: c.hidden_act,
+            activation: c.head_activation(),
         })
     }
 
-    fn save(&self, out: &mut WeightsOut<'_>) {
-        out.pp("transform.dense").linear(&self.dense);
-        out.pp("transform.LayerNorm").layer_norm(&self.norm);
+    fn save(&self, out: &mut WeightsOut<'_>, c: &BertConfig) {
+        let n = &c.variant().names().head;
+        out.pp(n.dense).linear(&self.dense);
+        out.pp(n.norm).layer_norm(&self.norm);
         if let Some(decoder) = &self.decoder {
-            out.transposed("decoder.weight", decoder.val());
+            out.transposed(n.decoder, decoder.val());
         }
-        out.tensor("bias", self.bias.val());
+        out.tensor(n.bias[0], self.bias.val());
     }
 
     /// `word` is the word-embedding table `[vocab, hidden]`, the decoder when tied.
@@ -86,12 +94,13 @@ pub(crate) struct BertForMaskedLm {
 }
 
 impl BertForMaskedLm {
-    /// Names every tensor as transformers' `BertForMaskedLM.save_pretrained`
-    /// does: the encoder under `bert.`, the head under `cls.predictions.`, a
-    /// tied decoder not stored.
+    /// Names every tensor as transformers' `save_pretrained` does: the encoder under
+    /// its prefix (`bert.`), the head under its names (`cls.predictions.`), a tied
+    /// decoder not stored.
     pub(crate) fn save(&self, out: &mut WeightsOut<'_>) {
-        self.bert.save(&mut out.pp("bert"));
-        self.head.save(&mut out.pp("cls.predictions"));
+        let config = self.bert.config();
+        self.bert.save(&mut out.pp(config.variant().names().prefix));
+        self.head.save(out, config);
     }
 
     pub(crate) fn bert_config(&self) -> &BertConfig {
@@ -107,9 +116,9 @@ impl Network for BertForMaskedLm {
     }
 
     fn load(config: BertConfig, weights: Weights<'_>) -> Result<Self, ModelError> {
-        let encoder = Bert::scope(&weights);
+        let encoder = Bert::scope(&weights, &config);
         let bert = Bert::load_scoped(config, &encoder)?;
-        let head = MlmHead::load(&weights.pp("cls.predictions"), bert.config())?;
+        let head = MlmHead::load(&weights, bert.config())?;
         Ok(Self { bert, head })
     }
 

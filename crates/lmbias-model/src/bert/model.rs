@@ -11,57 +11,94 @@ use burn::tensor::{Int, Tensor};
 use lmbias_encoder::Pooling;
 
 use super::config::{Activation, BertConfig, PositionEmbeddingType};
+use super::variant::{Names, Variant};
 use crate::checkpoint::Checkpoint;
 use crate::error::ModelError;
 use crate::network::{Batch, Network};
 use crate::weights::{Weights, WeightsOut};
 
-/// `embeddings`: word + absolute position + token type 0, then LayerNorm.
+/// `embeddings`: word + absolute position + token type 0 (none in DistilBERT), then
+/// LayerNorm.
 #[derive(Module, Debug)]
 pub(super) struct Embeddings {
     pub(super) word: Embedding,
-    /// `[max_position, hidden]`, sliced to the sequence length.
+    /// `[max_position, width]`, read from the row of the first position on.
     position: Param<Tensor<2>>,
     /// The token-type table; every lmbias input is one segment, so only row 0 is read.
-    token_type: Param<Tensor<2>>,
+    token_type: Option<Param<Tensor<2>>>,
     norm: LayerNorm,
     dropout: Dropout,
+    /// The position id of the first token: RoBERTa's are `pad_token_id + 1` on. Padding
+    /// takes the positions after its text's rather than the padding id: only padding's
+    /// own outputs could differ, and nothing reads them (attention masks padding out).
+    #[module(skip)]
+    position_offset: usize,
 }
 
 impl Embeddings {
     fn load(w: &Weights<'_>, c: &BertConfig) -> Result<Self, ModelError> {
-        let h = c.hidden_size;
+        let e = c.embedding_size();
         let max_positions = match c.position_embedding_type {
             PositionEmbeddingType::Absolute => c.max_position_embeddings,
         };
+        let position = if c.sinusoidal_positions && !w.contains("position_embeddings.weight") {
+            sinusoidal(max_positions, e, w)
+        } else {
+            w.tensor("position_embeddings.weight", [max_positions, e])?
+        };
+        let token_type = match c.type_vocab_size {
+            0 => None,
+            n => Some(Param::from_tensor(
+                w.tensor("token_type_embeddings.weight", [n, e])?,
+            )),
+        };
         Ok(Self {
-            word: w.pp("word_embeddings").embedding(c.vocab_size, h)?,
-            position: Param::from_tensor(
-                w.tensor("position_embeddings.weight", [max_positions, h])?,
-            ),
-            token_type: Param::from_tensor(
-                w.tensor("token_type_embeddings.weight", [c.type_vocab_size, h])?,
-            ),
-            norm: w.pp("LayerNorm").layer_norm(h, c.layer_norm_eps)?,
+            word: w.pp("word_embeddings").embedding(c.vocab_size, e)?,
+            position: Param::from_tensor(position),
+            token_type,
+            norm: w.pp("LayerNorm").layer_norm(e, c.layer_norm_eps)?,
             dropout: dropout(c.hidden_dropout_prob),
+            position_offset: c.position_offset(),
         })
     }
 
     fn save(&self, out: &mut WeightsOut<'_>) {
         out.pp("word_embeddings").embedding(&self.word);
         out.tensor("position_embeddings.weight", self.position.val());
-        out.tensor("token_type_embeddings.weight", self.token_type.val());
+        if let Some(token_type) = &self.token_type {
+            out.tensor("token_type_embeddings.weight", token_type.val());
+        }
         out.pp("LayerNorm").layer_norm(&self.norm);
     }
 
     fn forward(&self, ids: Tensor<2, Int>) -> Tensor<3> {
         let [_, seq] = ids.dims();
-        let [_, h] = self.position.dims();
-        let x = self.word.forward(ids)
-            + self.position.val().narrow(0, 0, seq).reshape([1, seq, h])
-            + self.token_type.val().narrow(0, 0, 1).reshape([1, 1, h]);
+        let [_, e] = self.position.dims();
+        let mut x = self.word.forward(ids)
+            + self
+                .position
+                .val()
+                .narrow(0, self.position_offset, seq)
+                .reshape([1, seq, e]);
+        if let Some(token_type) = &self.token_type {
+            x = x + token_type.val().narrow(0, 0, 1).reshape([1, 1, e]);
+        }
         self.dropout.forward(self.norm.forward(x))
     }
+}
+
+/// DistilBERT's `create_sinusoidal_embeddings`: row p, column j is sin (even j) or cos
+/// (odd j) of p / 10000^(2⌊j/2⌋/width), for a checkpoint that does not store the table.
+fn sinusoidal(rows: usize, width: usize, w: &Weights<'_>) -> Tensor<2> {
+    let values: Vec<f32> = (0..rows)
+        .flat_map(|p| {
+            (0..width).map(move |j| {
+                let angle = p as f64 / 10000f64.powf((2 * (j / 2)) as f64 / width as f64);
+                (if j % 2 == 0 { angle.sin() } else { angle.cos() }) as f32
+            })
+        })
+        .collect();
+    w.constant(values, [rows, width])
 }
 
 /// `linear` on every position of `x` `[batch, seq, in]`, as one `[batch·seq, in]`
@@ -94,29 +131,29 @@ struct SelfAttention {
 }
 
 impl SelfAttention {
+    /// `w` is the layer's view: the attention's tensors are named from there
+    /// ([`Names`]: `attention.self.query` in BERT, `attention.q_lin` in DistilBERT).
     fn load(w: &Weights<'_>, c: &BertConfig) -> Result<Self, ModelError> {
         let h = c.hidden_size;
-        let (attention, output) = (w.pp("self"), w.pp("output"));
+        let n = c.variant().names();
         Ok(Self {
-            query: attention.pp("query").linear(h, h)?,
-            key: attention.pp("key").linear(h, h)?,
-            value: attention.pp("value").linear(h, h)?,
-            output: output.pp("dense").linear(h, h)?,
-            norm: output.pp("LayerNorm").layer_norm(h, c.layer_norm_eps)?,
+            query: w.pp(n.query).linear(h, h)?,
+            key: w.pp(n.key).linear(h, h)?,
+            value: w.pp(n.value).linear(h, h)?,
+            output: w.pp(n.attention_output).linear(h, h)?,
+            norm: w.pp(n.attention_norm).layer_norm(h, c.layer_norm_eps)?,
             probs_dropout: dropout(c.attention_probs_dropout_prob),
             output_dropout: dropout(c.hidden_dropout_prob),
             heads: c.num_attention_heads,
         })
     }
 
-    fn save(&self, out: &mut WeightsOut<'_>) {
-        let mut attention = out.pp("self");
-        attention.pp("query").linear(&self.query);
-        attention.pp("key").linear(&self.key);
-        attention.pp("value").linear(&self.value);
-        let mut output = out.pp("output");
-        output.pp("dense").linear(&self.output);
-        output.pp("LayerNorm").layer_norm(&self.norm);
+    fn save(&self, out: &mut WeightsOut<'_>, n: &Names) {
+        out.pp(n.query).linear(&self.query);
+        out.pp(n.key).linear(&self.key);
+        out.pp(n.value).linear(&self.value);
+        out.pp(n.attention_output).linear(&self.output);
+        out.pp(n.attention_norm).layer_norm(&self.norm);
     }
 
     fn forward(&self, x: Tensor<3>, mask_bias: Tensor<4>) -> Tensor<3> {
@@ -157,21 +194,22 @@ struct Layer {
 impl Layer {
     fn load(w: &Weights<'_>, c: &BertConfig) -> Result<Self, ModelError> {
         let (h, m) = (c.hidden_size, c.intermediate_size);
+        let n = c.variant().names();
         Ok(Self {
-            attention: SelfAttention::load(&w.pp("attention"), c)?,
-            intermediate: w.pp("intermediate.dense").linear(h, m)?,
-            output: w.pp("output.dense").linear(m, h)?,
-            norm: w.pp("output.LayerNorm").layer_norm(h, c.layer_norm_eps)?,
+            attention: SelfAttention::load(w, c)?,
+            intermediate: w.pp(n.intermediate).linear(h, m)?,
+            output: w.pp(n.output).linear(m, h)?,
+            norm: w.pp(n.output_norm).layer_norm(h, c.layer_norm_eps)?,
             dropout: dropout(c.hidden_dropout_prob),
             activation: c.hidden_act,
         })
     }
 
-    fn save(&self, out: &mut WeightsOut<'_>) {
-        self.attention.save(&mut out.pp("attention"));
-        out.pp("intermediate.dense").linear(&self.intermediate);
-        out.pp("output.dense").linear(&self.output);
-        out.pp("output.LayerNorm").layer_norm(&self.norm);
+    fn save(&self, out: &mut WeightsOut<'_>, n: &Names) {
+        self.attention.save(out, n);
+        out.pp(n.intermediate).linear(&self.intermediate);
+        out.pp(n.output).linear(&self.output);
+        out.pp(n.output_norm).layer_norm(&self.norm);
     }
 
     fn forward(&self, x: Tensor<3>, mask_bias: Tensor<4>) -> Tensor<3> {
@@ -184,23 +222,24 @@ impl Layer {
     }
 }
 
-/// `encoder`: the stack of layers.
+/// `encoder`: the stack of layers (`transformer` in DistilBERT).
 #[derive(Module, Debug)]
 struct Encoder {
     layers: Vec<Layer>,
 }
 
 impl Encoder {
+    /// `w` is the stack's view (`encoder.layer`).
     fn load(w: &Weights<'_>, c: &BertConfig) -> Result<Self, ModelError> {
         let layers = (0..c.num_hidden_layers)
-            .map(|i| Layer::load(&w.pp(format!("layer.{i}")), c))
+            .map(|i| Layer::load(&w.pp(i.to_string()), c))
             .collect::<Result<_, _>>()?;
         Ok(Self { layers })
     }
 
-    fn save(&self, out: &mut WeightsOut<'_>) {
+    fn save(&self, out: &mut WeightsOut<'_>, n: &Names) {
         for (i, layer) in self.layers.iter().enumerate() {
-            layer.save(&mut out.pp(format!("layer.{i}")));
+            layer.save(&mut out.pp(i.to_string()), n);
         }
     }
 
@@ -213,20 +252,25 @@ impl Encoder {
     }
 }
 
-/// A loaded BERT encoder (`BertModel`; a head, if stored, is not read).
+/// A loaded encoder of BERT or one of its descendants ([`super::Variant`]): `BertModel`,
+/// `RobertaModel`, `ElectraModel`, `DistilBertModel`; a head, if stored, is not read.
 #[derive(Module, Debug)]
 pub(crate) struct Bert {
     #[module(skip)]
     config: BertConfig,
     pub(super) embeddings: Embeddings,
+    /// ELECTRA's `embeddings_project`, where the embeddings are narrower than the layers.
+    project: Option<Linear>,
     encoder: Encoder,
 }
 
 impl Bert {
-    /// The encoder's view of the file: checkpoints with a head store it under `bert.`.
-    pub(super) fn scope<'a>(weights: &Weights<'a>) -> Weights<'a> {
-        if weights.has_prefix("bert") {
-            weights.pp("bert")
+    /// The encoder's view of the file: checkpoints with a head store it under the
+    /// variant's prefix (`bert.`, `roberta.`, …).
+    pub(super) fn scope<'a>(weights: &Weights<'a>, config: &BertConfig) -> Weights<'a> {
+        let prefix = config.variant().names().prefix;
+        if weights.has_prefix(prefix) {
+            weights.pp(prefix)
         } else {
             weights.clone()
         }
@@ -234,9 +278,16 @@ impl Bert {
 
     /// The encoder from its own view of the file (see [`Bert::scope`]).
     pub(super) fn load_scoped(config: BertConfig, w: &Weights<'_>) -> Result<Self, ModelError> {
+        let (e, h) = (config.embedding_size(), config.hidden_size);
+        let project = if e == h {
+            None
+        } else {
+            Some(w.pp("embeddings_project").linear(e, h)?)
+        };
         Ok(Self {
             embeddings: Embeddings::load(&w.pp("embeddings"), &config)?,
-            encoder: Encoder::load(&w.pp("encoder"), &config)?,
+            project,
+            encoder: Encoder::load(&w.pp(config.variant().names().layers), &config)?,
             config,
         })
     }
@@ -247,8 +298,12 @@ impl Bert {
 
     /// Names the encoder's tensors as transformers does, under `out`'s prefix.
     pub(super) fn save(&self, out: &mut WeightsOut<'_>) {
+        let n = self.config.variant().names();
         self.embeddings.save(&mut out.pp("embeddings"));
-        self.encoder.save(&mut out.pp("encoder"));
+        if let Some(project) = &self.project {
+            out.pp("embeddings_project").linear(project);
+        }
+        self.encoder.save(&mut out.pp(n.layers), n);
     }
 }
 
@@ -260,11 +315,15 @@ impl Network for Bert {
     }
 
     fn load(config: BertConfig, weights: Weights<'_>) -> Result<Self, ModelError> {
-        Self::load_scoped(config, &Self::scope(&weights))
+        let scoped = Self::scope(&weights, &config);
+        Self::load_scoped(config, &scoped)
     }
 
     fn hidden_states(&self, batch: &Batch, layers: usize) -> Tensor<3> {
-        let x = self.embeddings.forward(batch.ids());
+        let mut x = self.embeddings.forward(batch.ids());
+        if let Some(project) = &self.project {
+            x = per_token(project, x);
+        }
         self.encoder.forward(x, batch.attention_bias(), layers)
     }
 
@@ -281,11 +340,17 @@ impl Network for Bert {
     }
 
     fn max_positions(&self) -> Option<usize> {
-        Some(self.config.max_position_embeddings)
+        Some(self.config.max_positions())
     }
 
-    /// May et al. (sent-bias) read BERT's [CLS].
+    /// May et al. (sent-bias) read BERT's [CLS], which next-sentence prediction trained
+    /// as a summary of the input. RoBERTa, ELECTRA and DistilBERT were pretrained without
+    /// any objective on their first token, so their sentence vector is the mean over
+    /// tokens.
     fn default_pooling(&self) -> Pooling {
-        Pooling::Cls
+        match self.config.variant() {
+            Variant::Bert => Pooling::Cls,
+            Variant::Roberta | Variant::Electra | Variant::DistilBert => Pooling::Mean,
+        }
     }
 }

@@ -459,11 +459,17 @@ impl<'a> Run<'a> {
         let fresh_head = match checkpoint.architecture() {
             Architecture::BertMaskedLm => false,
             Architecture::BertEncoder => true,
-            Architecture::T5Encoder => {
+            other => {
                 return Err(TrainError::Setting {
                     flag: "--from",
                     value: checkpoint.name().to_owned(),
-                    message: "train-mlm continues BERT checkpoints (this is a T5 encoder)".into(),
+                    message: format!(
+                        "train-mlm continues BERT checkpoints (this is {})",
+                        match other {
+                            Architecture::T5Encoder => "a T5 encoder",
+                            _ => "one of BERT's descendants: RoBERTa, ELECTRA or DistilBERT",
+                        }
+                    ),
                 });
             }
         };

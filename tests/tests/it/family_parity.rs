@@ -1,0 +1,116 @@
+//! BERT's descendants against transformers: RoBERTa, XLM-R, CamemBERT, ELECTRA (generator
+//! and discriminator) and DistilBERT, on tiny random checkpoints whose configs move away
+//! from the defaults where a loader could go wrong (pad id 1, positions offset by it, eps,
+//! gelu_new, an untied decoder, embeddings narrower than the layers, no token types).
+//! Folders: tests/fixtures/generate/tiny_families.py; references (transformers 5.24,
+//! eager attention): tiny_families_reference.py.
+
+use lmbias_encoder::{Layer, Pooling};
+use lmbias_model::{Architecture, Checkpoint, testing};
+use lmbias_testing::{floats, ids, max_abs_diff, model_dir, reference};
+
+use crate::model_parity::{check_embeddings, check_tiny_fill_mask};
+
+/// Every fixture of these families, and whether it has a masked-LM head.
+pub(crate) const FOLDERS: [(&str, bool); 7] = [
+    ("tiny-roberta-mlm", true),
+    ("tiny-roberta-base", false),
+    ("tiny-xlmr-mlm", true),
+    ("tiny-camembert-mlm", true),
+    ("tiny-distilbert-mlm", true),
+    ("tiny-electra-generator", true),
+    ("tiny-electra-discriminator", false),
+];
+
+/// Hidden states of every layer (0 = the embeddings' output), at every position, for the
+/// sentences whose reference holds them; returns the worst difference.
+fn check_every_layer(folder: &str) -> f32 {
+    let reference = reference(folder);
+    let checkpoint = Checkpoint::resolve(model_dir(folder).to_str().unwrap()).unwrap();
+    let mut worst = 0f32;
+    let mut checked = 0;
+    for s in reference["sentences"].as_array().unwrap() {
+        let Some(layers) = s.get("hidden_states") else {
+            continue;
+        };
+        let token_ids = ids(&s["ids"]);
+        for (layer, want) in layers.as_array().unwrap().iter().enumerate() {
+            let got = testing::hidden_states(&checkpoint, &token_ids, Layer::Index(layer)).unwrap();
+            let want = want.as_array().unwrap();
+            assert_eq!(got.len(), want.len(), "{folder} {} layer {layer}", s["id"]);
+            for (row, want) in got.iter().zip(want) {
+                let diff = max_abs_diff(row, &floats(want));
+                assert!(
+                    diff <= 1e-5,
+                    "{folder} {} layer {layer}: max abs diff {diff}",
+                    s["id"]
+                );
+                worst = worst.max(diff);
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 2, "{folder}: too few sentences with every layer");
+    worst
+}
+
+fn check_family(folder: &str, has_head: bool) {
+    let checkpoint = Checkpoint::resolve(model_dir(folder).to_str().unwrap()).unwrap();
+    assert_eq!(
+        checkpoint.architecture().has_mlm_head(),
+        has_head,
+        "{folder}"
+    );
+    let worst = check_every_layer(folder).max(check_embeddings(folder, Pooling::Mean));
+    assert!(worst <= 1e-5, "{folder}: {worst}");
+    if has_head {
+        check_tiny_fill_mask(folder);
+    }
+}
+
+#[test]
+fn roberta_matches_transformers() {
+    check_family("tiny-roberta-mlm", true);
+    check_family("tiny-roberta-base", false);
+    let checkpoint = Checkpoint::resolve(model_dir("tiny-roberta-base").to_str().unwrap()).unwrap();
+    assert_eq!(checkpoint.architecture(), Architecture::RobertaEncoder);
+}
+
+#[test]
+fn xlm_roberta_with_an_untied_decoder_matches_transformers() {
+    check_family("tiny-xlmr-mlm", true);
+}
+
+#[test]
+fn camembert_matches_transformers() {
+    check_family("tiny-camembert-mlm", true);
+}
+
+#[test]
+fn distilbert_matches_transformers() {
+    check_family("tiny-distilbert-mlm", true);
+}
+
+#[test]
+fn electra_generator_and_discriminator_match_transformers() {
+    check_family("tiny-electra-generator", true);
+    check_family("tiny-electra-discriminator", false);
+}
+
+/// RoBERTa's 66-row position table starts after the padding id (1): 64 tokens fit, 65
+/// are refused in one line rather than read past the table.
+#[test]
+fn roberta_positions_start_after_the_padding_id() {
+    let checkpoint = Checkpoint::resolve(model_dir("tiny-roberta-mlm").to_str().unwrap()).unwrap();
+    let model = lmbias_model::load_embedder(&checkpoint, lmbias_model::DeviceKind::Cpu).unwrap();
+    let fits = vec!["a"; 62].join(" "); // 62 pieces + <s> and </s>
+    model
+        .embed(&[fits.as_str()], Pooling::Mean, Layer::Last)
+        .unwrap();
+    let long = vec!["a"; 63].join(" ");
+    let err = model
+        .embed(&[long.as_str()], Pooling::Mean, Layer::Last)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("64"), "{err}");
+}
