@@ -46,6 +46,14 @@ pub enum Architecture {
     DistilBertEncoder,
     /// DistilBERT with its head (`DistilBertForMaskedLM`).
     DistilBertMaskedLm,
+    /// An ALBERT encoder (`AlbertModel`).
+    AlbertEncoder,
+    /// ALBERT with its head (`AlbertForMaskedLM`, `AlbertForPreTraining`).
+    AlbertMaskedLm,
+    /// A ModernBERT encoder (`ModernBertModel`).
+    ModernBertEncoder,
+    /// ModernBERT with its head (`ModernBertForMaskedLM`).
+    ModernBertMaskedLm,
     /// The encoder of a T5 / T5 v1.1 / mT5 checkpoint (any decoder or LM head is ignored).
     T5Encoder,
 }
@@ -59,6 +67,8 @@ impl Architecture {
                 | Architecture::RobertaMaskedLm
                 | Architecture::ElectraMaskedLm
                 | Architecture::DistilBertMaskedLm
+                | Architecture::AlbertMaskedLm
+                | Architecture::ModernBertMaskedLm
         )
     }
 }
@@ -75,7 +85,7 @@ struct Family {
     head: Architecture,
 }
 
-const FAMILIES: [Family; 6] = [
+const FAMILIES: [Family; 8] = [
     Family {
         model_type: "bert",
         encoders: &["BertModel"],
@@ -118,10 +128,25 @@ const FAMILIES: [Family; 6] = [
         heads: &["DistilBertForMaskedLM"],
         head: Architecture::DistilBertMaskedLm,
     },
+    Family {
+        model_type: "albert",
+        encoders: &["AlbertModel"],
+        encoder: Architecture::AlbertEncoder,
+        heads: &["AlbertForMaskedLM", "AlbertForPreTraining"],
+        head: Architecture::AlbertMaskedLm,
+    },
+    Family {
+        model_type: "modernbert",
+        encoders: &["ModernBertModel"],
+        encoder: Architecture::ModernBertEncoder,
+        heads: &["ModernBertForMaskedLM"],
+        head: Architecture::ModernBertMaskedLm,
+    },
 ];
 
 /// The `model_type` values lmbias loads, for error messages.
-const SUPPORTED: &str = "bert, roberta, xlm-roberta, camembert, electra, distilbert, t5, mt5";
+const SUPPORTED: &str =
+    "bert, roberta, xlm-roberta, camembert, electra, distilbert, albert, modernbert, t5, mt5";
 
 /// Where a checkpoint came from: what pins the weights a result was computed with, for a
 /// front-end's provenance record.
@@ -432,7 +457,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "config.json: unsupported architecture: model_type \"gpt2\" (supported: bert, roberta, \
-             xlm-roberta, camembert, electra, distilbert, t5, mt5)"
+             xlm-roberta, camembert, electra, distilbert, albert, modernbert, t5, mt5)"
         );
         let err = architecture_of(p, &f(Some("bert"), &["BertForSequenceClassification"]))
             .unwrap_err()

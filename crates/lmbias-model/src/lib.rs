@@ -27,6 +27,7 @@ mod error;
 mod gelu;
 mod hub;
 mod load;
+mod modernbert;
 mod network;
 mod sentence_transformers;
 mod t5;

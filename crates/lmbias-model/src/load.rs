@@ -9,6 +9,7 @@ use crate::bert::{Bert, BertForMaskedLm};
 use crate::checkpoint::{Architecture, Checkpoint};
 use crate::device::DeviceKind;
 use crate::error::ModelError;
+use crate::modernbert::{ModernBert, ModernBertForMaskedLm};
 use crate::t5::T5Encoder;
 
 /// The encoder of any supported checkpoint (an MLM head, if present, is not read).
@@ -27,6 +28,9 @@ pub(crate) fn any_embedder(
     let device = device.device()?;
     Ok(match checkpoint.architecture() {
         Architecture::T5Encoder => Box::new(Adapter::<T5Encoder>::load(checkpoint, &device)?),
+        Architecture::ModernBertEncoder | Architecture::ModernBertMaskedLm => {
+            Box::new(Adapter::<ModernBert>::load(checkpoint, &device)?)
+        }
         // BERT and its descendants (`Variant`).
         _ => Box::new(Adapter::<Bert>::load(checkpoint, &device)?),
     })
@@ -46,9 +50,14 @@ pub fn load_masked_lm(
     if !checkpoint.architecture().has_mlm_head() {
         return Err(no_head());
     }
-    // Every head lmbias reads belongs to BERT or one of its descendants (`Variant`).
-    Ok(Box::new(Adapter::<BertForMaskedLm>::load_masked(
-        checkpoint,
-        &device()?,
-    )?))
+    Ok(match checkpoint.architecture() {
+        Architecture::ModernBertMaskedLm => Box::new(
+            Adapter::<ModernBertForMaskedLm>::load_masked(checkpoint, &device()?)?,
+        ),
+        // BERT and its descendants (`Variant`).
+        _ => Box::new(Adapter::<BertForMaskedLm>::load_masked(
+            checkpoint,
+            &device()?,
+        )?),
+    })
 }

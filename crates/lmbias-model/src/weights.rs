@@ -318,6 +318,16 @@ impl<'a> Weights<'a> {
         Ok(norm)
     }
 
+    /// The `nn.LayerNorm(bias=False)` of this view: `weight` alone (ModernBERT's).
+    pub(crate) fn layer_norm_no_bias(&self, d: usize, eps: f64) -> Result<LayerNorm, ModelError> {
+        let mut norm = LayerNormConfig::new(d)
+            .with_epsilon(eps)
+            .init(&self.file.device);
+        norm.gamma = Param::from_tensor(self.tensor("weight", [d])?);
+        norm.beta = None;
+        Ok(norm)
+    }
+
     /// The `nn.Embedding` of this view: `weight`, `[n, d]`.
     pub(crate) fn embedding(&self, n: usize, d: usize) -> Result<Embedding, ModelError> {
         Ok(Embedding {

@@ -18,6 +18,9 @@ FAMILIES = [
     ("tiny-distilbert-mlm", True),
     ("tiny-electra-generator", True),
     ("tiny-electra-discriminator", False),
+    ("tiny-albert-mlm", True),
+    ("tiny-albert-groups", True),
+    ("tiny-modernbert-mlm", True),
 ]
 
 
@@ -25,12 +28,12 @@ def piece_text(name, piece):
     """A piece as text, written independently of lmbias: GPT-2's byte-level alphabet mapped
     back to bytes (RoBERTa), "▁" as a space (SentencePiece), WordPiece as written; without
     the leading space of a word-initial piece."""
-    if name.startswith("tiny-roberta"):
+    if name.startswith(("tiny-roberta", "tiny-modernbert")):
         printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
         others = [b for b in range(256) if b not in printable]
         to_byte = {chr(b): b for b in printable} | {chr(256 + i): b for i, b in enumerate(others)}
         text = bytes(to_byte[c] for c in piece).decode("utf-8", errors="replace")
-    elif name.startswith(("tiny-xlmr", "tiny-camembert")):
+    elif name.startswith(("tiny-xlmr", "tiny-camembert", "tiny-albert")):
         text = piece.replace("▁", " ")
     else:
         text = piece
@@ -45,10 +48,11 @@ def reference(name):
 def test_model_embeds_and_fills_masks_as_transformers(name, has_head):
     ref = reference(name)
     model = lmbias.Model(FIXTURES / "models" / name)
-    assert model.hidden_size == ref["hidden_size"] and model.default_pooling == "mean"
+    pooling = "cls" if name.startswith("tiny-albert") else "mean"
+    assert model.hidden_size == ref["hidden_size"] and model.default_pooling == pooling
     texts = [s["text"] for s in ref["sentences"]]
     vectors = model.embed(texts)
-    want = np.array([s["mean"] for s in ref["sentences"]], dtype=np.float64)
+    want = np.array([s[pooling] for s in ref["sentences"]], dtype=np.float64)
     assert np.abs(vectors - want).max() <= 1e-5
     first = model.embed(texts, pooling="cls", layer=1)
     want = np.array([s["layer1_cls"] for s in ref["sentences"]], dtype=np.float64)

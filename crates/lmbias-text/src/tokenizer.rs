@@ -175,7 +175,7 @@ impl Tokenizer {
     ) -> Result<Encoding, TextError> {
         self.inner
             .encode(text, add_special)
-            .map(Encoding::from_hf)
+            .map(|encoding| Encoding::from_hf(encoding, text))
             .map_err(|e| TextError::Encode {
                 index,
                 message: one_line(&*e),

@@ -12,7 +12,7 @@ use lmbias_testing::{floats, ids, max_abs_diff, model_dir, reference};
 use crate::model_parity::{check_embeddings, check_tiny_fill_mask};
 
 /// Every fixture of these families, and whether it has a masked-LM head.
-pub(crate) const FOLDERS: [(&str, bool); 7] = [
+pub(crate) const FOLDERS: [(&str, bool); 10] = [
     ("tiny-roberta-mlm", true),
     ("tiny-roberta-base", false),
     ("tiny-xlmr-mlm", true),
@@ -20,7 +20,20 @@ pub(crate) const FOLDERS: [(&str, bool); 7] = [
     ("tiny-distilbert-mlm", true),
     ("tiny-electra-generator", true),
     ("tiny-electra-discriminator", false),
+    ("tiny-albert-mlm", true),
+    ("tiny-albert-groups", true),
+    ("tiny-modernbert-mlm", true),
 ];
+
+/// The family's sentence vector: ALBERT's [CLS] (trained by sentence-order prediction,
+/// as BERT's by next-sentence prediction), the mean for the others.
+fn pooling(folder: &str) -> Pooling {
+    if folder.starts_with("tiny-albert") {
+        Pooling::Cls
+    } else {
+        Pooling::Mean
+    }
+}
 
 /// Hidden states of every layer (0 = the embeddings' output), at every position, for the
 /// sentences whose reference holds them; returns the worst difference.
@@ -36,16 +49,21 @@ fn check_every_layer(folder: &str) -> f32 {
         let token_ids = ids(&s["ids"]);
         for (layer, want) in layers.as_array().unwrap().iter().enumerate() {
             let got = testing::hidden_states(&checkpoint, &token_ids, Layer::Index(layer)).unwrap();
-            let want = want.as_array().unwrap();
+            let want: Vec<Vec<f32>> = want.as_array().unwrap().iter().map(floats).collect();
             assert_eq!(got.len(), want.len(), "{folder} {} layer {layer}", s["id"]);
-            for (row, want) in got.iter().zip(want) {
-                let diff = max_abs_diff(row, &floats(want));
+            // 1e-5, or 1e-6 of the layer's largest value where that passes 10: a pre-norm
+            // residual stream (ModernBERT's) grows past 10, where f32 rounding alone is
+            // ~1e-6 relative. Post-norm layers (BERT's descendants) stay below 10.
+            let scale = want.iter().flatten().fold(10f32, |m, x| m.max(x.abs()));
+            let tolerance = 1e-6 * scale;
+            for (row, want) in got.iter().zip(&want) {
+                let diff = max_abs_diff(row, want);
                 assert!(
-                    diff <= 1e-5,
-                    "{folder} {} layer {layer}: max abs diff {diff}",
+                    diff <= tolerance,
+                    "{folder} {} layer {layer}: max abs diff {diff} (values up to {scale})",
                     s["id"]
                 );
-                worst = worst.max(diff);
+                worst = worst.max(diff / scale * 10.0);
             }
         }
         checked += 1;
@@ -61,8 +79,10 @@ fn check_family(folder: &str, has_head: bool) {
         has_head,
         "{folder}"
     );
-    let worst = check_every_layer(folder).max(check_embeddings(folder, Pooling::Mean));
-    assert!(worst <= 1e-5, "{folder}: {worst}");
+    let layers = check_every_layer(folder);
+    let pooled = check_embeddings(folder, pooling(folder));
+    // Seen with --nocapture: the figures the parity claims rest on.
+    eprintln!("{folder}: every layer {layers:.2e} (scaled to 10), pooled and words {pooled:.2e}");
     if has_head {
         check_tiny_fill_mask(folder);
     }
@@ -89,6 +109,21 @@ fn camembert_matches_transformers() {
 #[test]
 fn distilbert_matches_transformers() {
     check_family("tiny-distilbert-mlm", true);
+}
+
+/// One shared layer applied three times; and two groups of two layers over four steps,
+/// whose every inner layer transformers 5 reports as a layer of its own.
+#[test]
+fn albert_with_shared_layers_matches_transformers() {
+    check_family("tiny-albert-mlm", true);
+    check_family("tiny-albert-groups", true);
+}
+
+/// Rotary positions, a local window (±4 tokens) shorter than most texts between global
+/// layers, GeGLU, bias-free norms; padding changes no real token's output.
+#[test]
+fn modernbert_matches_transformers() {
+    check_family("tiny-modernbert-mlm", true);
 }
 
 #[test]

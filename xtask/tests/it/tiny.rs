@@ -588,6 +588,8 @@ fn every_family_runs_through_reproduce_paper() {
         ("tiny-distilbert-mlm", true),
         ("tiny-electra-generator", true),
         ("tiny-electra-discriminator", false),
+        ("tiny-albert-mlm", true),
+        ("tiny-modernbert-mlm", true),
     ];
     let models = families
         .map(|(m, _)| model_dir(m).display().to_string())

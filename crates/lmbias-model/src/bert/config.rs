@@ -43,9 +43,15 @@ pub(crate) struct BertConfig {
     /// The padding token's id: RoBERTa numbers positions from the one after it.
     #[serde(default)]
     pub(super) pad_token_id: Option<usize>,
-    /// ELECTRA's embedding width, projected to `hidden_size` where it differs.
+    /// ELECTRA's and ALBERT's embedding width, projected to `hidden_size`.
     #[serde(default)]
     pub(super) embedding_size: Option<usize>,
+    /// ALBERT: how many groups of layers are stored (steps are split evenly among them).
+    #[serde(default)]
+    pub(super) num_hidden_groups: Option<usize>,
+    /// ALBERT: layers in each group, applied in order at every step of the group.
+    #[serde(default)]
+    pub(super) inner_group_num: Option<usize>,
     /// DistilBERT's fixed sinusoidal position table, computed where a checkpoint lacks it.
     #[serde(skip)]
     pub(super) sinusoidal_positions: bool,
@@ -115,6 +121,8 @@ impl BertConfig {
             initializer_range: default_initializer_range(),
             pad_token_id: None,
             embedding_size: None,
+            num_hidden_groups: None,
+            inner_group_num: None,
             sinusoidal_positions: false,
             variant: Variant::Bert,
         })
@@ -159,12 +167,58 @@ impl BertConfig {
         }
     }
 
-    /// Width of the embeddings: ELECTRA's `embedding_size` (transformers' default 128),
-    /// else the hidden size.
+    /// Width of the embeddings: ELECTRA's and ALBERT's `embedding_size` (transformers'
+    /// default 128), else the hidden size.
     pub(super) fn embedding_size(&self) -> usize {
         match self.variant {
-            Variant::Electra => self.embedding_size.unwrap_or(128),
+            Variant::Electra | Variant::Albert => self.embedding_size.unwrap_or(128),
             _ => self.hidden_size,
+        }
+    }
+
+    /// ALBERT's groups and layers per group (1 and 1 by transformers' defaults).
+    fn albert_groups(&self) -> (usize, usize) {
+        (
+            self.num_hidden_groups.unwrap_or(1),
+            self.inner_group_num.unwrap_or(1),
+        )
+    }
+
+    /// The names of the layers stored, under the encoder's scope.
+    pub(super) fn stored_layers(&self) -> Vec<String> {
+        let stack = self.variant.names().layers;
+        match self.variant {
+            Variant::Albert => {
+                let (groups, inner) = self.albert_groups();
+                (0..groups)
+                    .flat_map(|g| (0..inner).map(move |i| format!("{stack}.{g}.albert_layers.{i}")))
+                    .collect()
+            }
+            _ => (0..self.num_hidden_layers)
+                .map(|i| format!("{stack}.{i}"))
+                .collect(),
+        }
+    }
+
+    /// The stored layer each layer of the output applies, in order (indices into
+    /// [`BertConfig::stored_layers`]): one per layer in BERT. ALBERT's step i of
+    /// `num_hidden_layers` runs the `inner_group_num` layers of group ⌊i / (layers /
+    /// groups)⌋, as transformers' `AlbertTransformer` does, and transformers 5 reports
+    /// the hidden state after each of them (one per step where, as in the published
+    /// ALBERTs, a group has one layer).
+    pub(super) fn layer_schedule(&self) -> Vec<usize> {
+        match self.variant {
+            Variant::Albert => {
+                let (groups, inner) = self.albert_groups();
+                let per_group = self.num_hidden_layers / groups;
+                (0..self.num_hidden_layers)
+                    .flat_map(|i| {
+                        let g = i / per_group;
+                        g * inner..(g + 1) * inner
+                    })
+                    .collect()
+            }
+            _ => (0..self.num_hidden_layers).collect(),
         }
     }
 
@@ -173,7 +227,7 @@ impl BertConfig {
     pub(super) fn head_activation(&self) -> Activation {
         match self.variant {
             Variant::Roberta | Variant::Electra => Activation::Gelu,
-            Variant::Bert | Variant::DistilBert => self.hidden_act,
+            Variant::Bert | Variant::DistilBert | Variant::Albert => self.hidden_act,
         }
     }
 
@@ -233,6 +287,16 @@ impl BertConfig {
                 "type_vocab_size is 0: BERT reads token type 0".into(),
             ));
         }
+        if variant == Variant::Albert {
+            let (groups, inner) = config.albert_groups();
+            if groups == 0 || inner == 0 || !config.num_hidden_layers.is_multiple_of(groups) {
+                return Err(invalid(format!(
+                    "num_hidden_layers {} is not split evenly into num_hidden_groups {groups} \
+                     (each of inner_group_num {inner} layers)",
+                    config.num_hidden_layers
+                )));
+            }
+        }
         if config.max_positions() == 0 {
             return Err(invalid(format!(
                 "max_position_embeddings {} leaves no position after the padding token's id",
@@ -280,7 +344,7 @@ impl Activation {
         }
     }
 
-    pub(super) fn forward<const D: usize>(self, x: Tensor<D>) -> Tensor<D> {
+    pub(crate) fn forward<const D: usize>(self, x: Tensor<D>) -> Tensor<D> {
         match self {
             Activation::Gelu => gelu(x),
             Activation::GeluNew => gelu_approximate(x),

@@ -9,7 +9,7 @@ mod mlm;
 mod model;
 mod variant;
 
-pub(crate) use config::BertConfig;
 pub use config::BertShape;
+pub(crate) use config::{Activation, BertConfig};
 pub(crate) use mlm::BertForMaskedLm;
 pub(crate) use model::Bert;

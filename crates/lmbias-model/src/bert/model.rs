@@ -222,33 +222,49 @@ impl Layer {
     }
 }
 
-/// `encoder`: the stack of layers (`transformer` in DistilBERT).
+/// `encoder`: the layers stored (`encoder.layer.N`; `transformer.layer.N` in DistilBERT;
+/// ALBERT's shared `encoder.albert_layer_groups.G.albert_layers.I`) and which of them
+/// each of the `num_hidden_layers` steps applies.
 #[derive(Module, Debug)]
 struct Encoder {
     layers: Vec<Layer>,
+    /// Output layer i applies `layers[schedule[i]]`: `i` in BERT, a shared layer in ALBERT.
+    #[module(skip)]
+    schedule: Vec<usize>,
 }
 
 impl Encoder {
-    /// `w` is the stack's view (`encoder.layer`).
+    /// `w` is the encoder's view (under `bert.`).
     fn load(w: &Weights<'_>, c: &BertConfig) -> Result<Self, ModelError> {
-        let layers = (0..c.num_hidden_layers)
-            .map(|i| Layer::load(&w.pp(i.to_string()), c))
+        let layers = c
+            .stored_layers()
+            .iter()
+            .map(|name| Layer::load(&w.pp(name), c))
             .collect::<Result<_, _>>()?;
-        Ok(Self { layers })
+        Ok(Self {
+            layers,
+            schedule: c.layer_schedule(),
+        })
     }
 
-    fn save(&self, out: &mut WeightsOut<'_>, n: &Names) {
-        for (i, layer) in self.layers.iter().enumerate() {
-            layer.save(&mut out.pp(i.to_string()), n);
+    fn save(&self, out: &mut WeightsOut<'_>, c: &BertConfig) {
+        let n = c.variant().names();
+        for (name, layer) in c.stored_layers().iter().zip(&self.layers) {
+            layer.save(&mut out.pp(name), n);
         }
     }
 
     /// The output of the first `n` layers.
     fn forward(&self, mut x: Tensor<3>, mask_bias: Tensor<4>, n: usize) -> Tensor<3> {
-        for layer in self.layers.iter().take(n) {
-            x = layer.forward(x, mask_bias.clone());
+        for &j in self.schedule.iter().take(n) {
+            x = self.layers[j].forward(x, mask_bias.clone());
         }
         x
+    }
+
+    /// Layers of the output (ALBERT: steps × layers per group).
+    fn len(&self) -> usize {
+        self.schedule.len()
     }
 }
 
@@ -259,7 +275,8 @@ pub(crate) struct Bert {
     #[module(skip)]
     config: BertConfig,
     pub(super) embeddings: Embeddings,
-    /// ELECTRA's `embeddings_project`, where the embeddings are narrower than the layers.
+    /// ELECTRA's `embeddings_project` (where the embeddings are narrower than the layers)
+    /// and ALBERT's `encoder.embedding_hidden_mapping_in` (always).
     project: Option<Linear>,
     encoder: Encoder,
 }
@@ -279,15 +296,16 @@ impl Bert {
     /// The encoder from its own view of the file (see [`Bert::scope`]).
     pub(super) fn load_scoped(config: BertConfig, w: &Weights<'_>) -> Result<Self, ModelError> {
         let (e, h) = (config.embedding_size(), config.hidden_size);
-        let project = if e == h {
-            None
-        } else {
-            Some(w.pp("embeddings_project").linear(e, h)?)
+        let project = match config.variant().names().project {
+            Some(name) if e != h || w.contains(&format!("{name}.weight")) => {
+                Some(w.pp(name).linear(e, h)?)
+            }
+            _ => None,
         };
         Ok(Self {
             embeddings: Embeddings::load(&w.pp("embeddings"), &config)?,
             project,
-            encoder: Encoder::load(&w.pp(config.variant().names().layers), &config)?,
+            encoder: Encoder::load(w, &config)?,
             config,
         })
     }
@@ -300,10 +318,10 @@ impl Bert {
     pub(super) fn save(&self, out: &mut WeightsOut<'_>) {
         let n = self.config.variant().names();
         self.embeddings.save(&mut out.pp("embeddings"));
-        if let Some(project) = &self.project {
-            out.pp("embeddings_project").linear(project);
+        if let (Some(project), Some(name)) = (&self.project, n.project) {
+            out.pp(name).linear(project);
         }
-        self.encoder.save(&mut out.pp(n.layers), n);
+        self.encoder.save(out, &self.config);
     }
 }
 
@@ -328,7 +346,7 @@ impl Network for Bert {
     }
 
     fn num_layers(&self) -> usize {
-        self.config.num_hidden_layers
+        self.encoder.len()
     }
 
     fn hidden_size(&self) -> usize {
@@ -344,12 +362,12 @@ impl Network for Bert {
     }
 
     /// May et al. (sent-bias) read BERT's [CLS], which next-sentence prediction trained
-    /// as a summary of the input. RoBERTa, ELECTRA and DistilBERT were pretrained without
-    /// any objective on their first token, so their sentence vector is the mean over
-    /// tokens.
+    /// as a summary of the input (ALBERT's sentence-order prediction reads it too).
+    /// RoBERTa, ELECTRA and DistilBERT were pretrained without any objective on their
+    /// first token, so their sentence vector is the mean over tokens.
     fn default_pooling(&self) -> Pooling {
         match self.config.variant() {
-            Variant::Bert => Pooling::Cls,
+            Variant::Bert | Variant::Albert => Pooling::Cls,
             Variant::Roberta | Variant::Electra | Variant::DistilBert => Pooling::Mean,
         }
     }

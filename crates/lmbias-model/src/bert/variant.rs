@@ -1,5 +1,5 @@
 //! BERT's descendants that keep its encoder: RoBERTa (whose network XLM-R and CamemBERT
-//! are), ELECTRA and DistilBERT. transformers writes their layers as copies of BERT's
+//! are), ELECTRA, DistilBERT and ALBERT (whose layers are BERT's, shared). transformers writes their layers as copies of BERT's
 //! ("Copied from transformers.models.bert.modeling_bert.BertLayer"); they differ in where
 //! the weights sit and what they are called, how positions are numbered, the width of the
 //! embeddings, and the masked-LM head. This file holds those differences, so that one
@@ -25,14 +25,20 @@ pub(crate) enum Variant {
     Electra,
     /// DistilBERT: its own config names and tensor names, no token types.
     DistilBert,
+    /// ALBERT: embeddings of `embedding_size` always projected
+    /// (`encoder.embedding_hidden_mapping_in`), and `num_hidden_groups` groups of
+    /// `inner_group_num` layers shared across the `num_hidden_layers` steps.
+    Albert,
 }
 
 /// Where a variant's tensors sit, relative to one encoder layer and to the checkpoint.
 pub(super) struct Names {
     /// The encoder's scope in a checkpoint with a head (`bert`, `roberta`, …).
     pub(super) prefix: &'static str,
-    /// The stack of layers, under the encoder's scope.
+    /// The stack of layers, under the encoder's scope (ALBERT's is read by group).
     pub(super) layers: &'static str,
+    /// The projection from the embeddings' width to the layers', where there is one.
+    pub(super) project: Option<&'static str>,
     pub(super) query: &'static str,
     pub(super) key: &'static str,
     pub(super) value: &'static str,
@@ -69,6 +75,7 @@ const BERT_LAYER: [&str; 8] = [
 const fn names(
     prefix: &'static str,
     layers: &'static str,
+    project: Option<&'static str>,
     layer: [&'static str; 8],
     head: HeadNames,
 ) -> Names {
@@ -85,6 +92,7 @@ const fn names(
     Names {
         prefix,
         layers,
+        project,
         query,
         key,
         value,
@@ -100,6 +108,7 @@ const fn names(
 const BERT: Names = names(
     "bert",
     "encoder.layer",
+    None,
     BERT_LAYER,
     HeadNames {
         dense: "cls.predictions.transform.dense",
@@ -112,6 +121,7 @@ const BERT: Names = names(
 const ROBERTA: Names = names(
     "roberta",
     "encoder.layer",
+    None,
     BERT_LAYER,
     HeadNames {
         dense: "lm_head.dense",
@@ -124,6 +134,7 @@ const ROBERTA: Names = names(
 const ELECTRA: Names = names(
     "electra",
     "encoder.layer",
+    Some("embeddings_project"),
     BERT_LAYER,
     HeadNames {
         dense: "generator_predictions.dense",
@@ -136,6 +147,7 @@ const ELECTRA: Names = names(
 const DISTILBERT: Names = names(
     "distilbert",
     "transformer.layer",
+    None,
     [
         "attention.q_lin",
         "attention.k_lin",
@@ -154,6 +166,28 @@ const DISTILBERT: Names = names(
     },
 );
 
+const ALBERT: Names = names(
+    "albert",
+    "encoder.albert_layer_groups",
+    Some("encoder.embedding_hidden_mapping_in"),
+    [
+        "attention.query",
+        "attention.key",
+        "attention.value",
+        "attention.dense",
+        "attention.LayerNorm",
+        "ffn",
+        "ffn_output",
+        "full_layer_layer_norm",
+    ],
+    HeadNames {
+        dense: "predictions.dense",
+        norm: "predictions.LayerNorm",
+        decoder: "predictions.decoder.weight",
+        bias: ["predictions.bias", "predictions.decoder.bias"],
+    },
+);
+
 impl Variant {
     /// The variant of a checkpoint of BERT's family (`None` for T5).
     pub(crate) fn of(architecture: Architecture) -> Option<Variant> {
@@ -164,7 +198,10 @@ impl Variant {
             Architecture::DistilBertEncoder | Architecture::DistilBertMaskedLm => {
                 Variant::DistilBert
             }
-            Architecture::T5Encoder => return None,
+            Architecture::AlbertEncoder | Architecture::AlbertMaskedLm => Variant::Albert,
+            Architecture::T5Encoder
+            | Architecture::ModernBertEncoder
+            | Architecture::ModernBertMaskedLm => return None,
         })
     }
 
@@ -174,6 +211,7 @@ impl Variant {
             Variant::Roberta => &ROBERTA,
             Variant::Electra => &ELECTRA,
             Variant::DistilBert => &DISTILBERT,
+            Variant::Albert => &ALBERT,
         }
     }
 }
@@ -227,6 +265,8 @@ pub(super) fn distilbert_config(path: &std::path::Path) -> Result<BertConfig, Mo
         initializer_range: c.initializer_range,
         pad_token_id: None,
         embedding_size: None,
+        num_hidden_groups: None,
+        inner_group_num: None,
         sinusoidal_positions: c.sinusoidal_pos_embds,
         variant: Variant::DistilBert,
     })

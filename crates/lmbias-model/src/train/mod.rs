@@ -467,7 +467,10 @@ impl<'a> Run<'a> {
                         "train-mlm continues BERT checkpoints (this is {})",
                         match other {
                             Architecture::T5Encoder => "a T5 encoder",
-                            _ => "one of BERT's descendants: RoBERTa, ELECTRA or DistilBERT",
+                            Architecture::ModernBertEncoder | Architecture::ModernBertMaskedLm =>
+                                "a ModernBERT",
+                            _ =>
+                                "one of BERT's descendants: RoBERTa, ELECTRA, DistilBERT or ALBERT",
                         }
                     ),
                 });
