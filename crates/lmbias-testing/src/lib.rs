@@ -24,6 +24,22 @@ pub fn fixtures() -> PathBuf {
     repo_root().join("tests").join("fixtures")
 }
 
+/// The tiny checkpoints of every family besides BERT and T5 (written by
+/// `tests/fixtures/generate/tiny_families*.py`), each with whether it has a masked-LM
+/// head: the folders every entry-point test runs.
+pub const FAMILY_FIXTURES: [(&str, bool); 10] = [
+    ("tiny-roberta-mlm", true),
+    ("tiny-roberta-base", false),
+    ("tiny-xlmr-mlm", true),
+    ("tiny-camembert-mlm", true),
+    ("tiny-distilbert-mlm", true),
+    ("tiny-electra-generator", true),
+    ("tiny-electra-discriminator", false),
+    ("tiny-albert-mlm", true),
+    ("tiny-albert-groups", true),
+    ("tiny-modernbert-mlm", true),
+];
+
 /// A fixture model folder, `tests/fixtures/models/NAME`.
 pub fn model_dir(name: &str) -> PathBuf {
     fixtures().join("models").join(name)

@@ -11,20 +11,6 @@ use lmbias_testing::{floats, ids, max_abs_diff, model_dir, reference};
 
 use crate::model_parity::{check_embeddings, check_tiny_fill_mask};
 
-/// Every fixture of these families, and whether it has a masked-LM head.
-pub(crate) const FOLDERS: [(&str, bool); 10] = [
-    ("tiny-roberta-mlm", true),
-    ("tiny-roberta-base", false),
-    ("tiny-xlmr-mlm", true),
-    ("tiny-camembert-mlm", true),
-    ("tiny-distilbert-mlm", true),
-    ("tiny-electra-generator", true),
-    ("tiny-electra-discriminator", false),
-    ("tiny-albert-mlm", true),
-    ("tiny-albert-groups", true),
-    ("tiny-modernbert-mlm", true),
-];
-
 /// The family's sentence vector: ALBERT's [CLS] (trained by sentence-order prediction,
 /// as BERT's by next-sentence prediction), the mean for the others.
 fn pooling(folder: &str) -> Pooling {

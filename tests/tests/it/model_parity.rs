@@ -199,7 +199,7 @@ fn tiny_cased_turkish_matches_transformers() {
 fn batched_equals_one_at_a_time() {
     for folder in ["tiny-bert-mlm"]
         .into_iter()
-        .chain(crate::family_parity::FOLDERS.iter().map(|(f, _)| *f))
+        .chain(lmbias_testing::FAMILY_FIXTURES.iter().map(|(f, _)| *f))
     {
         check_batched_equals_one_at_a_time(folder);
     }

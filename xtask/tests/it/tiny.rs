@@ -580,17 +580,7 @@ fn an_unwritable_out_fails_before_computing() {
 fn every_family_runs_through_reproduce_paper() {
     let root = std::env::temp_dir().join(format!("lmbias-families-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
-    let families = [
-        ("tiny-roberta-mlm", true),
-        ("tiny-roberta-base", false),
-        ("tiny-xlmr-mlm", true),
-        ("tiny-camembert-mlm", true),
-        ("tiny-distilbert-mlm", true),
-        ("tiny-electra-generator", true),
-        ("tiny-electra-discriminator", false),
-        ("tiny-albert-mlm", true),
-        ("tiny-modernbert-mlm", true),
-    ];
+    let families = lmbias_testing::FAMILY_FIXTURES;
     let models = families
         .map(|(m, _)| model_dir(m).display().to_string())
         .join(",");

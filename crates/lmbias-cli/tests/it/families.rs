@@ -7,25 +7,13 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use lmbias_testing::FAMILY_FIXTURES as FAMILIES;
+
 use crate::support::lmbias;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
-
-/// (fixture folder, has a masked-LM head).
-const FAMILIES: [(&str, bool); 10] = [
-    ("tiny-roberta-mlm", true),
-    ("tiny-roberta-base", false),
-    ("tiny-xlmr-mlm", true),
-    ("tiny-camembert-mlm", true),
-    ("tiny-distilbert-mlm", true),
-    ("tiny-electra-generator", true),
-    ("tiny-electra-discriminator", false),
-    ("tiny-albert-mlm", true),
-    ("tiny-albert-groups", true),
-    ("tiny-modernbert-mlm", true),
-];
 
 /// The family's default pooling: ALBERT's [CLS], the mean for the others.
 fn pooling(name: &str) -> &'static str {
