@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use lmbias_testing::{model_dir, repo_root};
 
-use crate::support::tree;
+use crate::support::{tree, xtask};
 
 /// How long one sweep may take on the cluster before the test gives up.
 const SWEEP_BOUND: Duration = Duration::from_secs(300);
@@ -235,21 +235,18 @@ fn slurm_job_array_and_merge_equal_one_run() {
 
     // The reference: one run over all models, no Slurm.
     let single = root.join("single");
-    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args([
+    let output = xtask(
+        &[
             "reproduce-paper",
             "--models",
             &models,
             "--n-samples",
             "100",
             "--out",
-        ])
-        .arg(&single)
-        .env("HF_HOME", &hf)
-        .env_remove("HF_HUB_CACHE")
-        .env("HF_HUB_OFFLINE", "1")
-        .output()
-        .unwrap();
+            single.to_str().unwrap(),
+        ],
+        &hf,
+    );
     assert!(
         output.status.success(),
         "{}",

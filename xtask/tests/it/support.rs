@@ -20,3 +20,14 @@ pub(crate) fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     }
     files
 }
+
+/// Runs the xtask binary offline (`HF_HUB_OFFLINE=1`) with `hf_home` as its Hugging Face home.
+pub(crate) fn xtask(args: &[&str], hf_home: &Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(args)
+        .env("HF_HOME", hf_home)
+        .env_remove("HF_HUB_CACHE")
+        .env("HF_HUB_OFFLINE", "1")
+        .output()
+        .unwrap()
+}

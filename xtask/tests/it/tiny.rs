@@ -8,7 +8,7 @@ use std::process::Command;
 
 use lmbias_testing::model_dir;
 
-use crate::support::tree;
+use crate::support::{tree, xtask};
 
 /// Copies a fixture folder to `$HF_HOME/hub/models--ORG--NAME/snapshots/REV/`.
 fn place_in_cache(hub: &Path, id: &str, fixture_name: &str) {
@@ -282,15 +282,6 @@ fn glove_runs_the_english_battery_and_caliskans_table() {
 }
 
 /// Every file under `dir`, by path relative to it, with its bytes.
-fn xtask(args: &[&str], hf_home: &Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(args)
-        .env("HF_HOME", hf_home)
-        .env_remove("HF_HUB_CACHE")
-        .env("HF_HUB_OFFLINE", "1")
-        .output()
-        .unwrap()
-}
 
 /// A sweep of five fixture models (one with no MLM head, one whose Turkish battery
 /// fails, one folder that does not exist) run once, and as three shards merged: the
