@@ -281,8 +281,6 @@ fn glove_runs_the_english_battery_and_caliskans_table() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
-/// Every file under `dir`, by path relative to it, with its bytes.
-
 /// A sweep of five fixture models (one with no MLM head, one whose Turkish battery
 /// fails, one folder that does not exist) run once, and as three shards merged: the
 /// merge writes the same files, byte for byte, as the single run.
