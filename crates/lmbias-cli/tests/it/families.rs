@@ -3,7 +3,7 @@
 //! per command, each over all the families' tiny fixtures, against the transformers
 //! references where the command prints a number a reference holds.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -69,7 +69,7 @@ fn piece_text(folder: &str, piece: &str) -> String {
         let bytes: Vec<u8> = piece.chars().map(|c| to_byte[&c]).collect();
         // A piece may hold part of a character: shown as U+FFFD, as the decoder does.
         String::from_utf8_lossy(&bytes).into_owned()
-    } else if ["tiny-xlmr", "tiny-camembert", "tiny-albert"]
+    } else if ["tiny-xlmr", "tiny-camembert", "tiny-albert", "tiny-deberta"]
         .iter()
         .any(|f| folder.starts_with(f))
     {
@@ -215,46 +215,54 @@ fn valence_runs_on_every_masked_lm_family() {
 }
 
 /// `lmbias probe` with the shipped lists and templates on every family: a sweep whose
-/// every point has a χ² test.
+/// every point has a χ² test. (The SVM's Newton search once stalled a hair above its
+/// tolerance on tiny-deberta-v2-conv's religion words and tiny-electra-discriminator's
+/// gender words: two of these pairs.)
 #[test]
 fn probe_runs_on_every_family() {
     let data = repo().join("datasets/probe");
     for (name, _) in FAMILIES {
-        let (ok, stdout, stderr) = lmbias(&[
-            "probe",
-            "--model",
-            &folder(name),
-            "--templates",
-            data.join("templates.txt").to_str().unwrap(),
-            "--protected",
-            data.join("religion.csv").to_str().unwrap(),
-            "--stereotyped",
-            data.join("adjectives.csv").to_str().unwrap(),
-            "--n",
-            "8",
-            "--json",
-        ]);
-        assert!(ok, "{name}: {stderr}");
-        let out: Value = serde_json::from_str(&stdout).unwrap();
-        let run = &out["runs"][0];
-        // Every dimension of the 32-wide hidden state ranked once.
-        let mut order: Vec<u64> = run["relevance_order"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_u64().unwrap())
-            .collect();
-        order.sort_unstable();
-        assert_eq!(order, (0..32).collect::<Vec<_>>(), "{name}");
-        let sweep = run["sweep"].as_array().unwrap();
-        assert!(!sweep.is_empty(), "{name}");
-        for step in sweep {
-            let p = step["p_value"].as_f64();
-            assert!(
-                p.is_some_and(|p| (0.0..=1.0).contains(&p)) || step.get("not_testable").is_some(),
-                "{name}: {step}"
-            );
+        for (protected, stereotyped) in [("religion", "adjectives"), ("gender", "salary")] {
+            check_probe(name, &data, protected, stereotyped);
         }
+    }
+}
+
+fn check_probe(name: &str, data: &Path, protected: &str, stereotyped: &str) {
+    let (ok, stdout, stderr) = lmbias(&[
+        "probe",
+        "--model",
+        &folder(name),
+        "--templates",
+        data.join("templates.txt").to_str().unwrap(),
+        "--protected",
+        data.join(format!("{protected}.csv")).to_str().unwrap(),
+        "--stereotyped",
+        data.join(format!("{stereotyped}.csv")).to_str().unwrap(),
+        "--n",
+        "8",
+        "--json",
+    ]);
+    assert!(ok, "{name} {protected} × {stereotyped}: {stderr}");
+    let out: Value = serde_json::from_str(&stdout).unwrap();
+    let run = &out["runs"][0];
+    // Every dimension of the 32-wide hidden state ranked once.
+    let mut order: Vec<u64> = run["relevance_order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_u64().unwrap())
+        .collect();
+    order.sort_unstable();
+    assert_eq!(order, (0..32).collect::<Vec<_>>(), "{name}");
+    let sweep = run["sweep"].as_array().unwrap();
+    assert!(!sweep.is_empty(), "{name}");
+    for step in sweep {
+        let p = step["p_value"].as_f64();
+        assert!(
+            p.is_some_and(|p| (0.0..=1.0).contains(&p)) || step.get("not_testable").is_some(),
+            "{name}: {step}"
+        );
     }
 }
 
