@@ -54,6 +54,10 @@ pub enum Architecture {
     ModernBertEncoder,
     /// ModernBERT with its head (`ModernBertForMaskedLM`).
     ModernBertMaskedLm,
+    /// A DeBERTa-v2 or v3 encoder (`DebertaV2Model`).
+    DebertaV2Encoder,
+    /// DeBERTa-v2/v3 with its head (`DebertaV2ForMaskedLM`).
+    DebertaV2MaskedLm,
     /// The encoder of a T5 / T5 v1.1 / mT5 checkpoint (any decoder or LM head is ignored).
     T5Encoder,
 }
@@ -69,6 +73,7 @@ impl Architecture {
                 | Architecture::DistilBertMaskedLm
                 | Architecture::AlbertMaskedLm
                 | Architecture::ModernBertMaskedLm
+                | Architecture::DebertaV2MaskedLm
         )
     }
 }
@@ -85,7 +90,7 @@ struct Family {
     head: Architecture,
 }
 
-const FAMILIES: [Family; 8] = [
+const FAMILIES: [Family; 9] = [
     Family {
         model_type: "bert",
         encoders: &["BertModel"],
@@ -142,11 +147,17 @@ const FAMILIES: [Family; 8] = [
         heads: &["ModernBertForMaskedLM"],
         head: Architecture::ModernBertMaskedLm,
     },
+    Family {
+        model_type: "deberta-v2",
+        encoders: &["DebertaV2Model"],
+        encoder: Architecture::DebertaV2Encoder,
+        heads: &["DebertaV2ForMaskedLM"],
+        head: Architecture::DebertaV2MaskedLm,
+    },
 ];
 
 /// The `model_type` values lmbias loads, for error messages.
-const SUPPORTED: &str =
-    "bert, roberta, xlm-roberta, camembert, electra, distilbert, albert, modernbert, t5, mt5";
+const SUPPORTED: &str = "bert, roberta, xlm-roberta, camembert, electra, distilbert, albert, modernbert, deberta-v2, t5, mt5";
 
 /// Where a checkpoint came from: what pins the weights a result was computed with, for a
 /// front-end's provenance record.
@@ -457,7 +468,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "config.json: unsupported architecture: model_type \"gpt2\" (supported: bert, roberta, \
-             xlm-roberta, camembert, electra, distilbert, albert, modernbert, t5, mt5)"
+             xlm-roberta, camembert, electra, distilbert, albert, modernbert, deberta-v2, t5, mt5)"
         );
         let err = architecture_of(p, &f(Some("bert"), &["BertForSequenceClassification"]))
             .unwrap_err()

@@ -30,6 +30,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use lmbias_text::TOKENIZER_FILES;
 use sha2::{Digest, Sha256};
 
 use crate::error::ModelError;
@@ -39,8 +40,6 @@ const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
 
 /// Weight files in order of preference; the first the model has is fetched.
 const WEIGHT_FILES: [&str; 2] = ["model.safetensors", "pytorch_model.bin"];
-/// Tokenizer files in the order lmbias-text prefers them; the first the model has is fetched.
-const TOKENIZER_FILES: [&str; 3] = ["tokenizer.json", "vocab.txt", "spiece.model"];
 /// Tokenizer settings, fetched when the model has them.
 const OPTIONAL_FILES: [&str; 2] = ["tokenizer_config.json", "special_tokens_map.json"];
 

@@ -22,6 +22,7 @@
 mod adapter;
 mod bert;
 mod checkpoint;
+mod deberta_v2;
 mod device;
 mod error;
 mod gelu;

@@ -7,6 +7,7 @@ use lmbias_encoder::{Embedder, MaskedLm};
 use crate::adapter::{Adapter, AnyEmbedder};
 use crate::bert::{Bert, BertForMaskedLm};
 use crate::checkpoint::{Architecture, Checkpoint};
+use crate::deberta_v2::{DebertaV2, DebertaV2ForMaskedLm};
 use crate::device::DeviceKind;
 use crate::error::ModelError;
 use crate::modernbert::{ModernBert, ModernBertForMaskedLm};
@@ -31,6 +32,9 @@ pub(crate) fn any_embedder(
         Architecture::ModernBertEncoder | Architecture::ModernBertMaskedLm => {
             Box::new(Adapter::<ModernBert>::load(checkpoint, &device)?)
         }
+        Architecture::DebertaV2Encoder | Architecture::DebertaV2MaskedLm => {
+            Box::new(Adapter::<DebertaV2>::load(checkpoint, &device)?)
+        }
         // BERT and its descendants (`Variant`).
         _ => Box::new(Adapter::<Bert>::load(checkpoint, &device)?),
     })
@@ -54,6 +58,10 @@ pub fn load_masked_lm(
         Architecture::ModernBertMaskedLm => Box::new(
             Adapter::<ModernBertForMaskedLm>::load_masked(checkpoint, &device()?)?,
         ),
+        Architecture::DebertaV2MaskedLm => Box::new(Adapter::<DebertaV2ForMaskedLm>::load_masked(
+            checkpoint,
+            &device()?,
+        )?),
         // BERT and its descendants (`Variant`).
         _ => Box::new(Adapter::<BertForMaskedLm>::load_masked(
             checkpoint,

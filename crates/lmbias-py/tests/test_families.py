@@ -1,6 +1,7 @@
 """lmbias.Model on every model family besides BERT and T5 (RoBERTa, XLM-R, CamemBERT,
-DistilBERT, ELECTRA generator and discriminator): transformers' numbers from
-tests/fixtures/reference/<folder>.json (tests/fixtures/generate/tiny_families_reference.py)."""
+DistilBERT, ELECTRA generator and discriminator, ALBERT, ModernBERT, DeBERTa-v2/v3):
+transformers' numbers from tests/fixtures/reference/<folder>.json
+(tests/fixtures/generate/tiny_families_reference.py)."""
 
 import json
 
@@ -21,6 +22,9 @@ FAMILIES = [
     ("tiny-albert-mlm", True),
     ("tiny-albert-groups", True),
     ("tiny-modernbert-mlm", True),
+    ("tiny-deberta-v3-mlm", True),
+    ("tiny-deberta-v2-conv", True),
+    ("tiny-deberta-v2-base", False),
 ]
 
 
@@ -33,7 +37,7 @@ def piece_text(name, piece):
         others = [b for b in range(256) if b not in printable]
         to_byte = {chr(b): b for b in printable} | {chr(256 + i): b for i, b in enumerate(others)}
         text = bytes(to_byte[c] for c in piece).decode("utf-8", errors="replace")
-    elif name.startswith(("tiny-xlmr", "tiny-camembert", "tiny-albert")):
+    elif name.startswith(("tiny-xlmr", "tiny-camembert", "tiny-albert", "tiny-deberta")):
         text = piece.replace("▁", " ")
     else:
         text = piece

@@ -11,6 +11,7 @@ use lmbias_encoder::{Embedder, MaskedLm, Pooling};
 use lmbias_model::{Checkpoint, DeviceKind, HubSettings, Origin};
 use lmbias_static::StaticEmbeddings;
 use lmbias_studies::seat::Lost;
+use lmbias_text::TOKENIZER_FILES;
 
 use crate::RunError;
 use crate::provenance::{ModelOrigin, ModelProvenance, sha256_file, sha256_folder};
@@ -250,14 +251,6 @@ fn checkpoint_origin(checkpoint: &Checkpoint) -> Result<ModelOrigin, RunError> {
         },
     })
 }
-
-/// The files a tokenizer is read from, in the order lmbias-text prefers them.
-const TOKENIZER_FILES: [&str; 4] = [
-    "tokenizer.json",
-    "vocab.txt",
-    "spiece.model",
-    "sentencepiece.bpe.model",
-];
 
 fn tokenizer_digest(dir: &Path) -> Result<Option<String>, RunError> {
     TOKENIZER_FILES

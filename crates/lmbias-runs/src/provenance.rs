@@ -57,7 +57,7 @@ pub struct ModelProvenance {
     /// What pins its weights.
     pub origin: ModelOrigin,
     /// The sha256 of the tokenizer file it read (`tokenizer.json`, `vocab.txt`,
-    /// `spiece.model`); `None` for static vectors, which tokenize by rule.
+    /// `spm.model`, `spiece.model`); `None` for static vectors, which tokenize by rule.
     pub tokenizer_sha256: Option<String>,
 }
 

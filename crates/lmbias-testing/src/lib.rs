@@ -25,9 +25,9 @@ pub fn fixtures() -> PathBuf {
 }
 
 /// The tiny checkpoints of every family besides BERT and T5 (written by
-/// `tests/fixtures/generate/tiny_families*.py`), each with whether it has a masked-LM
+/// `tests/fixtures/generate/tiny_families*.py` and `tiny_deberta.py`), each with whether it has a masked-LM
 /// head: the folders every entry-point test runs.
-pub const FAMILY_FIXTURES: [(&str, bool); 10] = [
+pub const FAMILY_FIXTURES: [(&str, bool); 13] = [
     ("tiny-roberta-mlm", true),
     ("tiny-roberta-base", false),
     ("tiny-xlmr-mlm", true),
@@ -38,6 +38,9 @@ pub const FAMILY_FIXTURES: [(&str, bool); 10] = [
     ("tiny-albert-mlm", true),
     ("tiny-albert-groups", true),
     ("tiny-modernbert-mlm", true),
+    ("tiny-deberta-v3-mlm", true),
+    ("tiny-deberta-v2-conv", true),
+    ("tiny-deberta-v2-base", false),
 ];
 
 /// A fixture model folder, `tests/fixtures/models/NAME`.

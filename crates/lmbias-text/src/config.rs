@@ -139,6 +139,55 @@ impl TokenizerConfig {
         }
     }
 
+    /// Whether AutoTokenizer resolves to DebertaV2Tokenizer, which keeps only the Unigram
+    /// vocabulary of a tokenizer.json and builds the rest in its `__init__`: by
+    /// `tokenizer_class`, or by the model type when no class is named.
+    pub(crate) fn is_deberta(&self) -> bool {
+        match self.tokenizer_class() {
+            Some(class) => class.trim_end_matches("Fast") == "DebertaV2Tokenizer",
+            None => matches!(self.model_type.as_ref(), Some(Some(t)) if t == "deberta-v2"),
+        }
+    }
+
+    /// The tokens a list setting of `tokenizer_config.json` names (`extra_special_tokens`,
+    /// `additional_special_tokens`: strings or AddedToken objects); empty when absent.
+    pub(crate) fn token_list(&self, field: &str) -> Result<Vec<String>, TextError> {
+        let Some(config) = &self.config else {
+            return Ok(Vec::new());
+        };
+        let items = match config.root.get(field) {
+            None | Some(Value::Null) => return Ok(Vec::new()),
+            Some(Value::Array(items)) => items,
+            Some(other) => {
+                return Err(TextError::field(
+                    &config.path,
+                    field,
+                    format!("expected a list of tokens, found {other}"),
+                ));
+            }
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::String(s) => Ok(s.clone()),
+                Value::Object(o) => match o.get("content") {
+                    Some(Value::String(s)) => Ok(s.clone()),
+                    _ => Err(TextError::field(
+                        &config.path,
+                        format!("{field}[{i}].content"),
+                        "expected a string",
+                    )),
+                },
+                other => Err(TextError::field(
+                    &config.path,
+                    format!("{field}[{i}]"),
+                    format!("expected a token, found {other}"),
+                )),
+            })
+            .collect()
+    }
+
     /// `tokenizer_class` of `tokenizer_config.json`, when it names one.
     pub(crate) fn tokenizer_class(&self) -> Option<&str> {
         self.config.as_ref()?.root.get("tokenizer_class")?.as_str()

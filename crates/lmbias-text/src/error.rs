@@ -7,7 +7,7 @@ use std::path::PathBuf;
 pub enum TextError {
     /// The folder has none of the files a tokenizer is built from.
     #[error(
-        "{}: no tokenizer found: looked for tokenizer.json, vocab.txt (BERT WordPiece) and spiece.model (SentencePiece)",
+        "{}: no tokenizer found: looked for tokenizer.json, vocab.txt (BERT WordPiece), spm.model (DeBERTa SentencePiece) and spiece.model (T5 SentencePiece)",
         dir.display()
     )]
     NoTokenizer {

@@ -1,6 +1,6 @@
 //! Tokenization exactly like transformers, from a Hugging Face model directory:
-//! `tokenizer.json` when present, else BERT WordPiece from `vocab.txt`, else T5
-//! Unigram from SentencePiece's `spiece.model`.
+//! `tokenizer.json` when present, else BERT WordPiece from `vocab.txt`, else a
+//! Unigram from SentencePiece's `spm.model` (DeBERTa-v2/v3) or `spiece.model` (T5).
 //!
 //! On top of the `tokenizers` crate this adds what the studies need and
 //! transformers leaves to the caller: no padding or truncation, mask lookup with
@@ -13,6 +13,8 @@
 //!   `tokenizer_config.json` (`do_lower_case` defaulting to true), as BertTokenizer's
 //!   `__init__` does; a T5 `tokenizer.json` gets T5Tokenizer's normalizer
 //!   (its Precompiled table only) and pre-tokenizer (WhitespaceSplit + Metaspace).
+//!   A DeBERTa-v2/v3 `tokenizer.json` keeps only its vocabulary: DebertaV2Tokenizer
+//!   builds the rest from `tokenizer_config.json`, as it does over `spm.model`.
 //!   A bare `tokenizer.json` with no configuration files is used as written.
 //! - Special tokens come from `special_tokens_map.json` over `tokenizer_config.json`
 //!   (the map is skipped when the config has `added_tokens_decoder`). Where neither
@@ -41,6 +43,10 @@ mod wordpiece;
 pub use encoding::Encoding;
 pub use error::TextError;
 pub use tokenizer::{SpecialToken, Tokenizer};
+
+/// The files a tokenizer is built from, in the order [`Tokenizer::from_dir`] prefers them:
+/// what a model folder must hold, and what pins its tokenization.
+pub const TOKENIZER_FILES: [&str; 4] = ["tokenizer.json", "vocab.txt", "spm.model", "spiece.model"];
 
 // The model shares one tokenizer across threads.
 const _: fn() = || {

@@ -1,5 +1,6 @@
-//! A T5 Unigram tokenizer built from `spiece.model`, the way transformers builds
-//! `T5Tokenizer` when a checkpoint has no `tokenizer.json`.
+//! Unigram tokenizers built from a SentencePiece model the way transformers builds them: T5's
+//! from `spiece.model` when a checkpoint has no `tokenizer.json`, DeBERTa-v2/v3's from
+//! `spm.model` or from the vocabulary of a `tokenizer.json`.
 //!
 //! `spiece.model` is a SentencePiece `ModelProto` (protobuf). The few fields needed
 //! are read by hand (field numbers from sentencepiece's `sentencepiece_model.proto`):
@@ -17,6 +18,7 @@ use crate::TextError;
 use crate::config::{Role, TokenizerConfig};
 
 const UNKNOWN_TYPE: u64 = 2;
+const CONTROL_TYPE: u64 = 3;
 const UNIGRAM: u64 = 1;
 
 /// What lmbias needs from a SentencePiece model file.
@@ -24,6 +26,8 @@ pub(crate) struct SentencePieceModel {
     /// (piece, score) in id order.
     pub(crate) pieces: Vec<(String, f32)>,
     pub(crate) unk_id: u32,
+    /// Ids of the control pieces (`[CLS]`, `</s>`, …), which transformers makes special tokens.
+    pub(crate) controls: Vec<u32>,
     /// The normalizer table (NFKC and friends); empty when the model has none.
     pub(crate) charsmap: Vec<u8>,
 }
@@ -34,6 +38,7 @@ impl SentencePieceModel {
         let bad = |field: &str, message: String| TextError::field(path, field, message);
         let mut pieces = Vec::new();
         let mut unk_id = None;
+        let mut controls = Vec::new();
         let mut charsmap = Vec::new();
         let mut model_type = UNIGRAM;
         for field in Fields::new(&bytes) {
@@ -65,6 +70,9 @@ impl SentencePieceModel {
                     })?;
                     if kind == UNKNOWN_TYPE && unk_id.is_none() {
                         unk_id = Some(pieces.len() as u32);
+                    }
+                    if kind == CONTROL_TYPE {
+                        controls.push(pieces.len() as u32);
                     }
                     pieces.push((text, score));
                 }
@@ -103,6 +111,7 @@ impl SentencePieceModel {
         Ok(SentencePieceModel {
             pieces,
             unk_id,
+            controls,
             charsmap,
         })
     }
@@ -183,6 +192,132 @@ pub(crate) fn t5_tokenizer_json(
         },
         "decoder": metaspace(),
         "model": {"type": "Unigram", "unk_id": model.unk_id, "vocab": vocab, "byte_fallback": false},
+    }))
+}
+
+/// The `tokenizer.json` document DebertaV2Tokenizer builds in its `__init__` (transformers
+/// 5.24, `models/deberta_v2/tokenization_deberta_v2.py`) over a Unigram vocabulary — the
+/// pieces of `spm.model`, or the `model.vocab` of a tokenizer.json, whose own normalizer,
+/// pre-tokenizer, post-processor and token flags transformers does not read:
+///
+/// - normalizer: `Lowercase` if `do_lower_case`, then runs of whitespace and any tab or line
+///   break to one space, NFC, trailing whitespace stripped. SentencePiece's own table
+///   (`precompiled_charsmap`) is not applied: transformers drops it.
+/// - pre-tokenizer: punctuation isolated if `split_by_punct`, then Metaspace, prepending `▁`
+///   to every chunk unless `add_prefix_space` is false (then to the first only).
+/// - `[CLS] $A [SEP]`; special tokens (`tokens`: the configured ones, the control pieces, the
+///   file's added tokens) split off the text before normalizing, none stripping a space; one
+///   the vocabulary lacks (DeBERTa-v3's `[MASK]`) takes the next id.
+pub(crate) fn deberta_tokenizer_json(
+    vocab: Vec<Value>,
+    unk_id: u64,
+    tokens: Vec<String>,
+    config: &TokenizerConfig,
+    path: &Path,
+) -> Result<Value, TextError> {
+    let mut specials = Vec::new();
+    for (role, default) in [
+        (Role::Eos, "[SEP]"),
+        (Role::Unk, "[UNK]"),
+        (Role::Sep, "[SEP]"),
+        (Role::Pad, "[PAD]"),
+        (Role::Cls, "[CLS]"),
+        (Role::Mask, "[MASK]"),
+    ] {
+        let token = config
+            .special(role)?
+            .map_or_else(|| default.to_owned(), |(t, _)| t);
+        specials.push((role, token));
+    }
+    let role = |r: Role| {
+        specials
+            .iter()
+            .find(|(s, _)| *s == r)
+            .map(|(_, t)| t.clone())
+    };
+    let (cls, sep) = (
+        role(Role::Cls).unwrap_or_default(),
+        role(Role::Sep).unwrap_or_default(),
+    );
+    let mut all: Vec<String> = specials.iter().map(|(_, t)| t.clone()).collect();
+    all.extend(tokens);
+    all.extend(config.token_list("extra_special_tokens")?);
+    all.extend(config.token_list("additional_special_tokens")?);
+    let mut ids = std::collections::HashMap::new();
+    for (id, entry) in vocab.iter().enumerate() {
+        if let Some(piece) = entry.get(0).and_then(Value::as_str) {
+            ids.entry(piece.to_owned()).or_insert(id as u64);
+        }
+    }
+    let mut next = vocab.len() as u64;
+    let mut added: Vec<(u64, String)> = Vec::new();
+    for token in all {
+        if added.iter().any(|(_, t)| *t == token) {
+            continue;
+        }
+        let id = *ids.entry(token.clone()).or_insert_with(|| {
+            next += 1;
+            next - 1
+        });
+        added.push((id, token));
+    }
+    added.sort();
+    let id_of = |token: &str| {
+        added
+            .iter()
+            .find(|(_, t)| t == token)
+            .map(|(id, _)| *id)
+            .ok_or_else(|| TextError::file(path, format!("no id for special token {token:?}")))
+    };
+    let (cls_id, sep_id) = (id_of(&cls)?, id_of(&sep)?);
+    let mut normalizers = Vec::new();
+    if config.flag("do_lower_case")?.unwrap_or(false) {
+        normalizers.push(json!({"type": "Lowercase"}));
+    }
+    normalizers.extend([
+        json!({"type": "Replace", "pattern": {"Regex": "\\s{2,}|[\\n\\r\\t]"}, "content": " "}),
+        json!({"type": "NFC"}),
+        json!({"type": "Strip", "strip_left": false, "strip_right": true}),
+    ]);
+    let prepend = if config.flag("add_prefix_space")?.unwrap_or(true) {
+        "always"
+    } else {
+        "first"
+    };
+    let metaspace = json!({"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": prepend, "split": true});
+    let mut pre_tokenizers = Vec::new();
+    if config.flag("split_by_punct")?.unwrap_or(false) {
+        pre_tokenizers.push(json!({"type": "Punctuation", "behavior": "Isolated"}));
+    }
+    pre_tokenizers.push(metaspace.clone());
+    let added_tokens: Vec<Value> = added
+        .iter()
+        .map(|(id, token)| {
+            json!({"id": id, "content": token, "single_word": false, "lstrip": false,
+                   "rstrip": false, "normalized": false, "special": true})
+        })
+        .collect();
+    let special =
+        |token: &str, type_id: u32| json!({"SpecialToken": {"id": token, "type_id": type_id}});
+    let sequence = |id: &str, type_id: u32| json!({"Sequence": {"id": id, "type_id": type_id}});
+    Ok(json!({
+        "version": "1.0",
+        "truncation": null,
+        "padding": null,
+        "added_tokens": added_tokens,
+        "normalizer": {"type": "Sequence", "normalizers": normalizers},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre_tokenizers},
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [special(&cls, 0), sequence("A", 0), special(&sep, 0)],
+            "pair": [special(&cls, 0), sequence("A", 0), special(&sep, 0), sequence("B", 1), special(&sep, 1)],
+            "special_tokens": {
+                cls.clone(): {"id": cls, "ids": [cls_id], "tokens": [cls]},
+                sep.clone(): {"id": sep, "ids": [sep_id], "tokens": [sep]},
+            },
+        },
+        "decoder": metaspace,
+        "model": {"type": "Unigram", "unk_id": unk_id, "vocab": vocab, "byte_fallback": false},
     }))
 }
 

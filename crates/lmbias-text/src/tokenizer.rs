@@ -32,8 +32,9 @@ pub struct Tokenizer {
 
 impl Tokenizer {
     /// Loads `tokenizer.json` if present; otherwise builds BERT's WordPiece
-    /// tokenizer from `vocab.txt`, or T5's Unigram tokenizer from `spiece.model`,
-    /// with the settings of `tokenizer_config.json`, as transformers does.
+    /// tokenizer from `vocab.txt`, T5's Unigram tokenizer from `spiece.model`, or
+    /// DeBERTa-v2/v3's from `spm.model`, with the settings of `tokenizer_config.json`,
+    /// as transformers does.
     /// Special tokens come from `tokenizer_config.json` / `special_tokens_map.json`.
     pub fn from_dir(dir: impl AsRef<Path>) -> Result<Self, TextError> {
         let dir = dir.as_ref();
@@ -41,6 +42,7 @@ impl Tokenizer {
         let json_path = dir.join("tokenizer.json");
         let vocab_path = dir.join("vocab.txt");
         let spiece_path = dir.join("spiece.model");
+        let spm_path = dir.join("spm.model");
         let mut inner = if json_path.is_file() {
             let bytes = std::fs::read(&json_path).map_err(|e| TextError::file(&json_path, e))?;
             let mut document: serde_json::Value = serde_json::from_slice(&bytes)
@@ -48,6 +50,29 @@ impl Tokenizer {
             let unigram = document["model"]["type"] == "Unigram";
             if unigram && !config.loads_generic() && config.rebuilds_sentencepiece() {
                 sentencepiece::rebuild_pipeline(&mut document);
+            }
+            if unigram && !config.loads_generic() && config.is_deberta() {
+                let model = &mut document["model"];
+                let vocab = match model["vocab"].take() {
+                    serde_json::Value::Array(vocab) => vocab,
+                    _ => {
+                        return Err(TextError::field(
+                            &json_path,
+                            "model.vocab",
+                            "expected a list of [piece, score]",
+                        ));
+                    }
+                };
+                let unk_id = model["unk_id"].as_u64().unwrap_or(0);
+                let tokens = document["added_tokens"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| t["content"].as_str().map(str::to_owned))
+                    .collect();
+                document = sentencepiece::deberta_tokenizer_json(
+                    vocab, unk_id, tokens, &config, &json_path,
+                )?;
             }
             let mut inner = serde_json::from_value::<tokenizers::Tokenizer>(document)
                 .map_err(|e| TextError::file(&json_path, one_line(&e)))?;
@@ -69,6 +94,28 @@ impl Tokenizer {
                     &vocab_path,
                     format!("cannot build a WordPiece tokenizer: {e}"),
                 )
+            })?
+        } else if spm_path.is_file() {
+            let model = SentencePieceModel::read(&spm_path)?;
+            let vocab = model
+                .pieces
+                .iter()
+                .map(|(p, s)| serde_json::json!([p, s]))
+                .collect();
+            let controls = model
+                .controls
+                .iter()
+                .map(|&id| model.pieces[id as usize].0.clone())
+                .collect();
+            let document = sentencepiece::deberta_tokenizer_json(
+                vocab,
+                model.unk_id.into(),
+                controls,
+                &config,
+                &spm_path,
+            )?;
+            serde_json::from_value::<tokenizers::Tokenizer>(document).map_err(|e| {
+                TextError::file(&spm_path, format!("cannot build a Unigram tokenizer: {e}"))
             })?
         } else if spiece_path.is_file() {
             let model = SentencePieceModel::read(&spiece_path)?;

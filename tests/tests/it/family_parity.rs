@@ -1,9 +1,11 @@
-//! BERT's descendants against transformers: RoBERTa, XLM-R, CamemBERT, ELECTRA (generator
-//! and discriminator) and DistilBERT, on tiny random checkpoints whose configs move away
-//! from the defaults where a loader could go wrong (pad id 1, positions offset by it, eps,
-//! gelu_new, an untied decoder, embeddings narrower than the layers, no token types).
-//! Folders: tests/fixtures/generate/tiny_families.py; references (transformers 5.24,
-//! eager attention): tiny_families_reference.py.
+//! The families besides BERT and T5 against transformers: RoBERTa, XLM-R, CamemBERT, ELECTRA
+//! (generator and discriminator), DistilBERT, ALBERT, ModernBERT and DeBERTa-v2/v3, on tiny
+//! random checkpoints whose configs move away from the defaults where a loader could go
+//! wrong (pad id 1, positions offset by it, eps, gelu_new, an untied decoder, embeddings
+//! narrower than the layers, no token types, shared layers, windows and relative positions
+//! shorter than the texts). Folders: tests/fixtures/generate/tiny_families.py,
+//! tiny_families_2.py, tiny_deberta.py; references (transformers 5.24, eager attention):
+//! tiny_families_reference.py.
 
 use lmbias_encoder::{Layer, Pooling};
 use lmbias_model::{Architecture, Checkpoint, testing};
@@ -110,6 +112,18 @@ fn albert_with_shared_layers_matches_transformers() {
 #[test]
 fn modernbert_matches_transformers() {
     check_family("tiny-modernbert-mlm", true);
+}
+
+/// Disentangled attention three ways: v3's (log buckets past ±4, a normalised table
+/// projected by the content's own query and key, no absolute positions, `lm_predictions`
+/// head, 7 config rows beyond the tokenizer's ids); v2 xlarge's (a convolution beside layer
+/// 0, positions clamped at ±6, own position projections, absolute positions, embeddings
+/// narrower than the layers, `cls.predictions` head); content-to-position alone.
+#[test]
+fn deberta_v2_and_v3_match_transformers() {
+    check_family("tiny-deberta-v3-mlm", true);
+    check_family("tiny-deberta-v2-conv", true);
+    check_family("tiny-deberta-v2-base", false);
 }
 
 #[test]

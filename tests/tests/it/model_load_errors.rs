@@ -244,7 +244,7 @@ fn config_problems_are_named() {
     let err = load_error(&dir);
     assert!(
         err.starts_with(&format!(
-            "{}: invalid config: hidden_act \"swish\" is not supported (expected gelu, gelu_new or relu) at line ",
+            "{}: invalid config: hidden_act \"swish\" is not supported (expected gelu, gelu_new, relu or tanh) at line ",
             config_path.display()
         )),
         "{err}"

@@ -318,6 +318,8 @@ pub(crate) enum Activation {
     GeluNew,
     /// "relu".
     Relu,
+    /// "tanh" (DeBERTa-v2's default `conv_act`).
+    Tanh,
 }
 
 impl TryFrom<String> for Activation {
@@ -327,8 +329,9 @@ impl TryFrom<String> for Activation {
             "gelu" => Ok(Activation::Gelu),
             "gelu_new" => Ok(Activation::GeluNew),
             "relu" => Ok(Activation::Relu),
+            "tanh" => Ok(Activation::Tanh),
             other => Err(format!(
-                "hidden_act {other:?} is not supported (expected gelu, gelu_new or relu)"
+                "hidden_act {other:?} is not supported (expected gelu, gelu_new, relu or tanh)"
             )),
         }
     }
@@ -341,6 +344,7 @@ impl Activation {
             Activation::Gelu => "gelu",
             Activation::GeluNew => "gelu_new",
             Activation::Relu => "relu",
+            Activation::Tanh => "tanh",
         }
     }
 
@@ -349,6 +353,7 @@ impl Activation {
             Activation::Gelu => gelu(x),
             Activation::GeluNew => gelu_approximate(x),
             Activation::Relu => relu(x),
+            Activation::Tanh => x.tanh(),
         }
     }
 }
@@ -380,7 +385,7 @@ mod tests {
 
     use super::*;
 
-    /// transformers' ACT2FN["gelu" | "gelu_new" | "relu"] on these inputs (transformers 5.24,
+    /// transformers' ACT2FN["gelu" | "gelu_new" | "relu" | "tanh"] on these inputs (transformers 5.24,
     /// torch 2.15, rounded to 7 decimals).
     #[test]
     fn activations_match_transformers() {
@@ -400,6 +405,12 @@ mod tests {
                 ],
             ),
             (Activation::Relu, [0.0, 0.0, 0.0, 0.0, 0.5, 1.0, 3.0]),
+            (
+                Activation::Tanh,
+                [
+                    -0.9950548, -0.7615942, -0.4621172, 0.0, 0.4621172, 0.7615942, 0.9950548,
+                ],
+            ),
         ];
         for (activation, want) in cases {
             let input = Tensor::<1>::from_data(TensorData::new(x.to_vec(), [x.len()]), &device);
@@ -421,7 +432,7 @@ mod tests {
             .to_string();
         assert!(
             err.starts_with(
-                "hidden_act \"swish\" is not supported (expected gelu, gelu_new or relu)"
+                "hidden_act \"swish\" is not supported (expected gelu, gelu_new, relu or tanh)"
             ),
             "{err}"
         );

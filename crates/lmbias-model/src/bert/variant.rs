@@ -201,7 +201,9 @@ impl Variant {
             Architecture::AlbertEncoder | Architecture::AlbertMaskedLm => Variant::Albert,
             Architecture::T5Encoder
             | Architecture::ModernBertEncoder
-            | Architecture::ModernBertMaskedLm => return None,
+            | Architecture::ModernBertMaskedLm
+            | Architecture::DebertaV2Encoder
+            | Architecture::DebertaV2MaskedLm => return None,
         })
     }
 

@@ -469,6 +469,8 @@ impl<'a> Run<'a> {
                             Architecture::T5Encoder => "a T5 encoder",
                             Architecture::ModernBertEncoder | Architecture::ModernBertMaskedLm =>
                                 "a ModernBERT",
+                            Architecture::DebertaV2Encoder | Architecture::DebertaV2MaskedLm =>
+                                "a DeBERTa-v2/v3",
                             _ =>
                                 "one of BERT's descendants: RoBERTa, ELECTRA, DistilBERT or ALBERT",
                         }
