@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# CPU throughput of lmbias's BERT vs PyTorch, side by side on the same cores:
-# MiniLM and a random bert-base-shaped model, batch 32 of ~10-token sentences.
+# CPU throughput of lmbias vs PyTorch, side by side on the same cores: MiniLM and random
+# models of bert-base's, roberta-base's and ModernBERT-base's shapes, batch 32 of ~10-token
+# sentences. MODELS="minilm bert-base" (etc.) picks some; PYTHON names a Python with torch
+# and transformers.
 # Results go to docs/benchmarks.md by hand, with the CPU and the load printed here.
 #
 #   scripts/bench-model.sh                         # default CPU backend (flex)
@@ -11,17 +13,30 @@ THREADS=${THREADS:-"1 2"}
 SECS=${SECS:-20}
 BATCH=${BATCH:-32}
 MINILM=${LMBIAS_MINILM_DIR:-$HOME/.cache/lmbias/all-MiniLM-L6-v2}
-BASE=${BERT_BASE_DIR:-${TMPDIR:-/tmp}/lmbias-bench/bert-base-random}
+BENCH=${TMPDIR:-/tmp}/lmbias-bench
+BASE=${BERT_BASE_DIR:-$BENCH/bert-base-random}
+ROBERTA=$BENCH/roberta-base-random
+MODERNBERT=$BENCH/modernbert-base-random
 TARGET=${CARGO_TARGET_DIR:-target}
+PYTHON=${PYTHON:-python3}
+MODELS=${MODELS:-"minilm bert-base roberta-base modernbert-base"}
+FIXTURES=tests/fixtures/models
 
-[ -f "$BASE/model.safetensors" ] || python3 scripts/bench_torch.py make-bert-base "$BASE" "$MINILM"
+[ -f "$BASE/model.safetensors" ] || "$PYTHON" scripts/bench_torch.py make-bert-base "$BASE" "$MINILM"
+[ -f "$ROBERTA/model.safetensors" ] || "$PYTHON" scripts/bench_torch.py make-roberta-base "$ROBERTA" "$FIXTURES/tiny-roberta-base"
+[ -f "$MODERNBERT/model.safetensors" ] || "$PYTHON" scripts/bench_torch.py make-modernbert-base "$MODERNBERT" "$FIXTURES/tiny-modernbert-mlm"
 cargo build --release -p lmbias-model --example throughput ${NO_DEFAULT:+--no-default-features} ${FEATURES:+--features "$FEATURES"}
 lscpu | grep 'Model name'
 uptime
 for threads in $THREADS; do
-  for model in "$MINILM" "$BASE"; do
+  for name in $MODELS; do
+    case $name in
+      minilm) model=$MINILM ;; bert-base) model=$BASE ;;
+      roberta-base) model=$ROBERTA ;; modernbert-base) model=$MODERNBERT ;;
+      *) echo "unknown model $name" >&2; exit 2 ;;
+    esac
     RAYON_NUM_THREADS=$threads "$TARGET/release/examples/throughput" "$model" "$BATCH" "$SECS" cpu
-    python3 scripts/bench_torch.py run "$model" "$BATCH" "$SECS" "$threads"
+    "$PYTHON" scripts/bench_torch.py run "$model" "$BATCH" "$SECS" "$threads"
   done
 done
 uptime

@@ -1,10 +1,15 @@
 """PyTorch side of the lmbias model benchmark (see scripts/bench-model.sh).
 
 Same work as crates/lmbias-model/examples/throughput.rs: tokenize a batch of the
-same ~10-token sentences, run BertModel, mean-pool over the attention mask.
-Also creates the bert-base-shaped random checkpoint both sides load.
+same ~10-token sentences, run the folder's AutoModel, mean-pool over the attention mask.
+Also creates the random checkpoints of bert-base's, roberta-base's and ModernBERT-base's
+shapes that both sides load (the tokenizer copied from TOKENIZER_DIR; a tiny fixture's
+for RoBERTa and ModernBERT, whose real ones these machines cannot fetch).
+TORCH_ATTN picks transformers' attention (default "eager"; "sdpa" is its own default).
 
   python3 scripts/bench_torch.py make-bert-base OUT_DIR TOKENIZER_DIR
+  python3 scripts/bench_torch.py make-roberta-base OUT_DIR TOKENIZER_DIR
+  python3 scripts/bench_torch.py make-modernbert-base OUT_DIR TOKENIZER_DIR
   python3 scripts/bench_torch.py run MODEL_DIR BATCH SECONDS THREADS
   python3 scripts/bench_torch.py embed MODEL_DIR TEXTS_FILE THREADS   # the way a notebook would
 """
@@ -45,13 +50,45 @@ def make_bert_base(out: Path, tokenizer_dir: Path) -> None:
             shutil.copy(tokenizer_dir / name, out / name)
 
 
+def copy_tokenizer(tokenizer_dir: Path, out: Path) -> None:
+    for name in ("vocab.txt", "vocab.json", "merges.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        if (tokenizer_dir / name).exists():
+            shutil.copy(tokenizer_dir / name, out / name)
+
+
+def make_roberta_base(out: Path, tokenizer_dir: Path) -> None:
+    """Random RobertaModel with roberta-base's shape (12 layers, 768 hidden, vocab 50265,
+    514 positions from pad id 1, one token type)."""
+    from transformers import RobertaConfig, RobertaModel
+
+    torch.manual_seed(0)
+    config = RobertaConfig(vocab_size=50265, max_position_embeddings=514, type_vocab_size=1, pad_token_id=1, bos_token_id=0, eos_token_id=2)
+    RobertaModel(config).eval().save_pretrained(out)
+    copy_tokenizer(tokenizer_dir, out)
+
+
+def make_modernbert_base(out: Path, tokenizer_dir: Path) -> None:
+    """Random ModernBertModel with ModernBERT-base's shape (transformers' ModernBertConfig
+    defaults: 22 layers, 768 hidden, GeGLU 1152, global attention every third layer, local
+    window 128, vocab 50368)."""
+    from transformers import ModernBertConfig, ModernBertModel
+
+    torch.manual_seed(0)
+    tok = json.loads((tokenizer_dir / "config.json").read_text())
+    config = ModernBertConfig(pad_token_id=tok["pad_token_id"], bos_token_id=tok["bos_token_id"], eos_token_id=tok["eos_token_id"],
+                              cls_token_id=tok["cls_token_id"], sep_token_id=tok["sep_token_id"])
+    ModernBertModel(config).eval().save_pretrained(out)
+    copy_tokenizer(tokenizer_dir, out)
+
+
 @torch.no_grad()
 def run(model_dir: Path, batch: int, seconds: float, threads: int) -> None:
-    from transformers import AutoTokenizer, BertModel
+    from transformers import AutoModel, AutoTokenizer
 
     torch.set_num_threads(threads)
     tok = AutoTokenizer.from_pretrained(model_dir)
-    model = BertModel.from_pretrained(model_dir, dtype=torch.float32, attn_implementation="eager").eval()
+    attention = os.environ.get("TORCH_ATTN", "eager")
+    model = AutoModel.from_pretrained(model_dir, dtype=torch.float32, attn_implementation=attention).eval()
     texts = [SENTENCES[i % len(SENTENCES)] for i in range(batch)]
 
     def step():
@@ -67,7 +104,7 @@ def run(model_dir: Path, batch: int, seconds: float, threads: int) -> None:
         assert step().shape[0] == batch
         batches += 1
     elapsed = time.perf_counter() - start
-    print(json.dumps({"impl": f"torch-{torch.__version__}-{threads}threads", "model": str(model_dir), "batch": batch, "seq_len": seq_len,
+    print(json.dumps({"impl": f"torch-{torch.__version__}-{attention}-{threads}threads", "model": str(model_dir), "batch": batch, "seq_len": seq_len,
                       "batches": batches, "seconds": round(elapsed, 3), "sentences_per_s": round(batches * batch / elapsed, 1)}))
 
 
@@ -97,5 +134,9 @@ if __name__ == "__main__":
         embed(Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]))
     elif sys.argv[1] == "make-bert-base":
         make_bert_base(Path(sys.argv[2]), Path(sys.argv[3]))
+    elif sys.argv[1] == "make-roberta-base":
+        make_roberta_base(Path(sys.argv[2]), Path(sys.argv[3]))
+    elif sys.argv[1] == "make-modernbert-base":
+        make_modernbert_base(Path(sys.argv[2]), Path(sys.argv[3]))
     else:
         run(Path(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]))
