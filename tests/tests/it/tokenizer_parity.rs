@@ -2,7 +2,8 @@
 //! masks and word ids for a battery of texts (EME, modern, Turkish, Kurdish,
 //! punctuation, CJK, accents, emojis, control characters) on all-MiniLM-L6-v2 and the
 //! tiny BERT fixtures, through tokenizer.json and through vocab.txt alone, and on the
-//! tiny mT5 through tokenizer.json and through spiece.model alone.
+//! tiny mT5 through tokenizer.json and through spiece.model alone, and on the tiny DeBERTa
+//! folders through spm.model, tokenizer.json and edited copies of both configuration files.
 //! References: tests/fixtures/reference/tokenizer-*.json, written by
 //! tests/fixtures/generate/tokenizer_reference.py.
 
@@ -138,6 +139,13 @@ fn check_variant(tok: &Tokenizer, variant: &Value, label: &str) -> usize {
 /// `piece_id` finds the word iff transformers made it one known piece.
 fn check_words(tok: &Tokenizer, text: &str, enc: &lmbias_text::Encoding, ctx: &str) {
     let unk = tok.unk().map(|u| u.id);
+    // SentencePiece tokenizers (T5, DeBERTa) mark a word start with "▁"; WordPiece does not.
+    let marks_words = tok
+        .encode(" a", false)
+        .unwrap()
+        .tokens()
+        .first()
+        .is_some_and(|t| t.starts_with('\u{2581}'));
     let mut i = 0;
     while i < enc.len() {
         let Some(word) = enc.word_ids()[i] else {
@@ -147,21 +155,46 @@ fn check_words(tok: &Tokenizer, text: &str, enc: &lmbias_text::Encoding, ctx: &s
         let end = (i..enc.len())
             .find(|&j| enc.word_ids()[j] != Some(word))
             .unwrap_or(enc.len());
-        let bytes = enc.offsets()[i].start..enc.offsets()[end - 1].end;
+        let mut bytes = enc.offsets()[i].start..enc.offsets()[end - 1].end;
         assert_eq!(
             enc.pieces_in(bytes.clone()).unwrap(),
             i..end,
             "{ctx}: pieces of word {word} at {bytes:?}"
         );
+        // NFC (DeBERTa) composes "e\u{301}" to "é" and, in transformers as in the tokenizers
+        // crate, aligns the result with the "e" alone: the word ends before its accent.
+        // piece_id is asked about the whole written word, accent included.
+        while let Some(c) = text[bytes.end..].chars().next()
+            && ('\u{300}'..='\u{36f}').contains(&c)
+        {
+            bytes.end += c.len_utf8();
+        }
         let expected = (end - i == 1 && Some(enc.ids()[i]) != unk).then(|| enc.ids()[i]);
         // A trailing space the old T5 layout keeps as a "▁" word is no annotation.
         let blank = text[bytes.clone()].trim().is_empty();
-        assert_eq!(
-            tok.piece_id(&text[bytes.clone()]),
-            if blank { None } else { expected },
-            "{ctx}: piece_id({:?})",
-            &text[bytes]
-        );
+        let piece_id = tok.piece_id(&text[bytes.clone()]);
+        let unmarked = marks_words
+            && !enc.tokens()[i].starts_with('\u{2581}')
+            && tok.encode(&text[bytes.clone()], false).unwrap().ids() != &enc.ids()[i..end];
+        if unmarked {
+            // A word without the "▁" a SentencePiece word starts with, which it gets when
+            // written alone: glued to an added token before it where only the first chunk
+            // gets one (DeBERTa with add_prefix_space false, "[MASK]."). piece_id looks the
+            // word up as it stands after a space ("▁."), so never as this unmarked piece.
+            assert_ne!(
+                piece_id,
+                Some(enc.ids()[i]),
+                "{ctx}: piece_id({:?}) of an unmarked word",
+                &text[bytes]
+            );
+        } else {
+            assert_eq!(
+                piece_id,
+                if blank { None } else { expected },
+                "{ctx}: piece_id({:?})",
+                &text[bytes]
+            );
+        }
         i = end;
     }
 }
@@ -371,6 +404,153 @@ fn old_t5_tokenizer_json_is_rebuilt_like_transformers() {
         let tok = Tokenizer::from_dir(&dir).unwrap();
         check_variant(&tok, &doc["variants"][&label], &label);
     }
+}
+
+/// A copy of `files` of a DeBERTa `model` folder, with `setting` of tokenizer_config.json
+/// replaced and tokenizer.json passed through `edit_json` when given: the edits
+/// tokenizer_reference.py's `deberta_copy` makes.
+fn deberta_copy(
+    model: &Path,
+    name: &str,
+    files: &[&str],
+    setting: Option<(&str, bool)>,
+    edit_json: Option<fn(&mut Value)>,
+) -> PathBuf {
+    let dir = scratch(name);
+    for file in files {
+        std::fs::copy(model.join(file), dir.join(file)).unwrap();
+    }
+    let read = |file: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(model.join(file)).unwrap()).unwrap()
+    };
+    if let Some((key, value)) = setting {
+        let mut config = read("tokenizer_config.json");
+        config[key] = Value::Bool(value);
+        std::fs::write(dir.join("tokenizer_config.json"), config.to_string()).unwrap();
+    }
+    if let Some(edit) = edit_json {
+        let mut doc = read("tokenizer.json");
+        edit(&mut doc);
+        std::fs::write(dir.join("tokenizer.json"), doc.to_string()).unwrap();
+    }
+    dir
+}
+
+/// `check_variant` plus the fill-mask view of the DeBERTa battery: every text with one
+/// `[MASK]` is found by `encode_masked` where transformers put it. Returns the texts compared.
+fn check_deberta_variant(tok: &Tokenizer, doc: &Value, label: &str) -> usize {
+    let variant = &doc["variants"][label];
+    assert_eq!(variant["tokenizer_class"], "DebertaV2Tokenizer", "{label}");
+    let n = check_variant(tok, variant, label);
+    assert_eq!(n, 55, "{label}: 36 battery texts and 19 masked texts");
+    let mask = tok.mask().unwrap().id;
+    let mut single = 0;
+    for s in variant["sentences"].as_array().unwrap() {
+        let text = s["text"].as_str().unwrap();
+        let ids = u32s(&s["ids"]);
+        let expected: Vec<usize> = (0..ids.len()).filter(|&i| ids[i] == mask).collect();
+        match tok.encode_masked(0, text) {
+            Ok((_, position)) => {
+                assert_eq!(vec![position], expected, "{label}: mask in {text:?}");
+                single += 1;
+            }
+            Err(TextError::MaskCount { found, .. }) => {
+                assert_eq!(found, expected.len(), "{label}: masks in {text:?}");
+                assert_ne!(found, 1);
+            }
+            Err(e) => panic!("{label}: {text:?}: {e}"),
+        }
+    }
+    assert!(single >= 15, "{label}: only {single} single-mask texts");
+    n
+}
+
+/// DeBERTa-v2/v3 as shipped: DebertaV2Tokenizer takes only the Unigram vocabulary from
+/// spm.model (tiny-deberta-v3-mlm, its [MASK] added as id 1000) or from tokenizer.json
+/// (tiny-deberta-v2-conv, lowercasing), and the same folder without tokenizer.json tokenizes
+/// alike from its spm.model.
+#[test]
+fn tiny_deberta_matches_transformers_from_spm_model_and_tokenizer_json() {
+    let doc = reference("tokenizer-deberta.json");
+    let v3 = fixtures().join("models/tiny-deberta-v3-mlm");
+    assert!(!v3.join("tokenizer.json").exists());
+    let tok = Tokenizer::from_dir(&v3).unwrap();
+    check_deberta_variant(&tok, &doc, "tiny-deberta-v3-mlm");
+    assert_eq!((tok.vocab_size(), tok.mask().unwrap().id), (1001, 1000));
+    assert!(!tok.lowercases());
+
+    let conv = fixtures().join("models/tiny-deberta-v2-conv");
+    let tok = Tokenizer::from_dir(&conv).unwrap();
+    check_deberta_variant(&tok, &doc, "tiny-deberta-v2-conv");
+    assert_eq!((tok.vocab_size(), tok.mask().unwrap().id), (801, 800));
+    assert!(tok.lowercases());
+
+    let dir = deberta_copy(
+        &conv,
+        "deberta-spm",
+        &["spm.model", "tokenizer_config.json"],
+        None,
+        None,
+    );
+    let tok = Tokenizer::from_dir(&dir).unwrap();
+    check_deberta_variant(&tok, &doc, "tiny-deberta-v2-conv/spm.model");
+}
+
+/// DebertaV2Tokenizer rebuilds normalizer and pre-tokenizer from tokenizer_config.json over
+/// the vocabulary of tokenizer.json: each setting changes the tokenization, as it does there.
+#[test]
+fn deberta_tokenizer_config_settings_act_like_transformers() {
+    let doc = reference("tokenizer-deberta.json");
+    let conv = fixtures().join("models/tiny-deberta-v2-conv");
+    let shipped = &doc["variants"]["tiny-deberta-v2-conv"]["sentences"];
+    for (key, value, name) in [
+        ("do_lower_case", false, "deberta-cased"),
+        ("split_by_punct", true, "deberta-punct"),
+        ("add_prefix_space", false, "deberta-noprefix"),
+    ] {
+        let label = format!("tiny-deberta-v2-conv/{key}-{value}");
+        // The reference proves the setting matters: some texts tokenize otherwise.
+        let variant = &doc["variants"][&label]["sentences"];
+        let changed = (0..55)
+            .filter(|&i| variant[i]["ids"] != shipped[i]["ids"])
+            .count();
+        assert!(changed >= 5, "{label}: changes only {changed} texts");
+        let dir = deberta_copy(&conv, name, &["tokenizer.json"], Some((key, value)), None);
+        let tok = Tokenizer::from_dir(&dir).unwrap();
+        check_deberta_variant(&tok, &doc, &label);
+    }
+}
+
+/// tokenizer.json's own normalizer and pre-tokenizer are not DebertaV2Tokenizer's: replaced
+/// by ones that change 52 of the 55 texts through raw `tokenizers`, they change none
+/// through transformers, nor through lmbias.
+#[test]
+fn deberta_tokenizer_json_pipeline_is_ignored_like_transformers() {
+    let doc = reference("tokenizer-deberta.json");
+    let conv = fixtures().join("models/tiny-deberta-v2-conv");
+    // The edit tokenizer_reference.py's foreign_pipeline() makes.
+    let foreign: fn(&mut Value) = |doc| {
+        doc["normalizer"] = serde_json::json!({"type": "Sequence", "normalizers": [
+            {"type": "Replace", "pattern": {"String": "e"}, "content": "Q"}, {"type": "NFKC"}]});
+        doc["pre_tokenizer"] = serde_json::json!({"type": "Sequence", "pretokenizers": [
+            {"type": "WhitespaceSplit"}, {"type": "Punctuation", "behavior": "Isolated"},
+            {"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": "never", "split": true}]});
+    };
+    let dir = deberta_copy(
+        &conv,
+        "deberta-foreign",
+        &["tokenizer_config.json"],
+        None,
+        Some(foreign),
+    );
+    let tok = Tokenizer::from_dir(&dir).unwrap();
+    let label = "tiny-deberta-v2-conv/foreign-pipeline";
+    check_deberta_variant(&tok, &doc, label);
+    assert_eq!(
+        doc["variants"][label]["sentences"],
+        doc["variants"]["tiny-deberta-v2-conv"]["sentences"]
+    );
+    assert_eq!(tok.normalize("Wherefore").unwrap(), "wherefore");
 }
 
 /// The model engineer's tiny-mt5 reference: tokenizer.json ids and SentencePiece's own
