@@ -25,6 +25,16 @@ from conftest import REPO, TINY_MLM
 BOUND = 10
 
 
+@pytest.fixture(autouse=True)
+def sigint_raises_keyboard_interrupt():
+    """Python's own SIGINT handler, whatever the test runner was started with: a shell
+    without job control starts background commands with SIGINT ignored, and Python then
+    installs no handler, so the signal these tests send would do nothing."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def scores_matrix(n, seed):
     """n distinct unit vectors in 4-D (rows), deterministic."""
     rows = np.random.default_rng(seed).normal(size=(n, 4))
@@ -85,6 +95,7 @@ def test_ctrl_c_during_the_first_embed_is_keyboard_interrupt_not_a_panic(minilm)
     # the interrupt (it used to panic, "Failed to access NumPy array API capsule").
     script = (
         "import lmbias, os, signal, threading\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         f"m = lmbias.Model({str(minilm)!r})\n"
         "threading.Timer(1, os.kill, (os.getpid(), signal.SIGINT)).start()\n"
         "m.embed(['the quick brown fox %d' % i for i in range(20000)])\n"
