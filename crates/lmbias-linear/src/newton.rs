@@ -65,15 +65,18 @@ pub(crate) fn solve(design: &Design, y: &[f64], c: f64) -> Result<Vec<f64>, SvmE
         // The generalised Hessian I + 2C X_Iᵀ X_I on the samples inside the margin.
         let active: Vec<usize> = (0..y.len()).filter(|&i| y[i] * margins[i] < 1.0).collect();
         let step = conjugate_gradient(design, &active, c, &gradient);
-        let step_margins = design.margins(&step);
-        let t = match step_length(&w, &step, &margins, &step_margins, y, c) {
-            0.0 => match sufficient_decrease(&w, &step, &margins, &step_margins, y, c, &gradient) {
-                Some(t) => t,
-                None => return at_rounding_floor(w, gradient_norm),
-            },
-            t => t,
+        let line = Line {
+            w: &w,
+            d: &step,
+            margins: &margins,
+            step_margins: &design.margins(&step),
+            y,
+            c,
         };
-        let next: Vec<f64> = w.iter().zip(&step).map(|(wi, si)| wi + t * si).collect();
+        let Some(t) = line.exact_step().or_else(|| line.armijo_step(&gradient)) else {
+            return at_rounding_floor(w, gradient_norm);
+        };
+        let next = line.point(t);
         // Recompute margins exactly so rounding does not accumulate across steps.
         let next_margins = design.margins(&next);
         let next_gradient = gradient_of(design, &next, &next_margins, y, c);
@@ -88,78 +91,91 @@ pub(crate) fn solve(design: &Design, y: &[f64], c: f64) -> Result<Vec<f64>, SvmE
     Err(SvmError::NotConverged(MAX_NEWTON_STEPS))
 }
 
-/// The step along the Newton direction `d`: 1 where the objective still falls there, else
-/// the minimiser of f(w + t d) on [0, 1]. Along a line f is convex and piecewise quadratic,
-/// so its derivative φ′(t) is piecewise linear and increasing, and the minimiser is where φ′
-/// changes sign: found by bisection on that sign. Near the optimum φ′ keeps its relative
-/// precision where a difference of objective values (an Armijo test) is lost in rounding,
-/// which left the search stuck a hair above its tolerance. 0 when no step descends.
-fn step_length(
-    w: &[f64],
-    d: &[f64],
-    margins: &[f64],
-    step_margins: &[f64],
-    y: &[f64],
+/// The objective along the Newton direction: w + t d, whose margins are m + t s.
+struct Line<'a> {
+    w: &'a [f64],
+    d: &'a [f64],
+    margins: &'a [f64],
+    step_margins: &'a [f64],
+    y: &'a [f64],
     c: f64,
-) -> f64 {
-    let (wd, dd) = (dot(w, d), dot(d, d));
-    // φ′(t) = (w + t d)·d − 2C Σ_{i inside the margin at t} y_i s_i (1 − y_i (m_i + t s_i)).
-    let slope = |t: f64| {
-        let loss: f64 = margins
+}
+
+impl Line<'_> {
+    /// w + t d.
+    fn point(&self, t: f64) -> Vec<f64> {
+        along(self.w, self.d, t)
+    }
+
+    /// f(w + t d).
+    fn value(&self, t: f64) -> f64 {
+        objective(
+            &self.point(t),
+            &along(self.margins, self.step_margins, t),
+            self.y,
+            self.c,
+        )
+    }
+
+    /// φ′(t) = (w + t d)·d − 2C Σ_{i inside the margin at t} y_i s_i (1 − y_i (m_i + t s_i)).
+    fn slope(&self, t: f64) -> f64 {
+        let loss: f64 = self
+            .margins
             .iter()
-            .zip(step_margins)
-            .zip(y)
+            .zip(self.step_margins)
+            .zip(self.y)
             .map(|((m, s), yi)| {
                 let slack = 1.0 - yi * (m + t * s);
                 if slack > 0.0 { yi * s * slack } else { 0.0 }
             })
             .sum();
-        wd + t * dd - 2.0 * c * loss
-    };
-    if slope(1.0) <= 0.0 {
-        return 1.0;
+        dot(self.w, self.d) + t * dot(self.d, self.d) - 2.0 * self.c * loss
     }
-    let (mut descends, mut rises) = (0.0, 1.0);
-    for _ in 0..BISECTIONS {
-        let mid = 0.5 * (descends + rises);
-        if slope(mid) <= 0.0 {
-            descends = mid;
-        } else {
-            rises = mid;
+
+    /// 1 where the objective still falls there, else the minimiser of f(w + t d) on [0, 1].
+    /// Along a line f is convex and piecewise quadratic, so φ′ is piecewise linear and
+    /// increasing, and the minimiser is where φ′ changes sign: found by bisection on that
+    /// sign. Near the optimum φ′ keeps its relative precision where a difference of objective
+    /// values (an Armijo test) is lost in rounding, which left the search stuck a hair above
+    /// its tolerance. `None` when no step descends.
+    fn exact_step(&self) -> Option<f64> {
+        if self.slope(1.0) <= 0.0 {
+            return Some(1.0);
         }
+        let (mut descends, mut rises) = (0.0, 1.0);
+        for _ in 0..BISECTIONS {
+            let mid = 0.5 * (descends + rises);
+            if self.slope(mid) <= 0.0 {
+                descends = mid;
+            } else {
+                rises = mid;
+            }
+        }
+        (descends > 0.0).then_some(descends)
     }
-    descends
+
+    /// The first of 1, ½, ¼, … down to 2⁻⁴⁰ at which the objective falls by Armijo's share
+    /// of the promised decrease (liblinear's line search): for features so large that φ′
+    /// itself is lost in cancellation while objective values still differ. `None` when none
+    /// does.
+    fn armijo_step(&self, gradient: &[f64]) -> Option<f64> {
+        let value = self.value(0.0);
+        let slope = dot(gradient, self.d);
+        let mut t = 1.0;
+        for _ in 0..=HALVINGS {
+            let trial = self.value(t);
+            if trial < value && trial <= value + ARMIJO * t * slope {
+                return Some(t);
+            }
+            t *= 0.5;
+        }
+        None
+    }
 }
 
-/// The first of 1, ½, ¼, … down to 2⁻⁴⁰ at which the objective falls by Armijo's share of
-/// the promised decrease (liblinear's line search): for features so large that φ′ itself is
-/// lost in cancellation while objective values still differ. `None` when none does.
-fn sufficient_decrease(
-    w: &[f64],
-    d: &[f64],
-    margins: &[f64],
-    step_margins: &[f64],
-    y: &[f64],
-    c: f64,
-    gradient: &[f64],
-) -> Option<f64> {
-    let value = objective(w, margins, y, c);
-    let slope = dot(gradient, d);
-    let mut t = 1.0;
-    for _ in 0..=HALVINGS {
-        let trial: Vec<f64> = w.iter().zip(d).map(|(a, b)| a + t * b).collect();
-        let trial_margins: Vec<f64> = margins
-            .iter()
-            .zip(step_margins)
-            .map(|(m, s)| m + t * s)
-            .collect();
-        let trial_value = objective(&trial, &trial_margins, y, c);
-        if trial_value < value && trial_value <= value + ARMIJO * t * slope {
-            return Some(t);
-        }
-        t *= 0.5;
-    }
-    None
+/// a + t b, element by element.
+fn along(a: &[f64], b: &[f64], t: f64) -> Vec<f64> {
+    a.iter().zip(b).map(|(x, y)| x + t * y).collect()
 }
 
 fn objective(w: &[f64], margins: &[f64], y: &[f64], c: f64) -> f64 {

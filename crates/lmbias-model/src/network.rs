@@ -50,6 +50,79 @@ pub(crate) trait MaskedNetwork: Network {
     fn mask_logits(&self, hidden: Tensor<2>) -> Tensor<2>;
 }
 
+/// A masked-LM head of encoder `N`: read beside it, applied to its final hidden states, with
+/// the encoder at hand for a decoder tied to its token table.
+pub(crate) trait Head<N: Network>: Send + Sync + Sized {
+    /// Reads the head's tensors (from the checkpoint's root: heads sit beside the encoder).
+    fn load(config: &N::Config, weights: &Weights<'_>) -> Result<Self, ModelError>;
+
+    /// Vocabulary logits `[n, vocab_size]` of final hidden states `[n, hidden_size]`.
+    fn logits(&self, encoder: &N, hidden: Tensor<2>) -> Tensor<2>;
+}
+
+/// An encoder with a masked-LM head (`…ForMaskedLM`): the encoder answers for the network,
+/// the head for the logits.
+pub(crate) struct WithHead<N, H> {
+    encoder: N,
+    head: H,
+}
+
+impl<N, H> Network for WithHead<N, H>
+where
+    N: Network,
+    N::Config: Clone,
+    H: Head<N>,
+{
+    type Config = N::Config;
+
+    fn config(checkpoint: &Checkpoint) -> Result<N::Config, ModelError> {
+        N::config(checkpoint)
+    }
+
+    fn load(config: N::Config, weights: Weights<'_>) -> Result<Self, ModelError> {
+        let head = H::load(&config, &weights)?;
+        Ok(Self {
+            encoder: N::load(config, weights)?,
+            head,
+        })
+    }
+
+    fn hidden_states(&self, batch: &Batch, layers: usize) -> Tensor<3> {
+        self.encoder.hidden_states(batch, layers)
+    }
+
+    fn num_layers(&self) -> usize {
+        self.encoder.num_layers()
+    }
+
+    fn hidden_size(&self) -> usize {
+        self.encoder.hidden_size()
+    }
+
+    fn vocab_size(&self) -> usize {
+        self.encoder.vocab_size()
+    }
+
+    fn max_positions(&self) -> Option<usize> {
+        self.encoder.max_positions()
+    }
+
+    fn default_pooling(&self) -> Pooling {
+        self.encoder.default_pooling()
+    }
+}
+
+impl<N, H> MaskedNetwork for WithHead<N, H>
+where
+    N: Network,
+    N::Config: Clone,
+    H: Head<N>,
+{
+    fn mask_logits(&self, hidden: Tensor<2>) -> Tensor<2> {
+        self.head.logits(&self.encoder, hidden)
+    }
+}
+
 /// Token ids of a batch, right-padded, with their attention mask.
 pub(crate) struct Batch {
     ids: Tensor<2, Int>,

@@ -12,7 +12,7 @@ use super::config::{DebertaV2Config, Relative};
 use crate::bert::Activation;
 use crate::checkpoint::Checkpoint;
 use crate::error::ModelError;
-use crate::network::{Batch, MaskedNetwork, Network};
+use crate::network::{Batch, Head, Network, WithHead};
 use crate::weights::Weights;
 
 /// `linear` on every position of `[batch, seq, in]`.
@@ -467,13 +467,12 @@ impl Network for DebertaV2 {
     }
 }
 
-/// `DebertaV2ForMaskedLM`: the encoder and one of transformers' two heads, chosen by the
-/// config's `legacy` flag as transformers chooses it — `cls.predictions` (transform to the
-/// embedding width, LayerNorm, a decoder tied to the token table unless stored) or
-/// `lm_predictions.lm_head` (dense, LayerNorm, the token table) — each with its own bias.
-/// The head transformers would not read is an error if missing, never a random one.
-pub(crate) struct DebertaV2ForMaskedLm {
-    encoder: DebertaV2,
+/// `DebertaV2ForMaskedLM`'s head, one of transformers' two, chosen by the config's `legacy`
+/// flag as transformers chooses it — `cls.predictions` (transform to the embedding width,
+/// LayerNorm, a decoder tied to the token table unless stored) or `lm_predictions.lm_head`
+/// (dense, LayerNorm, the token table) — each with its own bias. The head transformers would
+/// not read is an error if missing, never a random one.
+pub(crate) struct DebertaV2Head {
     dense: Linear,
     activation: Activation,
     norm: LayerNorm,
@@ -482,84 +481,43 @@ pub(crate) struct DebertaV2ForMaskedLm {
     bias: Tensor<1>,
 }
 
-impl Network for DebertaV2ForMaskedLm {
-    type Config = DebertaV2Config;
+/// `DebertaV2ForMaskedLM`: the encoder (under `deberta.`) and its head.
+pub(crate) type DebertaV2ForMaskedLm = WithHead<DebertaV2, DebertaV2Head>;
 
-    fn config(checkpoint: &Checkpoint) -> Result<DebertaV2Config, ModelError> {
-        DebertaV2Config::read(checkpoint)
-    }
-
-    fn load(c: DebertaV2Config, weights: Weights<'_>) -> Result<Self, ModelError> {
+impl Head<DebertaV2> for DebertaV2Head {
+    fn load(c: &DebertaV2Config, weights: &Weights<'_>) -> Result<Self, ModelError> {
         let (h, e, v) = (c.hidden_size, c.embedding_size(), c.vocab_size);
-        let (dense, norm, decoder, bias) = if c.legacy {
+        let (head, transform) = if c.legacy {
             let head = weights.pp("cls.predictions");
-            let decoder = if head.contains("decoder.weight") {
-                Some(head.transposed("decoder.weight", e, v)?)
-            } else {
-                None
-            };
-            (
-                head.pp("transform.dense").linear(h, e)?,
-                head.pp("transform.LayerNorm")
-                    .layer_norm(e, c.layer_norm_eps)?,
-                decoder,
-                head.tensor("bias", [v])?,
-            )
+            let transform = head.pp("transform");
+            (head, transform)
         } else {
             let head = weights.pp("lm_predictions.lm_head");
-            // The hidden state meets the token table directly.
-            (
-                head.pp("dense").linear(h, e)?,
-                head.pp("LayerNorm").layer_norm(e, c.layer_norm_eps)?,
-                None,
-                head.tensor("bias", [v])?,
-            )
+            (head.clone(), head)
         };
-        let activation = c.hidden_act;
-        let encoder = DebertaV2::load_scoped(c, &DebertaV2::scope(&weights))?;
+        let decoder = if c.legacy && head.contains("decoder.weight") {
+            Some(head.transposed("decoder.weight", e, v)?)
+        } else {
+            None
+        };
         Ok(Self {
-            encoder,
-            dense,
-            activation,
-            norm,
+            // lm_head's dense keeps the hidden width: the hidden state meets the token table
+            // directly, so it fails here (naming the tensor) where the two widths differ.
+            dense: transform.pp("dense").linear(h, e)?,
+            activation: c.hidden_act,
+            norm: transform.pp("LayerNorm").layer_norm(e, c.layer_norm_eps)?,
             decoder,
-            bias,
+            bias: head.tensor("bias", [v])?,
         })
     }
 
-    fn hidden_states(&self, batch: &Batch, layers: usize) -> Tensor<3> {
-        self.encoder.hidden_states(batch, layers)
-    }
-
-    fn num_layers(&self) -> usize {
-        self.encoder.num_layers()
-    }
-
-    fn hidden_size(&self) -> usize {
-        self.encoder.hidden_size()
-    }
-
-    fn vocab_size(&self) -> usize {
-        self.encoder.vocab_size()
-    }
-
-    fn max_positions(&self) -> Option<usize> {
-        self.encoder.max_positions()
-    }
-
-    fn default_pooling(&self) -> Pooling {
-        self.encoder.default_pooling()
-    }
-}
-
-impl MaskedNetwork for DebertaV2ForMaskedLm {
-    fn mask_logits(&self, hidden: Tensor<2>) -> Tensor<2> {
+    fn logits(&self, encoder: &DebertaV2, hidden: Tensor<2>) -> Tensor<2> {
         let x = self
             .norm
             .forward(self.activation.forward(self.dense.forward(hidden)));
         let logits = match &self.decoder {
             Some(decoder) => x.matmul(decoder.clone()),
-            None => x.matmul(self.encoder.embeddings.word.weight.val().transpose()),
+            None => x.matmul(encoder.embeddings.word.weight.val().transpose()),
         };
         let [_, v] = logits.dims();
         logits + self.bias.clone().reshape([1, v])

@@ -10,7 +10,7 @@ use super::config::ModernBertConfig;
 use crate::bert::Activation;
 use crate::checkpoint::Checkpoint;
 use crate::error::ModelError;
-use crate::network::{Batch, MaskedNetwork, Network};
+use crate::network::{Batch, Head, Network, WithHead};
 use crate::weights::Weights;
 
 /// `nn.LayerNorm(bias=config.norm_bias)`.
@@ -275,10 +275,9 @@ impl Network for ModernBert {
     }
 }
 
-/// `ModernBertForMaskedLM`: the encoder, `head` (dense, activation, norm) and a decoder
-/// tied to the token embeddings unless the file stores its own.
-pub(crate) struct ModernBertForMaskedLm {
-    encoder: ModernBert,
+/// `ModernBertForMaskedLM`'s head: `head` (dense, activation, norm) and a decoder tied to the
+/// token embeddings unless the file stores its own.
+pub(crate) struct ModernBertHead {
     dense: Linear,
     activation: Activation,
     norm: LayerNorm,
@@ -287,18 +286,13 @@ pub(crate) struct ModernBertForMaskedLm {
     bias: Option<Tensor<1>>,
 }
 
-impl Network for ModernBertForMaskedLm {
-    type Config = ModernBertConfig;
+/// `ModernBertForMaskedLM`: the encoder (under `model.`) and its head.
+pub(crate) type ModernBertForMaskedLm = WithHead<ModernBert, ModernBertHead>;
 
-    fn config(checkpoint: &Checkpoint) -> Result<ModernBertConfig, ModelError> {
-        ModernBertConfig::read(checkpoint)
-    }
-
-    fn load(c: ModernBertConfig, weights: Weights<'_>) -> Result<Self, ModelError> {
+impl Head<ModernBert> for ModernBertHead {
+    fn load(c: &ModernBertConfig, weights: &Weights<'_>) -> Result<Self, ModelError> {
         let (h, v) = (c.hidden_size, c.vocab_size);
         let head = weights.pp("head");
-        let dense = linear(&head.pp("dense"), h, h, c.classifier_bias)?;
-        let head_norm = norm(&head.pp("norm"), &c)?;
         let decoder = if weights.contains("decoder.weight") {
             Some(weights.transposed("decoder.weight", h, v)?)
         } else {
@@ -309,51 +303,22 @@ impl Network for ModernBertForMaskedLm {
         } else {
             None
         };
-        let activation = c.classifier_activation;
-        let encoder = ModernBert::load_scoped(c, &ModernBert::scope(&weights))?;
         Ok(Self {
-            encoder,
-            dense,
-            activation,
-            norm: head_norm,
+            dense: linear(&head.pp("dense"), h, h, c.classifier_bias)?,
+            activation: c.classifier_activation,
+            norm: norm(&head.pp("norm"), c)?,
             decoder,
             bias,
         })
     }
 
-    fn hidden_states(&self, batch: &Batch, layers: usize) -> Tensor<3> {
-        self.encoder.hidden_states(batch, layers)
-    }
-
-    fn num_layers(&self) -> usize {
-        self.encoder.num_layers()
-    }
-
-    fn hidden_size(&self) -> usize {
-        self.encoder.hidden_size()
-    }
-
-    fn vocab_size(&self) -> usize {
-        self.encoder.vocab_size()
-    }
-
-    fn max_positions(&self) -> Option<usize> {
-        self.encoder.max_positions()
-    }
-
-    fn default_pooling(&self) -> Pooling {
-        self.encoder.default_pooling()
-    }
-}
-
-impl MaskedNetwork for ModernBertForMaskedLm {
-    fn mask_logits(&self, hidden: Tensor<2>) -> Tensor<2> {
+    fn logits(&self, encoder: &ModernBert, hidden: Tensor<2>) -> Tensor<2> {
         let x = self
             .norm
             .forward(self.activation.forward(self.dense.forward(hidden)));
         let logits = match &self.decoder {
             Some(decoder) => x.matmul(decoder.clone()),
-            None => x.matmul(self.encoder.tok_embeddings.weight.val().transpose()),
+            None => x.matmul(encoder.tok_embeddings.weight.val().transpose()),
         };
         match &self.bias {
             Some(bias) => {
