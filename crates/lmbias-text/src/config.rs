@@ -125,27 +125,38 @@ impl TokenizerConfig {
     /// its `__init__` (T5Tokenizer, XLMRobertaTokenizer, CamembertTokenizer in transformers
     /// 5): by `tokenizer_class`, or by the model type when no class is named.
     pub(crate) fn rebuilds_sentencepiece(&self) -> bool {
-        match self.tokenizer_class() {
-            Some(class) => {
-                matches!(
-                    class.trim_end_matches("Fast"),
-                    "T5Tokenizer" | "MT5Tokenizer" | "XLMRobertaTokenizer" | "CamembertTokenizer"
-                )
-            }
-            None => matches!(
-                self.model_type.as_ref(),
-                Some(Some(t)) if matches!(t.as_str(), "t5" | "mt5" | "xlm-roberta" | "camembert")
-            ),
-        }
+        self.resolves_to(
+            &[
+                "T5Tokenizer",
+                "MT5Tokenizer",
+                "XLMRobertaTokenizer",
+                "CamembertTokenizer",
+            ],
+            &["t5", "mt5", "xlm-roberta", "camembert"],
+        )
     }
 
     /// Whether AutoTokenizer resolves to DebertaV2Tokenizer, which keeps only the Unigram
-    /// vocabulary of a tokenizer.json and builds the rest in its `__init__`: by
-    /// `tokenizer_class`, or by the model type when no class is named.
+    /// vocabulary of a tokenizer.json and builds the rest in its `__init__`.
     pub(crate) fn is_deberta(&self) -> bool {
+        self.resolves_to(&["DebertaV2Tokenizer"], &["deberta-v2"])
+    }
+
+    /// Whether AutoTokenizer resolves to AlbertTokenizer, which rebuilds a tokenizer.json's
+    /// normalizer and pre-tokenizer in its `__init__`.
+    pub(crate) fn is_albert(&self) -> bool {
+        self.resolves_to(&["AlbertTokenizer"], &["albert"])
+    }
+
+    /// Whether AutoTokenizer resolves to one of `classes` (with or without `Fast`): by
+    /// `tokenizer_class`, or by the model type (one of `model_types`) when no class is named.
+    fn resolves_to(&self, classes: &[&str], model_types: &[&str]) -> bool {
         match self.tokenizer_class() {
-            Some(class) => class.trim_end_matches("Fast") == "DebertaV2Tokenizer",
-            None => matches!(self.model_type.as_ref(), Some(Some(t)) if t == "deberta-v2"),
+            Some(class) => classes.contains(&class.trim_end_matches("Fast")),
+            None => matches!(
+                self.model_type.as_ref(),
+                Some(Some(t)) if model_types.contains(&t.as_str())
+            ),
         }
     }
 
@@ -186,6 +197,39 @@ impl TokenizerConfig {
                 )),
             })
             .collect()
+    }
+
+    /// The flags `added_tokens_decoder` of `tokenizer_config.json` gives its tokens (`lstrip`,
+    /// `rstrip`, `normalized`, `single_word`, `special`), set on tokenizer.json's added
+    /// tokens of the same id: where the config has the map, transformers 5 takes the flags
+    /// from it alone (an ALBERT `[MASK]` saved with lstrip in tokenizer.json and without it in
+    /// the config absorbs no space).
+    pub(crate) fn apply_added_tokens_decoder(&self, document: &mut Value) {
+        let Some(decoder) = self
+            .config
+            .as_ref()
+            .and_then(|c| c.root.get("added_tokens_decoder"))
+            .and_then(Value::as_object)
+        else {
+            return;
+        };
+        let Some(added) = document["added_tokens"].as_array_mut() else {
+            return;
+        };
+        for token in added {
+            let Some(entry) = token["id"]
+                .as_u64()
+                .and_then(|id| decoder.get(&id.to_string()))
+                .filter(|e| e["content"] == token["content"])
+            else {
+                continue;
+            };
+            for flag in ["lstrip", "rstrip", "normalized", "single_word", "special"] {
+                if let Some(value) = entry.get(flag).filter(|v| v.is_boolean()) {
+                    token[flag] = value.clone();
+                }
+            }
+        }
     }
 
     /// `tokenizer_class` of `tokenizer_config.json`, when it names one.

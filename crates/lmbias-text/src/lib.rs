@@ -13,6 +13,8 @@
 //!   `tokenizer_config.json` (`do_lower_case` defaulting to true), as BertTokenizer's
 //!   `__init__` does; a T5 `tokenizer.json` gets T5Tokenizer's normalizer
 //!   (its Precompiled table only) and pre-tokenizer (WhitespaceSplit + Metaspace).
+//!   An ALBERT `tokenizer.json` gets AlbertTokenizer's normalizer and pre-tokenizer over its
+//!   Precompiled table (the hub's files were converted by transformers 4, differently).
 //!   A DeBERTa-v2/v3 `tokenizer.json` keeps only its vocabulary: DebertaV2Tokenizer
 //!   builds the rest from `tokenizer_config.json`, as it does over `spm.model`.
 //!   A bare `tokenizer.json` with no configuration files is used as written.

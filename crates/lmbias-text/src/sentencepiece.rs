@@ -328,16 +328,55 @@ pub(crate) fn deberta_tokenizer_json(
 /// and a bare Metaspace, which tokenize a trailing space differently and put a lone `▁`
 /// before `<mask>` where a space precedes it (5 of 6 masked texts with XLM-R's own file).
 pub(crate) fn rebuild_pipeline(document: &mut Value) {
+    document["normalizer"] = precompiled_of(document).unwrap_or(Value::Null);
+    document["pre_tokenizer"] = sentencepiece_pre_tokenizer();
+}
+
+/// The pipeline AlbertTokenizer builds in its `__init__` (transformers 5.24,
+/// `models/albert/tokenization_albert.py`) over a tokenizer.json's Unigram model, keeping the
+/// file's vocabulary, Precompiled table and post-processor: ``` `` ``` and `''` to `"`, NFKD and
+/// accents stripped unless `keep_accents`, lowercased if `do_lower_case` (its default), then
+/// the table; WhitespaceSplit, then Metaspace prepending `▁` unless `add_prefix_space` is
+/// false. The ALBERT files on the hub were converted by transformers 4, whose pipeline puts
+/// a `Replace(" {2,}", " ")` after the table and has a bare Metaspace.
+pub(crate) fn rebuild_albert_pipeline(
+    document: &mut Value,
+    config: &TokenizerConfig,
+) -> Result<(), TextError> {
+    let mut normalizers = vec![
+        json!({"type": "Replace", "pattern": {"String": "``"}, "content": "\""}),
+        json!({"type": "Replace", "pattern": {"String": "''"}, "content": "\""}),
+    ];
+    if !config.flag("keep_accents")?.unwrap_or(false) {
+        normalizers.extend([json!({"type": "NFKD"}), json!({"type": "StripAccents"})]);
+    }
+    if config.flag("do_lower_case")?.unwrap_or(true) {
+        normalizers.push(json!({"type": "Lowercase"}));
+    }
+    normalizers.extend(precompiled_of(document));
+    let prepend = if config.flag("add_prefix_space")?.unwrap_or(true) {
+        "always"
+    } else {
+        "never"
+    };
+    let metaspace = json!({"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": prepend, "split": true});
+    document["normalizer"] = json!({"type": "Sequence", "normalizers": normalizers});
+    document["pre_tokenizer"] = json!({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, metaspace.clone()]});
+    document["decoder"] = metaspace;
+    Ok(())
+}
+
+/// The Precompiled normalizer of a tokenizer.json (SentencePiece's table), alone or in a
+/// sequence.
+fn precompiled_of(document: &Value) -> Option<Value> {
     let normalizer = &document["normalizer"];
-    let precompiled = match normalizer["type"].as_str() {
+    match normalizer["type"].as_str() {
         Some("Precompiled") => Some(normalizer.clone()),
         Some("Sequence") => normalizer["normalizers"]
             .as_array()
             .and_then(|all| all.iter().find(|n| n["type"] == "Precompiled").cloned()),
         _ => None,
-    };
-    document["normalizer"] = precompiled.unwrap_or(Value::Null);
-    document["pre_tokenizer"] = sentencepiece_pre_tokenizer();
+    }
 }
 
 fn sentencepiece_pre_tokenizer() -> Value {

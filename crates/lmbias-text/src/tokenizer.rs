@@ -51,6 +51,12 @@ impl Tokenizer {
             if unigram && !config.loads_generic() && config.rebuilds_sentencepiece() {
                 sentencepiece::rebuild_pipeline(&mut document);
             }
+            if !config.loads_generic() {
+                config.apply_added_tokens_decoder(&mut document);
+            }
+            if unigram && !config.loads_generic() && config.is_albert() {
+                sentencepiece::rebuild_albert_pipeline(&mut document, &config)?;
+            }
             if unigram && !config.loads_generic() && config.is_deberta() {
                 let model = &mut document["model"];
                 let vocab = match model["vocab"].take() {
@@ -311,11 +317,22 @@ impl Tokenizer {
         if token.is_empty() {
             return None;
         }
-        let encoding = self.encode(&format!(" {token}"), false).ok()?;
-        match encoding.ids() {
-            &[id] if Some(id) != self.unk.as_ref().map(|u| u.id) => Some(id),
-            _ => None,
-        }
+        let unk = self.unk.as_ref().map(|u| u.id);
+        // An added token written in the text is itself, whatever the pre-tokenizer does with
+        // the space before it (a bare Metaspace makes that space a piece of its own).
+        let added = self
+            .inner
+            .get_added_tokens_decoder()
+            .iter()
+            .find_map(|(&id, added)| (added.content == token).then_some(id));
+        let id = match added {
+            Some(id) => id,
+            None => match self.encode(&format!(" {token}"), false).ok()?.ids() {
+                &[id] => id,
+                _ => return None,
+            },
+        };
+        (Some(id) != unk).then_some(id)
     }
 
     /// The vocabulary string of `id`.

@@ -2,8 +2,10 @@
 //! masks and word ids for a battery of texts (EME, modern, Turkish, Kurdish,
 //! punctuation, CJK, accents, emojis, control characters) on all-MiniLM-L6-v2 and the
 //! tiny BERT fixtures, through tokenizer.json and through vocab.txt alone, and on the
-//! tiny mT5 through tokenizer.json and through spiece.model alone, and on the tiny DeBERTa
-//! folders through spm.model, tokenizer.json and edited copies of both configuration files.
+//! tiny mT5 through tokenizer.json and through spiece.model alone, on the tiny DeBERTa
+//! folders through spm.model, tokenizer.json and edited copies of both configuration files,
+//! and on the tiny ALBERT's tokenizer.json as shipped and in transformers 4's older layout,
+//! with and without (edited) tokenizer_config.json.
 //! References: tests/fixtures/reference/tokenizer-*.json, written by
 //! tests/fixtures/generate/tokenizer_reference.py.
 
@@ -439,8 +441,15 @@ fn deberta_copy(
 /// `check_variant` plus the fill-mask view of the DeBERTa battery: every text with one
 /// `[MASK]` is found by `encode_masked` where transformers put it. Returns the texts compared.
 fn check_deberta_variant(tok: &Tokenizer, doc: &Value, label: &str) -> usize {
+    check_masked_variant(tok, doc, label, "DebertaV2Tokenizer")
+}
+
+/// `check_variant` on a variant of the 55-text battery (TEXTS + MASKED_TEXTS) that
+/// transformers loaded as `class`, plus its fill-mask view: every text with one `[MASK]` is
+/// found by `encode_masked` where transformers put it. Returns the texts compared.
+fn check_masked_variant(tok: &Tokenizer, doc: &Value, label: &str, class: &str) -> usize {
     let variant = &doc["variants"][label];
-    assert_eq!(variant["tokenizer_class"], "DebertaV2Tokenizer", "{label}");
+    assert_eq!(variant["tokenizer_class"], class, "{label}");
     let n = check_variant(tok, variant, label);
     assert_eq!(n, 55, "{label}: 36 battery texts and 19 masked texts");
     let mask = tok.mask().unwrap().id;
@@ -551,6 +560,148 @@ fn deberta_tokenizer_json_pipeline_is_ignored_like_transformers() {
         doc["variants"]["tiny-deberta-v2-conv"]["sentences"]
     );
     assert_eq!(tok.normalize("Wherefore").unwrap(), "wherefore");
+}
+
+/// tiny-albert-mlm's tokenizer.json rewritten in the layout transformers 4's AlbertConverter
+/// wrote (the published ALBERT checkpoints' files): normalizer Replace ``, Replace '', NFKD,
+/// StripAccents, Lowercase, the file's Precompiled table, Replace(" {2,}" → " "); a bare
+/// Metaspace pre-tokenizer. Beside it tokenizer_config.json passed through `config`, or none
+/// when `config` is `None`. The edit tokenizer_reference.py's `old_albert` makes.
+fn old_albert(model: &Path, name: &str, config: Option<&dyn Fn(&mut Value)>) -> PathBuf {
+    let dir = scratch(name);
+    let read = |file: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(model.join(file)).unwrap()).unwrap()
+    };
+    let mut doc = read("tokenizer.json");
+    let precompiled: Vec<Value> = doc["normalizer"]["normalizers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["type"] == "Precompiled")
+        .cloned()
+        .collect();
+    assert_eq!(precompiled.len(), 1, "{name}: one Precompiled normalizer");
+    doc["normalizer"] = serde_json::json!({"type": "Sequence", "normalizers": [
+        {"type": "Replace", "pattern": {"String": "``"}, "content": "\""},
+        {"type": "Replace", "pattern": {"String": "''"}, "content": "\""},
+        {"type": "NFKD"}, {"type": "StripAccents"}, {"type": "Lowercase"},
+        precompiled[0],
+        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]});
+    doc["pre_tokenizer"] = serde_json::json!({"type": "Metaspace", "replacement": "\u{2581}",
+        "prepend_scheme": "always", "split": true});
+    std::fs::write(dir.join("tokenizer.json"), doc.to_string()).unwrap();
+    if let Some(edit) = config {
+        let mut config = read("tokenizer_config.json");
+        edit(&mut config);
+        std::fs::write(dir.join("tokenizer_config.json"), config.to_string()).unwrap();
+    }
+    dir
+}
+
+/// The texts of an ALBERT variant on which the raw `tokenizers` library, reading the same
+/// tokenizer.json as written, gives other ids than transformers (recorded by the generator).
+fn raw_differs(doc: &Value, label: &str) -> usize {
+    doc["variants"][label]["raw_tokenizers_differ"]
+        .as_array()
+        .unwrap()
+        .len()
+}
+
+/// AlbertTokenizer rebuilds normalizer and pre-tokenizer from tokenizer_config.json over an
+/// older-layout ALBERT tokenizer.json (keeping its vocabulary, Precompiled table and
+/// post-processor): it then tokenizes as the shipped transformers-5 file does, where the
+/// file as written differs on 7 of the 55 texts. Without configs it is used as written.
+#[test]
+fn old_albert_tokenizer_json_is_rebuilt_like_transformers() {
+    let doc = reference("tokenizer-albert.json");
+    let model = fixtures().join("models/tiny-albert-mlm");
+    let tok = Tokenizer::from_dir(&model).unwrap();
+    check_masked_variant(&tok, &doc, "tiny-albert-mlm", "AlbertTokenizer");
+    assert_eq!((tok.vocab_size(), tok.mask().unwrap().id), (1000, 4));
+    assert_eq!(raw_differs(&doc, "tiny-albert-mlm"), 0);
+
+    let label = "tiny-albert-mlm/old-tokenizer.json";
+    let unedited = |_: &mut Value| {};
+    let tok = Tokenizer::from_dir(old_albert(&model, "albert-old", Some(&unedited))).unwrap();
+    check_masked_variant(&tok, &doc, label, "AlbertTokenizer");
+    assert!(tok.lowercases());
+    assert_eq!(
+        doc["variants"][label]["sentences"],
+        doc["variants"]["tiny-albert-mlm"]["sentences"]
+    );
+    assert_eq!(raw_differs(&doc, label), 7, "{label}");
+
+    let label = "tiny-albert-mlm/old-tokenizer.json-only";
+    let tok = Tokenizer::from_dir(old_albert(&model, "albert-old-bare", None)).unwrap();
+    assert_eq!(
+        doc["variants"][label]["tokenizer_class"],
+        "TokenizersBackend"
+    );
+    assert_eq!(check_variant(&tok, &doc["variants"][label], label), 55);
+    assert_eq!(raw_differs(&doc, label), 0, "{label}");
+}
+
+/// AlbertTokenizer's settings in tokenizer_config.json change an older-layout ALBERT
+/// tokenizer.json's tokenization as they do in transformers: accents kept, case kept, no
+/// `▁` prepended.
+#[test]
+fn albert_tokenizer_config_settings_act_like_transformers() {
+    let doc = reference("tokenizer-albert.json");
+    let model = fixtures().join("models/tiny-albert-mlm");
+    let rebuilt = &doc["variants"]["tiny-albert-mlm/old-tokenizer.json"]["sentences"];
+    for (key, name) in [
+        ("keep_accents", "albert-accents"),
+        ("do_lower_case", "albert-cased"),
+        ("add_prefix_space", "albert-noprefix"),
+    ] {
+        // keep_accents defaults to false, the others to true: each variant flips one.
+        let value = key == "keep_accents";
+        let label = format!("tiny-albert-mlm/old-tokenizer.json/{key}-{value}");
+        let variant = &doc["variants"][&label]["sentences"];
+        let changed = (0..55)
+            .filter(|&i| variant[i]["ids"] != rebuilt[i]["ids"])
+            .count();
+        assert!(changed >= 5, "{label}: changes only {changed} texts");
+        let edit = |config: &mut Value| config[key] = Value::Bool(value);
+        let tok = Tokenizer::from_dir(old_albert(&model, name, Some(&edit))).unwrap();
+        check_masked_variant(&tok, &doc, &label, "AlbertTokenizer");
+        assert_eq!(tok.lowercases(), key != "do_lower_case", "{label}");
+    }
+}
+
+/// transformers takes the added tokens' flags from tokenizer_config.json's
+/// `added_tokens_decoder` when it has one, over tokenizer.json's `added_tokens`: with
+/// `[MASK]`'s lstrip false there, the mask no longer takes the whitespace before it (same
+/// ids, other tokens and offsets).
+#[test]
+fn albert_added_tokens_decoder_sets_mask_lstrip_like_transformers() {
+    let doc = reference("tokenizer-albert.json");
+    let model = fixtures().join("models/tiny-albert-mlm");
+    let label = "tiny-albert-mlm/old-tokenizer.json/mask-lstrip-false";
+    let rebuilt = &doc["variants"]["tiny-albert-mlm/old-tokenizer.json"]["sentences"];
+    let variant = &doc["variants"][label]["sentences"];
+    let changed = (0..55)
+        .filter(|&i| variant[i]["offsets"] != rebuilt[i]["offsets"])
+        .count();
+    assert!(changed >= 5, "{label}: changes only {changed} texts");
+    // The edit tokenizer_reference.py's mask_lstrip_false() makes.
+    let text = std::fs::read_to_string(model.join("tokenizer.json")).unwrap();
+    let added = serde_json::from_str::<Value>(&text).unwrap()["added_tokens"].clone();
+    let edit = move |config: &mut Value| {
+        let mut decoder = serde_json::Map::new();
+        for token in added.as_array().unwrap() {
+            let mut token = token.clone();
+            let id = token.as_object_mut().unwrap().remove("id").unwrap();
+            if token["content"] == config["mask_token"] {
+                assert_eq!(token["lstrip"], true);
+                token["lstrip"] = Value::Bool(false);
+            }
+            decoder.insert(id.to_string(), token);
+        }
+        config["added_tokens_decoder"] = Value::Object(decoder);
+    };
+    let tok = Tokenizer::from_dir(old_albert(&model, "albert-lstrip", Some(&edit))).unwrap();
+    check_masked_variant(&tok, &doc, label, "AlbertTokenizer");
 }
 
 /// The model engineer's tiny-mt5 reference: tokenizer.json ids and SentencePiece's own
