@@ -266,6 +266,43 @@ fn config_problems_are_named() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// DeBERTa: the head its config's `legacy` names must be in the file (transformers would
+/// give a random one), and relative-position settings lmbias cannot compute with are named.
+#[test]
+fn deberta_head_and_position_settings_are_checked() {
+    let dir = lmbias_testing::copy_fixture("tiny-deberta-v3-mlm", "deberta");
+    let config_path = dir.join("config.json");
+    let original = std::fs::read_to_string(&config_path).unwrap();
+    let with = |from: &str, to: &str| {
+        assert!(original.contains(from), "{from}");
+        std::fs::write(&config_path, original.replace(from, to)).unwrap();
+        load_error(&dir)
+    };
+    // The file holds lm_predictions.lm_head; legacy asks for cls.predictions.
+    assert_eq!(
+        with("\"legacy\": false", "\"legacy\": true"),
+        format!(
+            "{}: missing tensor cls.predictions.transform.dense.weight",
+            dir.join("model.safetensors").display()
+        )
+    );
+    let invalid = |problem: &str| format!("{}: invalid config: {problem}", config_path.display());
+    assert_eq!(
+        with(
+            "\"pos_att_type\": \"p2c|c2p\"",
+            "\"pos_att_type\": \"p2c|p2q\""
+        ),
+        invalid("pos_att_type \"p2q\" is not c2p or p2c")
+    );
+    assert_eq!(
+        with("\"position_buckets\": 8", "\"position_buckets\": 200"),
+        invalid(
+            "position_buckets 200 leaves no room for log buckets below max_relative_positions 64"
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn relative_position_berts_are_refused() {
     let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "relative");
