@@ -3,6 +3,7 @@
 //! else — tokenizing, checking texts, batching, pooling, fill-mask — is written
 //! once, generic over [`Network`], as ripgrep's searcher is generic over `Matcher`.
 
+use burn::nn::Linear;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use lmbias_encoder::Pooling;
 
@@ -121,6 +122,16 @@ where
     fn mask_logits(&self, hidden: Tensor<2>) -> Tensor<2> {
         self.head.logits(&self.encoder, hidden)
     }
+}
+
+/// `linear` on every position of `x` `[batch, seq, in]`, as one `[batch·seq, in]`
+/// product: burn's `Linear` on a 3-D input broadcasts the weight over the batch,
+/// and its weight gradient is then a batch of products summed afterwards.
+pub(crate) fn per_token(linear: &Linear, x: Tensor<3>) -> Tensor<3> {
+    let [batch, seq, d] = x.dims();
+    let y = linear.forward(x.reshape([batch * seq, d]));
+    let [_, out] = y.dims();
+    y.reshape([batch, seq, out])
 }
 
 /// Token ids of a batch, right-padded, with their attention mask.

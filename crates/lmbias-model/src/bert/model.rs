@@ -14,7 +14,7 @@ use super::config::{Activation, BertConfig, PositionEmbeddingType};
 use super::variant::{Names, Variant};
 use crate::checkpoint::Checkpoint;
 use crate::error::ModelError;
-use crate::network::{Batch, Network};
+use crate::network::{Batch, Network, per_token};
 use crate::weights::{Weights, WeightsOut};
 
 /// `embeddings`: word + absolute position + token type 0 (none in DistilBERT), then
@@ -99,16 +99,6 @@ fn sinusoidal(rows: usize, width: usize, w: &Weights<'_>) -> Tensor<2> {
         })
         .collect();
     w.constant(values, [rows, width])
-}
-
-/// `linear` on every position of `x` `[batch, seq, in]`, as one `[batch·seq, in]`
-/// product: burn's `Linear` on a 3-D input broadcasts the weight over the batch,
-/// and its weight gradient is then a batch of products summed afterwards.
-fn per_token(linear: &Linear, x: Tensor<3>) -> Tensor<3> {
-    let [batch, seq, d] = x.dims();
-    let y = linear.forward(x.reshape([batch * seq, d]));
-    let [_, out] = y.dims();
-    y.reshape([batch, seq, out])
 }
 
 /// transformers' `nn.Dropout(p)`: active only where gradients are tracked.

@@ -12,16 +12,8 @@ use super::config::{DebertaV2Config, Relative};
 use crate::bert::Activation;
 use crate::checkpoint::Checkpoint;
 use crate::error::ModelError;
-use crate::network::{Batch, Head, Network, WithHead};
+use crate::network::{Batch, Head, Network, WithHead, per_token};
 use crate::weights::Weights;
-
-/// `linear` on every position of `[batch, seq, in]`.
-fn per_token(linear: &Linear, x: Tensor<3>) -> Tensor<3> {
-    let [batch, seq, d] = x.dims();
-    let y = linear.forward(x.reshape([batch * seq, d]));
-    let [_, out] = y.dims();
-    y.reshape([batch, seq, out])
-}
 
 /// `embeddings`: word (+ absolute position, + token type 0, where configured), projected to
 /// the hidden width where the table is narrower, LayerNorm, then zero on padding (the

@@ -10,7 +10,7 @@ use super::config::ModernBertConfig;
 use crate::bert::Activation;
 use crate::checkpoint::Checkpoint;
 use crate::error::ModelError;
-use crate::network::{Batch, Head, Network, WithHead};
+use crate::network::{Batch, Head, Network, WithHead, per_token};
 use crate::weights::Weights;
 
 /// `nn.LayerNorm(bias=config.norm_bias)`.
@@ -29,14 +29,6 @@ fn linear(w: &Weights<'_>, d_in: usize, d_out: usize, bias: bool) -> Result<Line
     } else {
         w.linear_no_bias(d_in, d_out)
     }
-}
-
-/// `linear` on every position of `[batch, seq, in]`.
-fn per_token(linear: &Linear, x: Tensor<3>) -> Tensor<3> {
-    let [batch, seq, d] = x.dims();
-    let y = linear.forward(x.reshape([batch * seq, d]));
-    let [_, out] = y.dims();
-    y.reshape([batch, seq, out])
 }
 
 /// Rotary position embedding tables for positions 0 … seq − 1: cos and sin of
