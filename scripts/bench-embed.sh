@@ -3,6 +3,7 @@
 # datasets/seat/en (all-MiniLM-L6-v2, CLS pooling, the same number of threads), each timed as a
 # whole command, back to back, three times. transformers runs the way a notebook would: input
 # order, batches of 32 padded to their longest (scripts/bench_torch.py embed).
+# TORCH_DTYPE=bf16 runs the transformers side under bf16 autocast (scripts/bench_torch.py; default f32).
 # Results go to docs/benchmarks.md by hand, with the CPU and the load printed here.
 set -euo pipefail
 cd "$(dirname "$0")/.."

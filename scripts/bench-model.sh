@@ -3,6 +3,7 @@
 # models of bert-base's, roberta-base's and ModernBERT-base's shapes, batch 32 of ~10-token
 # sentences. MODELS="minilm bert-base" (etc.) picks some; PYTHON names a Python with torch
 # and transformers.
+# TORCH_DTYPE=bf16 runs the PyTorch side under bf16 autocast (scripts/bench_torch.py; default f32).
 # Results go to docs/benchmarks.md by hand, with the CPU and the load printed here.
 #
 #   scripts/bench-model.sh                         # default CPU backend (flex)

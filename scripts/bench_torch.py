@@ -6,6 +6,9 @@ Also creates the random checkpoints of bert-base's, roberta-base's and ModernBER
 shapes that both sides load (the tokenizer copied from TOKENIZER_DIR; a tiny fixture's
 for RoBERTa and ModernBERT, whose real ones these machines cannot fetch).
 TORCH_ATTN picks transformers' attention (default "eager"; "sdpa" is its own default).
+TORCH_DTYPE=bf16 (default f32) runs `run` and `embed` under torch.autocast("cpu", dtype=torch.bfloat16),
+the way a PyTorch user asks for bf16: the weights stay f32 and autocast casts per op (matmuls in
+bf16); the JSON's "impl" then says "bf16-autocast". f32 prints as before.
 
   python3 scripts/bench_torch.py make-bert-base OUT_DIR TOKENIZER_DIR
   python3 scripts/bench_torch.py make-roberta-base OUT_DIR TOKENIZER_DIR
@@ -14,6 +17,7 @@ TORCH_ATTN picks transformers' attention (default "eager"; "sdpa" is its own def
   python3 scripts/bench_torch.py embed MODEL_DIR TEXTS_FILE THREADS   # the way a notebook would
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -36,6 +40,17 @@ SENTENCES = [
     "The nurse helped the old man walk home.",
     "Researchers measure bias in language models.",
 ]
+
+DTYPE = os.environ.get("TORCH_DTYPE", "f32")
+if DTYPE not in ("f32", "bf16"):
+    sys.exit(f"TORCH_DTYPE must be f32 or bf16, not {DTYPE!r}")
+# Inserted into "impl" after the torch version; empty for f32 so its output is unchanged.
+DTYPE_TAG = "-bf16-autocast" if DTYPE == "bf16" else ""
+
+
+def forward_context():
+    """What wraps the model's forward pass: bf16 autocast for TORCH_DTYPE=bf16, nothing for f32."""
+    return torch.autocast("cpu", dtype=torch.bfloat16) if DTYPE == "bf16" else contextlib.nullcontext()
 
 
 def make_bert_base(out: Path, tokenizer_dir: Path) -> None:
@@ -93,7 +108,8 @@ def run(model_dir: Path, batch: int, seconds: float, threads: int) -> None:
 
     def step():
         enc = tok(texts, padding=True, return_tensors="pt")
-        hidden = model(**enc).last_hidden_state
+        with forward_context():
+            hidden = model(**enc).last_hidden_state.float()
         mask = enc["attention_mask"].unsqueeze(-1).float()
         return (hidden * mask).sum(1) / mask.sum(1)
 
@@ -104,7 +120,7 @@ def run(model_dir: Path, batch: int, seconds: float, threads: int) -> None:
         assert step().shape[0] == batch
         batches += 1
     elapsed = time.perf_counter() - start
-    print(json.dumps({"impl": f"torch-{torch.__version__}-{attention}-{threads}threads", "model": str(model_dir), "batch": batch, "seq_len": seq_len,
+    print(json.dumps({"impl": f"torch-{torch.__version__}{DTYPE_TAG}-{attention}-{threads}threads", "model": str(model_dir), "batch": batch, "seq_len": seq_len,
                       "batches": batches, "seconds": round(elapsed, 3), "sentences_per_s": round(batches * batch / elapsed, 1)}))
 
 
@@ -122,10 +138,11 @@ def embed(model_dir: Path, texts_file: Path, threads: int, batch: int = 32) -> N
     vectors = []
     for i in range(0, len(texts), batch):
         enc = tok(texts[i : i + batch], padding=True, truncation=False, return_tensors="pt")
-        vectors.append(model(**enc).last_hidden_state[:, 0])
+        with forward_context():
+            vectors.append(model(**enc).last_hidden_state[:, 0].float())
     out = torch.cat(vectors)
     elapsed = time.perf_counter() - start
-    print(json.dumps({"impl": f"torch-{torch.__version__}-{threads}threads", "model": str(model_dir), "texts": len(texts),
+    print(json.dumps({"impl": f"torch-{torch.__version__}{DTYPE_TAG}-{threads}threads", "model": str(model_dir), "texts": len(texts),
                       "shape": list(out.shape), "seconds": round(elapsed, 2)}))
 
 

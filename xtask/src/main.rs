@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use lmbias_runs::studies::shard::Shard;
-use lmbias_runs::{DeviceKind, HubSettings};
+use lmbias_runs::{Compute, DeviceKind, HubSettings, Precision};
 
 use models::{ModelInfo, Skipped, Study};
 use reproduce::{ModelOutcome, Results, Settings};
@@ -53,6 +53,10 @@ struct ReproduceArgs {
     models: String,
     #[arg(long, default_value = "cpu")]
     device: DeviceKind,
+    /// f32, or bf16: the checkpoints' linear layers on the CPU's bf16 units (see
+    /// `lmbias embed --help`); the report's header says which ran.
+    #[arg(long, default_value = "f32")]
+    precision: Precision,
     /// Where the tables, figures and REPORT.md go; with --shard, the shard file goes
     /// to OUT/shards/K-of-N.cbor instead.
     #[arg(long, default_value = "docs/results")]
@@ -138,7 +142,8 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
     wanted.retain(|w| seen.insert(w.id.clone()));
     let mut hub = HubSettings::from_env();
     hub.offline |= args.models == "offline";
-    let (available, skipped) = models::resolve(wanted, &hub, args.device);
+    let compute = Compute::new(args.device, args.precision)?;
+    let (available, skipped) = models::resolve(wanted, &hub, compute);
     let mut causes: Vec<&str> = Vec::new();
     for s in &skipped {
         let studies: Vec<&str> = s.studies.iter().map(|s| s.as_str()).collect();
@@ -179,11 +184,12 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
         settings: Settings {
             studies,
             device: args.device.as_str().to_owned(),
+            precision: compute.precision(),
             seed: args.seed,
             n_samples: args.n_samples,
             top_k: args.top_k,
         },
-        device: args.device,
+        compute,
         datasets,
     };
     let (outcomes, timings) = reproduce::run(&picked, &options)?;

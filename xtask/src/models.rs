@@ -3,7 +3,7 @@
 //! or a checkpoint, and opening it, are lmbias-runs'.
 
 use anyhow::Result;
-use lmbias_runs::{DeviceKind, HubMiss, HubSettings, Model, ModelError, RunError};
+use lmbias_runs::{Compute, HubMiss, HubSettings, Model, ModelError, RunError};
 use serde::{Deserialize, Serialize};
 
 use crate::period_models::{self, PeriodModel};
@@ -263,7 +263,7 @@ pub struct Skipped {
 pub fn resolve(
     wanted: Vec<Wanted>,
     hub: &HubSettings,
-    device: DeviceKind,
+    compute: Compute,
 ) -> (Vec<Available>, Vec<Skipped>) {
     let mut available = Vec::new();
     let mut skipped = Vec::new();
@@ -271,7 +271,7 @@ pub fn resolve(
     let mut periods: Option<Result<[PeriodModel; 2], String>> = None;
     for w in wanted {
         if let Some(i) = period_models::LABELS.iter().position(|l| *l == w.id) {
-            let found = periods.get_or_insert_with(|| period_models_on_minilm(hub, device));
+            let found = periods.get_or_insert_with(|| period_models_on_minilm(hub, compute));
             let (studies, lacking): (Vec<Study>, Vec<Study>) =
                 w.studies.iter().partition(|s| **s == Study::Valence);
             match found {
@@ -306,7 +306,7 @@ pub fn resolve(
             }
             continue;
         }
-        let model = match find(&w.id, hub, device) {
+        let model = match find(&w.id, hub, compute) {
             Ok(model) => model,
             Err(Miss { reason, cause }) => {
                 skipped.push(Skipped {
@@ -378,10 +378,10 @@ impl Miss {
 
 /// `id` opened by lmbias-runs with this run's hub settings; MiniLM from PyPI when neither
 /// the HF cache nor the hub has it.
-fn find(id: &str, hub: &HubSettings, device: DeviceKind) -> Result<Model, Miss> {
-    match lmbias_runs::open_with(id, device, hub) {
+fn find(id: &str, hub: &HubSettings, compute: Compute) -> Result<Model, Miss> {
+    match lmbias_runs::open_with(id, compute, hub) {
         Ok(model) => Ok(model),
-        Err(err) if id == MINILM => lmbias_runs::minilm_from_pypi(device)
+        Err(err) if id == MINILM => lmbias_runs::minilm_from_pypi(compute)
             .map_err(|pypi| Miss::alone(format!("{}; {}", chain(err), chain(pypi)))),
         // The report says once how to add a model, and once why the hub gave nothing.
         Err(RunError::Model(ModelError::NotFound { download, .. })) => Err(match download {
@@ -410,10 +410,10 @@ fn chain(err: RunError) -> String {
 /// cannot be had.
 fn period_models_on_minilm(
     hub: &HubSettings,
-    device: DeviceKind,
+    compute: Compute,
 ) -> Result<[PeriodModel; 2], String> {
     let base = |why: String| format!("the base {MINILM}: {why}");
-    let minilm = find(MINILM, hub, device).map_err(|miss| base(miss.reason))?;
+    let minilm = find(MINILM, hub, compute).map_err(|miss| base(miss.reason))?;
     let checkpoint = minilm
         .checkpoint()
         .ok_or_else(|| base("not a checkpoint".to_owned()))?
@@ -466,7 +466,11 @@ mod tests {
             offline: true,
             ..HubSettings::from_env()
         };
-        let (available, skipped) = resolve(list(period_models::LABELS[0]), &hub, DeviceKind::Cpu);
+        let (available, skipped) = resolve(
+            list(period_models::LABELS[0]),
+            &hub,
+            lmbias_runs::DeviceKind::Cpu.into(),
+        );
         let [model] = available.as_slice() else {
             panic!("{:?}", skipped);
         };

@@ -19,7 +19,7 @@ use lmbias_runs::studies::probe::{DUSI_PAIRS, ProbeRun};
 use lmbias_runs::studies::seat::{BatteryResult, Copies, SeatRow};
 use lmbias_runs::studies::valence::ModelResult;
 use lmbias_runs::valence::{self, Dataset, ValenceOutput, ValenceRun};
-use lmbias_runs::{DeviceKind, Layer, Model, Provenance};
+use lmbias_runs::{Compute, Layer, Model, Precision, Provenance};
 use serde::{Deserialize, Serialize};
 
 use crate::models::{Available, ModelInfo, Source, Study};
@@ -31,6 +31,9 @@ pub struct Settings {
     pub studies: Vec<Study>,
     /// The device's name (`cpu`, `wgpu`).
     pub device: String,
+    /// The precision the checkpoints ran in (written only when not f32).
+    #[serde(default, skip_serializing_if = "Precision::is_f32")]
+    pub precision: Precision,
     pub seed: u64,
     pub n_samples: u64,
     pub top_k: NonZeroUsize,
@@ -39,7 +42,7 @@ pub struct Settings {
 /// Everything a run needs besides the models.
 pub struct Options {
     pub settings: Settings,
-    pub device: DeviceKind,
+    pub compute: Compute,
     pub datasets: PathBuf,
 }
 
@@ -284,7 +287,7 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
                 }
                 Source::Trained(period) => {
                     let (checkpoint, trained) = period.obtain(&mut on_step)?;
-                    let opened = Model::from_checkpoint(checkpoint, options.device)?;
+                    let opened = Model::from_checkpoint(checkpoint, options.compute)?;
                     Ok((valence::run(&opened, &dataset, top_k)?, Some(trained)))
                 }
             }

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use lmbias_report::probe::{ClassOrder, p_text, step_markdown, sweep_markdown};
 use lmbias_report::pvalue_curve::{PValueSeries, pvalue_curve};
+use lmbias_runs::Layer;
 use lmbias_runs::probe::{self, Lists, ProbeOutput, ProbeResult, ProbeSettings, Vectors, Words};
-use lmbias_runs::{DeviceKind, Layer};
 
 use crate::output::{self, out, outln};
 
@@ -23,9 +23,8 @@ pub struct ProbeArgs {
     /// not needed (ignored if given).
     #[arg(long)]
     model: Option<String>,
-    /// Where to run the model: cpu, or wgpu (needs a build with `--features wgpu`).
-    #[arg(long, default_value = "cpu")]
-    device: DeviceKind,
+    #[command(flatten)]
+    compute: crate::model_args::ComputeArgs,
     /// Templates, one per line, each with one [WORD:<descriptor>] placeholder (needed with a
     /// checkpoint --model; static word vectors ignore them).
     #[arg(long)]
@@ -72,7 +71,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     let result: ProbeResult = match (&args.embeddings, &args.model) {
         (Some(path), _) => probe::run_on_vectors(&Vectors::load(path)?, &lists, &settings)?,
         (None, Some(spec)) => {
-            let model = crate::model_args::open(spec, args.device)?;
+            let model = crate::model_args::open(spec, &args.compute)?;
             probe::run(&model, &lists, &settings).with_context(|| format!("--model {spec}"))?
         }
         (None, None) => anyhow::bail!("give --embeddings FILE, or --model M with --templates FILE"),

@@ -14,7 +14,7 @@ use lmbias_runs::seat::{self, SeatOutput, SeatRun, SeatSettings, Tests};
 use lmbias_runs::shards::{self, ShardFile};
 use lmbias_runs::studies::seat::Copies;
 use lmbias_runs::studies::shard::{Shard, Stamp};
-use lmbias_runs::{DeviceKind, Layer, Pooling};
+use lmbias_runs::{Layer, Pooling};
 
 use crate::model_args;
 use crate::output::{self, out, outln};
@@ -52,9 +52,8 @@ pub struct SeatArgs {
     /// Seed of the sampled permutation tests.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
-    /// Where to run the models: cpu, or wgpu (needs a build with `--features wgpu`).
-    #[arg(long, default_value = "cpu")]
-    device: DeviceKind,
+    #[command(flatten)]
+    compute: crate::model_args::ComputeArgs,
     /// Print JSON: {"provenance": [one per model: its revision or digest, the tests' sha256,
     /// the options, lmbias], "rows": [one object per (model, test) that ran], "refused":
     /// [tests not run]} (docs/results-format.md).
@@ -87,7 +86,7 @@ pub struct SeatArgs {
         long,
         value_name = "FILE",
         num_args = 1..,
-        conflicts_with_all = ["models", "tests", "shard", "save", "pooling", "layer", "n_samples", "seed", "device", "also_lowercased_copy"]
+        conflicts_with_all = ["models", "tests", "shard", "save", "pooling", "layer", "n_samples", "seed", "device", "precision", "also_lowercased_copy"]
     )]
     merge: Vec<PathBuf>,
 }
@@ -131,7 +130,7 @@ pub fn run(args: SeatArgs) -> Result<()> {
     let mut models = Vec::new();
     for (position, name) in args.models.iter().enumerate() {
         if shard.contains(position) {
-            models.push((position, model_args::open(name, args.device)?));
+            models.push((position, model_args::open(name, &args.compute)?));
         }
     }
     let progress = crate::input::bar(Some(models.len()), "seat");

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use lmbias_report::valence::{self as report, Measure};
-use lmbias_runs::DeviceKind;
 use lmbias_runs::studies::valence::{DEFAULT_TOP_K, ModelResult};
 use lmbias_runs::valence::{self, Dataset, ValenceOutput, ValenceRun};
 
@@ -19,9 +18,8 @@ pub struct ValenceArgs {
     /// vectors (glove-6b-50d) cannot fill a mask.
     #[arg(long = "model", required = true, num_args = 1.., value_name = "MODEL")]
     models: Vec<String>,
-    /// Where to run the models: cpu, or wgpu (needs a build with `--features wgpu`).
-    #[arg(long, default_value = "cpu")]
-    device: DeviceKind,
+    #[command(flatten)]
+    compute: crate::model_args::ComputeArgs,
     /// The valence dataset (JSON; see datasets/README.md), e.g. datasets/valence/eme-me-60.json.
     #[arg(long)]
     dataset: PathBuf,
@@ -65,7 +63,7 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
     let dataset = Dataset::load(&args.dataset)?;
     let mut runs: Vec<ValenceRun> = Vec::with_capacity(args.models.len());
     for name in &args.models {
-        let model = crate::model_args::open_masked(name, args.device)?;
+        let model = crate::model_args::open_masked(name, &args.compute)?;
         runs.push(
             valence::run(&model, &dataset, args.top_k)
                 .with_context(|| format!("--model {name}"))?,

@@ -3,7 +3,7 @@
 //! scripts/bench-model.sh back to back with scripts/bench_torch.py, which does
 //! the same in PyTorch.
 //!
-//! Usage: throughput MODEL BATCH SECONDS [cpu|wgpu]
+//! Usage: throughput MODEL BATCH SECONDS [cpu|wgpu] [f32|bf16]
 //!
 //! MODEL is a folder, or `random:minilm` / `random:bert-base`: random weights of
 //! that shape written to a temp folder (with the tiny fixture's tokenizer), fed
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use lmbias_encoder::{Layer, Pooling};
-use lmbias_model::{Checkpoint, DeviceKind, load_embedder};
+use lmbias_model::{Checkpoint, Compute, DeviceKind, Precision, load_embedder};
 use lmbias_text::Tokenizer;
 
 /// Shared with bench_torch.py: 10 to 12 tokens each with [CLS]/[SEP] (bert-base-uncased vocab).
@@ -156,17 +156,19 @@ fn vocabulary_sentences(folder: &Path, batch: usize) -> Result<Vec<String>, Erro
 fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().collect();
     let [_, dir, batch, seconds, rest @ ..] = args.as_slice() else {
-        return Err("usage: throughput MODEL BATCH SECONDS [cpu|wgpu]".into());
+        return Err("usage: throughput MODEL BATCH SECONDS [cpu|wgpu] [f32|bf16]".into());
     };
     let batch: usize = batch.parse()?;
     let seconds: f64 = seconds.parse()?;
     let device: DeviceKind = rest.first().map_or("cpu", String::as_str).parse()?;
+    let precision: Precision = rest.get(1).map_or("f32", String::as_str).parse()?;
+    let compute = Compute::new(device, precision)?;
     let random = dir.strip_prefix("random:");
     let folder = match random {
         Some(name) => random_checkpoint(name)?,
         None => PathBuf::from(dir),
     };
-    let model = load_embedder(&Checkpoint::from_dir(dir, &folder)?, device)?;
+    let model = load_embedder(&Checkpoint::from_dir(dir, &folder)?, compute)?;
     let texts: Vec<String> = match random {
         Some(_) => vocabulary_sentences(&folder, batch)?,
         None => SENTENCES
@@ -197,8 +199,9 @@ fn main() -> Result<(), Error> {
     }
     let elapsed = start.elapsed().as_secs_f64();
     println!(
-        "{{\"impl\": \"lmbias-{}-{BACKEND}\", \"model\": {:?}, \"batch\": {batch}, \"seq_len\": {seq_len}, \"batches\": {batches}, \"seconds\": {elapsed:.3}, \"sentences_per_s\": {:.1}}}",
+        "{{\"impl\": \"lmbias-{}-{BACKEND}-{}\", \"model\": {:?}, \"batch\": {batch}, \"seq_len\": {seq_len}, \"batches\": {batches}, \"seconds\": {elapsed:.3}, \"sentences_per_s\": {:.1}}}",
         device.as_str(),
+        compute.precision(),
         dir,
         (batches * batch) as f64 / elapsed
     );

@@ -19,6 +19,7 @@ use lmbias_text::{Encoding, TextError, Tokenizer};
 use rayon::prelude::*;
 
 use crate::checkpoint::Checkpoint;
+use crate::compute::Compute;
 use crate::device::on_host;
 use crate::error::ModelError;
 use crate::network::{Batch, MaskedNetwork, Network};
@@ -44,10 +45,11 @@ pub(crate) struct Adapter<N> {
 
 impl<N: Network> Adapter<N> {
     /// The tokenizer, then config.json, then the weights: the cheap checks first.
-    pub(crate) fn load(checkpoint: &Checkpoint, device: &Device) -> Result<Self, ModelError> {
+    pub(crate) fn load(checkpoint: &Checkpoint, compute: Compute) -> Result<Self, ModelError> {
+        let device = &compute.device().device()?;
         let tokenizer = Tokenizer::from_dir(checkpoint.dir())?;
         let config = N::config(checkpoint)?;
-        let file = WeightsFile::open(checkpoint, device)?;
+        let file = WeightsFile::open(checkpoint, device)?.with_bf16(compute.bf16_units());
         let network = N::load(config, file.root())?;
         // Padding is looked up in the embedding table too.
         let pad = tokenizer.pad();
@@ -407,9 +409,9 @@ impl<N: MaskedNetwork> Adapter<N> {
     /// As [`Adapter::load`], for a network with a head: the tokenizer must have a mask token.
     pub(crate) fn load_masked(
         checkpoint: &Checkpoint,
-        device: &Device,
+        compute: Compute,
     ) -> Result<Self, ModelError> {
-        let adapter = Self::load(checkpoint, device)?;
+        let adapter = Self::load(checkpoint, compute)?;
         if adapter.tokenizer.mask().is_none() {
             return Err(TextError::NoMaskToken {
                 tokenizer: checkpoint.dir().display().to_string(),

@@ -7,6 +7,7 @@ use std::error::Error;
 use std::io;
 use std::path::PathBuf;
 
+use crate::device::DeviceKind;
 use lmbias_text::TextError;
 
 /// Why a checkpoint could not be found, fetched or loaded.
@@ -213,6 +214,19 @@ pub enum ModelError {
     /// A device name that is neither cpu nor wgpu.
     #[error("unknown device {0:?}: expected cpu or wgpu")]
     UnknownDevice(String),
+    /// A precision name that is neither f32 nor bf16.
+    #[error("unknown precision {0:?}: expected f32 or bf16")]
+    UnknownPrecision(String),
+    /// A precision the device cannot run.
+    #[error("precision {precision} is not available on {device}: {why}")]
+    PrecisionUnavailable {
+        /// The precision asked for.
+        precision: crate::compute::Precision,
+        /// The device asked for.
+        device: DeviceKind,
+        /// Why not.
+        why: String,
+    },
     /// The tokenizer files could not be loaded; the error names the file and field.
     #[error(transparent)]
     Tokenizer(#[from] TextError),

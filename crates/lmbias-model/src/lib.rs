@@ -22,7 +22,9 @@
 mod adapter;
 mod bert;
 mod checkpoint;
+mod compute;
 mod deberta_v2;
+mod dense;
 mod device;
 mod error;
 mod gelu;
@@ -38,6 +40,7 @@ pub mod train;
 mod weights;
 
 pub use checkpoint::{Architecture, Checkpoint, Origin};
+pub use compute::{Compute, Precision};
 pub use device::DeviceKind;
 pub use error::ModelError;
 pub use hub::{HubError, HubMiss, HubSettings, Stall};

@@ -3,7 +3,7 @@
 //! else — tokenizing, checking texts, batching, pooling, fill-mask — is written
 //! once, generic over [`Network`], as ripgrep's searcher is generic over `Matcher`.
 
-use burn::nn::Linear;
+use crate::dense::Dense;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use lmbias_encoder::Pooling;
 
@@ -127,7 +127,7 @@ where
 /// `linear` on every position of `x` `[batch, seq, in]`, as one `[batch·seq, in]`
 /// product: burn's `Linear` on a 3-D input broadcasts the weight over the batch,
 /// and its weight gradient is then a batch of products summed afterwards.
-pub(crate) fn per_token(linear: &Linear, x: Tensor<3>) -> Tensor<3> {
+pub(crate) fn per_token(linear: &Dense, x: Tensor<3>) -> Tensor<3> {
     let [batch, seq, d] = x.dims();
     let y = linear.forward(x.reshape([batch * seq, d]));
     let [_, out] = y.dims();

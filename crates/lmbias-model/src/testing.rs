@@ -19,7 +19,7 @@ pub fn hidden_states(
     ids: &[u32],
     layer: Layer,
 ) -> Result<Vec<Vec<f32>>, Box<dyn std::error::Error + Send + Sync>> {
-    let model = crate::load::any_embedder(checkpoint, DeviceKind::Cpu)?;
+    let model = crate::load::any_embedder(checkpoint, DeviceKind::Cpu.into())?;
     Ok(model.hidden_states(ids, layer)?)
 }
 

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use burn::module::Param;
 use burn::nn::{Embedding, LayerNorm, LayerNormConfig, Linear};
@@ -21,7 +21,10 @@ use burn_store::{
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use lmbias_bf16::Bf16Units;
+
 use crate::checkpoint::{Checkpoint, WeightsFormat};
+use crate::dense::{Dense, Packed};
 use crate::error::ModelError;
 
 /// All tensors of one weights file, by their names in the file.
@@ -31,6 +34,8 @@ pub(crate) struct WeightsFile {
     device: Device,
     /// Where tensors the file lacks are freshly initialised instead of an error.
     fresh: Option<Fresh>,
+    /// Linear layers are packed for these bf16 units (`Compute`'s precision).
+    bf16: Option<Bf16Units>,
 }
 
 /// transformers' `_init_weights` for BERT, for the tensors a file lacks under
@@ -108,7 +113,14 @@ impl WeightsFile {
             tensors,
             device: device.clone(),
             fresh: None,
+            bf16: None,
         })
+    }
+
+    /// Linear layers read from now on are packed for `units` (bf16), or f32 when `None`.
+    pub(crate) fn with_bf16(mut self, units: Option<Bf16Units>) -> Self {
+        self.bf16 = units;
+        self
     }
 
     /// No file at all: every tensor freshly initialised (training from scratch);
@@ -119,6 +131,7 @@ impl WeightsFile {
             tensors: BTreeMap::new(),
             device: device.clone(),
             fresh: None,
+            bf16: None,
         }
         .fresh_under("", std, seed)
     }
@@ -289,16 +302,34 @@ impl<'a> Weights<'a> {
     }
 
     /// The torch `nn.Linear` of this view: `weight` (`[out, in]`) and `bias`.
-    pub(crate) fn linear(&self, d_in: usize, d_out: usize) -> Result<Linear, ModelError> {
-        Ok(linear(
-            self.transposed("weight", d_in, d_out)?,
-            Some(self.tensor("bias", [d_out])?),
-        ))
+    pub(crate) fn linear(&self, d_in: usize, d_out: usize) -> Result<Dense, ModelError> {
+        self.dense(d_in, d_out, Some(self.tensor("bias", [d_out])?))
     }
 
     /// The torch `nn.Linear(bias=False)` of this view (T5's projections).
-    pub(crate) fn linear_no_bias(&self, d_in: usize, d_out: usize) -> Result<Linear, ModelError> {
-        Ok(linear(self.transposed("weight", d_in, d_out)?, None))
+    pub(crate) fn linear_no_bias(&self, d_in: usize, d_out: usize) -> Result<Dense, ModelError> {
+        self.dense(d_in, d_out, None)
+    }
+
+    /// The layer of `weight` and `bias`, in the file's precision.
+    fn dense(
+        &self,
+        d_in: usize,
+        d_out: usize,
+        bias: Option<Tensor<1>>,
+    ) -> Result<Dense, ModelError> {
+        let weight = self.transposed("weight", d_in, d_out)?;
+        let Some(units) = self.file.bf16 else {
+            return Ok(Dense::F32(linear(weight, bias)));
+        };
+        let bias = bias.map(host_values);
+        let layer =
+            lmbias_bf16::Linear::new(units, &host_values(weight), d_in, d_out, bias.as_deref())
+                .map_err(|e| ModelError::Weights {
+                    path: self.file.path.clone(),
+                    source: format!("{}: {e}", self.name("weight")).into(),
+                })?;
+        Ok(Dense::Bf16(Packed(Arc::new(layer))))
     }
 
     /// The `nn.LayerNorm` of this view: `weight`/`bias`, or the TF-era
@@ -382,11 +413,31 @@ impl WeightsOut<'_> {
         self.tensor(name, weight.transpose());
     }
 
-    /// The torch `nn.Linear` of this view.
-    pub(crate) fn linear(&mut self, linear: &Linear) {
-        self.transposed("weight", linear.weight.val());
-        if let Some(bias) = &linear.bias {
-            self.tensor("bias", bias.val());
+    /// The torch `nn.Linear` of this view (a bf16 layer's weight as its bf16 values).
+    pub(crate) fn linear(&mut self, dense: &Dense) {
+        match dense {
+            Dense::F32(linear) => {
+                self.transposed("weight", linear.weight.val());
+                if let Some(bias) = &linear.bias {
+                    self.tensor("bias", bias.val());
+                }
+            }
+            Dense::Bf16(Packed(layer)) => {
+                let (d_in, d_out) = (layer.in_features(), layer.out_features());
+                let weight = layer.weight();
+                let mut torch = vec![0f32; weight.len()];
+                for (i, row) in weight.chunks_exact(d_out).enumerate() {
+                    for (o, w) in row.iter().enumerate() {
+                        torch[o * d_in + i] = *w;
+                    }
+                }
+                self.tensors
+                    .insert(self.name("weight"), (vec![d_out, d_in], torch));
+                if let Some(bias) = layer.bias() {
+                    self.tensors
+                        .insert(self.name("bias"), (vec![d_out], bias.to_vec()));
+                }
+            }
         }
     }
 

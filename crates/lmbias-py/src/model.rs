@@ -5,7 +5,7 @@
 use std::sync::atomic::AtomicBool;
 
 use lmbias_runs::encoder::EncoderError;
-use lmbias_runs::{DeviceKind, RunError, SharedEmbedder, SharedMaskedLm};
+use lmbias_runs::{Compute, DeviceKind, Precision, RunError, SharedEmbedder, SharedMaskedLm};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2};
 use pyo3::prelude::*;
@@ -75,16 +75,27 @@ impl Model {
 #[pymethods]
 impl Model {
     /// Resolves `name_or_path` as the CLI's `--model` does; weights load on first use.
+    /// `precision="bf16"` runs the linear layers on the CPU's bf16 units (see the CLI's
+    /// `--precision`); on a CPU without them the model runs f32, with a notice.
     #[new]
-    #[pyo3(signature = (name_or_path, device = "cpu"))]
-    fn new(py: Python<'_>, name_or_path: &Bound<'_, PyAny>, device: &str) -> PyResult<Model> {
+    #[pyo3(signature = (name_or_path, device = "cpu", precision = "f32"))]
+    fn new(
+        py: Python<'_>,
+        name_or_path: &Bound<'_, PyAny>,
+        device: &str,
+        precision: &str,
+    ) -> PyResult<Model> {
         let name: String = match name_or_path.extract::<std::path::PathBuf>() {
             Ok(path) => path.to_string_lossy().into_owned(),
             Err(_) => name_or_path.extract()?,
         };
         let device: DeviceKind = device.parse().map_err(|e| to_py(anyhow::Error::new(e)))?;
+        let precision: Precision = precision
+            .parse()
+            .map_err(|e| to_py(anyhow::Error::new(e)))?;
+        let compute = Compute::new(device, precision).map_err(|e| to_py(anyhow::Error::new(e)))?;
         let model = work::run(py, |_| {
-            lmbias_runs::open(&name, device).map_err(|e| to_py(e.into()))
+            lmbias_runs::open(&name, compute).map_err(|e| to_py(e.into()))
         })??;
         Ok(Model { model })
     }
@@ -99,6 +110,13 @@ impl Model {
     #[getter]
     fn device(&self) -> &'static str {
         self.model.device().as_str()
+    }
+
+    /// The precision its products run in ("f32" or "bf16"): f32 where bf16 was asked for
+    /// on a CPU without bf16 units.
+    #[getter]
+    fn precision(&self) -> &'static str {
+        self.model.precision().as_str()
     }
 
     /// True for static word vectors (GloVe, word2vec).
@@ -207,8 +225,13 @@ impl Model {
     }
 
     fn __repr__(&self) -> String {
+        let precision = self.model.precision();
+        let precision = match precision {
+            Precision::F32 => String::new(),
+            other => format!(", precision={:?}", other.as_str()),
+        };
         format!(
-            "Model({:?}, device={:?})",
+            "Model({:?}, device={:?}{precision})",
             self.model.name(),
             self.model.device().as_str()
         )

@@ -94,6 +94,10 @@ def test_model_input_errors_are_value_errors(cli_error):
         model.embed(["x"], layer="first")
     with pytest.raises(ValueError, match=r'^unknown device "tpu": expected cpu or wgpu$'):
         lmbias.Model(TINY_MLM, device="tpu")
+    with pytest.raises(ValueError, match=r'^unknown precision "fp16": expected f32 or bf16$'):
+        lmbias.Model(TINY_MLM, precision="fp16")
+    with pytest.raises(ValueError, match=r"^precision bf16 is not available on wgpu: lmbias's bf16 kernel runs on the CPU$"):
+        lmbias.Model(TINY_MLM, device="wgpu", precision="bf16")
     with pytest.raises(ValueError, match=r"static word vectors cannot fill a mask"):
         lmbias.Model("glove-6b-50d").fill_mask(["the [MASK]"])
     with pytest.raises(ValueError, match=r"has no masked-language-modelling head"):

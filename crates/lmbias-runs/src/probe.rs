@@ -215,6 +215,7 @@ impl Vectors {
                     sha256: sha256_file(path)?,
                 },
                 tokenizer_sha256: None,
+                precision: lmbias_model::Precision::F32,
             },
         })
     }

@@ -9,6 +9,7 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use lmbias_model::Precision;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -59,6 +60,10 @@ pub struct ModelProvenance {
     /// The sha256 of the tokenizer file it read (`tokenizer.json`, `vocab.txt`,
     /// `spm.model`, `spiece.model`); `None` for static vectors, which tokenize by rule.
     pub tokenizer_sha256: Option<String>,
+    /// The precision its matrix products ran in; written only when not f32, so a file
+    /// without it is f32.
+    #[serde(default, skip_serializing_if = "Precision::is_f32")]
+    pub precision: Precision,
 }
 
 /// Where a model came from, and what pins it there.

@@ -82,6 +82,7 @@ pub fn run(
             sha256: vectors.sha256.clone(),
         },
         tokenizer_sha256: None,
+        precision: lmbias_model::Precision::F32,
     })
     .input(&FileDigest::of(test_file)?)
     .option("n_samples", options.n_samples)

@@ -3,13 +3,14 @@
 //! `lm_head` in RoBERTa, the generator's in ELECTRA, `vocab_*` in DistilBERT).
 
 use burn::module::{Module, Param};
-use burn::nn::{LayerNorm, Linear};
+use burn::nn::LayerNorm;
 use burn::tensor::Tensor;
 use lmbias_encoder::Pooling;
 
 use super::config::{Activation, BertConfig};
 use super::model::Bert;
 use crate::checkpoint::Checkpoint;
+use crate::dense::Dense;
 use crate::error::ModelError;
 use crate::network::{Batch, MaskedNetwork, Network};
 use crate::weights::{Weights, WeightsOut};
@@ -19,7 +20,7 @@ use crate::weights::{Weights, WeightsOut};
 /// to the embedding size before decoding).
 #[derive(Module, Debug)]
 pub(super) struct MlmHead {
-    dense: Linear,
+    dense: Dense,
     norm: LayerNorm,
     /// A decoder stored apart from the word embeddings, `[width, vocab]`;
     /// `None` when tied to them (the usual case, which stores no decoder weight),

@@ -5,7 +5,7 @@
 //! autodiff device, as in transformers' train mode.
 
 use burn::module::{Module, Param};
-use burn::nn::{Dropout, DropoutConfig, Embedding, LayerNorm, Linear};
+use burn::nn::{Dropout, DropoutConfig, Embedding, LayerNorm};
 use burn::tensor::activation::softmax;
 use burn::tensor::{Int, Tensor};
 use lmbias_encoder::Pooling;
@@ -13,6 +13,7 @@ use lmbias_encoder::Pooling;
 use super::config::{Activation, BertConfig, PositionEmbeddingType};
 use super::variant::{Names, Variant};
 use crate::checkpoint::Checkpoint;
+use crate::dense::Dense;
 use crate::error::ModelError;
 use crate::network::{Batch, Network, per_token};
 use crate::weights::{Weights, WeightsOut};
@@ -110,10 +111,10 @@ fn dropout(prob: f64) -> Dropout {
 /// residual and LayerNorm (`output`).
 #[derive(Module, Debug)]
 struct SelfAttention {
-    query: Linear,
-    key: Linear,
-    value: Linear,
-    output: Linear,
+    query: Dense,
+    key: Dense,
+    value: Dense,
+    output: Dense,
     norm: LayerNorm,
     probs_dropout: Dropout,
     output_dropout: Dropout,
@@ -173,8 +174,8 @@ impl SelfAttention {
 #[derive(Module, Debug)]
 struct Layer {
     attention: SelfAttention,
-    intermediate: Linear,
-    output: Linear,
+    intermediate: Dense,
+    output: Dense,
     norm: LayerNorm,
     dropout: Dropout,
     #[module(skip)]
@@ -267,7 +268,7 @@ pub(crate) struct Bert {
     pub(super) embeddings: Embeddings,
     /// ELECTRA's `embeddings_project` (where the embeddings are narrower than the layers)
     /// and ALBERT's `encoder.embedding_hidden_mapping_in` (always).
-    project: Option<Linear>,
+    project: Option<Dense>,
     encoder: Encoder,
 }
 

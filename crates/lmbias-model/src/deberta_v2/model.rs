@@ -1,7 +1,7 @@
 //! The DeBERTa-v2/v3 encoder and its masked-LM heads, one struct per Hugging Face
 //! sub-module, each loading its own tensors from a scoped view.
 
-use burn::nn::{Embedding, LayerNorm, Linear};
+use burn::nn::{Embedding, LayerNorm};
 use burn::tensor::activation::softmax;
 use burn::tensor::module::conv1d;
 use burn::tensor::ops::ConvOptions;
@@ -11,6 +11,7 @@ use lmbias_encoder::Pooling;
 use super::config::{DebertaV2Config, Relative};
 use crate::bert::Activation;
 use crate::checkpoint::Checkpoint;
+use crate::dense::Dense;
 use crate::error::ModelError;
 use crate::network::{Batch, Head, Network, WithHead, per_token};
 use crate::weights::Weights;
@@ -22,7 +23,7 @@ struct Embeddings {
     word: Embedding,
     position: Option<Tensor<2>>,
     token_type: Option<Tensor<2>>,
-    project: Option<Linear>,
+    project: Option<Dense>,
     norm: LayerNorm,
 }
 
@@ -166,14 +167,14 @@ impl RelativeTable {
 
 /// `attention.self` (disentangled self-attention) and `attention.output`.
 struct Attention {
-    query: Linear,
-    key: Linear,
-    value: Linear,
+    query: Dense,
+    key: Dense,
+    value: Dense,
     /// Positions' own projections (`pos_key_proj`, `pos_query_proj`) unless `share_att_key`.
-    pos_key: Option<Linear>,
-    pos_query: Option<Linear>,
+    pos_key: Option<Dense>,
+    pos_query: Option<Dense>,
     share_att_key: bool,
-    output: Linear,
+    output: Dense,
     norm: LayerNorm,
     heads: usize,
     head_size: usize,
@@ -186,7 +187,7 @@ impl Attention {
         let (h, all) = (c.hidden_size, c.num_attention_heads * c.head_size());
         let s = w.pp("self");
         let relative = c.relative_attention();
-        let own = |name: &str, wanted: bool| -> Result<Option<Linear>, ModelError> {
+        let own = |name: &str, wanted: bool| -> Result<Option<Dense>, ModelError> {
             if wanted && !c.share_att_key {
                 Ok(Some(s.pp(name).linear(h, all)?))
             } else {
@@ -216,7 +217,7 @@ impl Attention {
     }
 
     /// Projected position rows `[rows, hidden]` → `[1, heads, rows, d]`.
-    fn split_rows(&self, linear: &Linear, rows: &Tensor<2>) -> Tensor<4> {
+    fn split_rows(&self, linear: &Dense, rows: &Tensor<2>) -> Tensor<4> {
         let [n, _] = rows.dims();
         linear
             .forward(rows.clone())
@@ -281,8 +282,8 @@ struct Rel<'a> {
 /// `encoder.layer.{i}`: attention, then BERT's feed-forward (`intermediate`, `output`).
 struct Layer {
     attention: Attention,
-    intermediate: Linear,
-    output: Linear,
+    intermediate: Dense,
+    output: Dense,
     norm: LayerNorm,
     activation: Activation,
 }
@@ -465,7 +466,7 @@ impl Network for DebertaV2 {
 /// (dense, LayerNorm, the token table) — each with its own bias. The head transformers would
 /// not read is an error if missing, never a random one.
 pub(crate) struct DebertaV2Head {
-    dense: Linear,
+    dense: Dense,
     activation: Activation,
     norm: LayerNorm,
     /// A stored decoder, `[embedding, vocab]`.

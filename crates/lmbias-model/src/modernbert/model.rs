@@ -1,7 +1,7 @@
 //! The ModernBERT encoder and its masked-LM head, one struct per Hugging Face
 //! sub-module, each loading its own tensors from a scoped view.
 
-use burn::nn::{Embedding, LayerNorm, Linear};
+use burn::nn::{Embedding, LayerNorm};
 use burn::tensor::activation::softmax;
 use burn::tensor::{Tensor, TensorData};
 use lmbias_encoder::Pooling;
@@ -9,6 +9,7 @@ use lmbias_encoder::Pooling;
 use super::config::ModernBertConfig;
 use crate::bert::Activation;
 use crate::checkpoint::Checkpoint;
+use crate::dense::Dense;
 use crate::error::ModelError;
 use crate::network::{Batch, Head, Network, WithHead, per_token};
 use crate::weights::Weights;
@@ -23,7 +24,7 @@ fn norm(w: &Weights<'_>, c: &ModernBertConfig) -> Result<LayerNorm, ModelError> 
 }
 
 /// `nn.Linear(bias=bias)`.
-fn linear(w: &Weights<'_>, d_in: usize, d_out: usize, bias: bool) -> Result<Linear, ModelError> {
+fn linear(w: &Weights<'_>, d_in: usize, d_out: usize, bias: bool) -> Result<Dense, ModelError> {
     if bias {
         w.linear(d_in, d_out)
     } else {
@@ -62,8 +63,8 @@ fn apply_rotary(x: Tensor<4>, cos: &Tensor<4>, sin: &Tensor<4>) -> Tensor<4> {
 /// `layers.{i}.attn`: fused query/key/value, rotary positions, attention over every key
 /// (global layers) or over keys within `local_attention / 2` positions (local layers).
 struct Attention {
-    wqkv: Linear,
-    wo: Linear,
+    wqkv: Dense,
+    wo: Dense,
     heads: usize,
     theta: f64,
     /// Half the window of a local layer; `None` for a global one.
@@ -122,8 +123,8 @@ fn window_bias(seq: usize, reach: usize, device: &burn::tensor::Device) -> Tenso
 
 /// `layers.{i}.mlp`: GeGLU, `Wo(act(input) · gate)` with `input, gate = Wi(x).chunk(2)`.
 struct Mlp {
-    wi: Linear,
-    wo: Linear,
+    wi: Dense,
+    wo: Dense,
     activation: Activation,
     inner: usize,
 }
@@ -270,7 +271,7 @@ impl Network for ModernBert {
 /// `ModernBertForMaskedLM`'s head: `head` (dense, activation, norm) and a decoder tied to the
 /// token embeddings unless the file stores its own.
 pub(crate) struct ModernBertHead {
-    dense: Linear,
+    dense: Dense,
     activation: Activation,
     norm: LayerNorm,
     /// An untied decoder, `[hidden, vocab]`.

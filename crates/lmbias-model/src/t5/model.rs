@@ -1,7 +1,7 @@
 //! The T5 encoder, one struct per Hugging Face sub-module, each loading its own
 //! tensors from a scoped view and computing its own forward pass.
 
-use burn::nn::{Embedding, Linear};
+use burn::nn::Embedding;
 use burn::tensor::Tensor;
 use burn::tensor::activation::{gelu_approximate, relu, softmax};
 use lmbias_encoder::Pooling;
@@ -9,6 +9,7 @@ use lmbias_encoder::Pooling;
 use super::config::{FeedForwardProj, T5Config};
 use super::position::RelativePositionBias;
 use crate::checkpoint::Checkpoint;
+use crate::dense::Dense;
 use crate::error::ModelError;
 use crate::network::{Batch, Network};
 use crate::weights::Weights;
@@ -44,10 +45,10 @@ impl RmsNorm {
 /// `layer.0`: pre-norm self-attention with its residual (`T5LayerSelfAttention`).
 struct SelfAttention {
     norm: RmsNorm,
-    q: Linear,
-    k: Linear,
-    v: Linear,
-    o: Linear,
+    q: Dense,
+    k: Dense,
+    v: Dense,
+    o: Dense,
     heads: usize,
     d_kv: usize,
 }
@@ -89,15 +90,8 @@ impl SelfAttention {
 
 /// `DenseReluDense`, as config.json's `feed_forward_proj` shapes it.
 enum DenseReluDense {
-    Relu {
-        wi: Linear,
-        wo: Linear,
-    },
-    GatedGelu {
-        wi_0: Linear,
-        wi_1: Linear,
-        wo: Linear,
-    },
+    Relu { wi: Dense, wo: Dense },
+    GatedGelu { wi_0: Dense, wi_1: Dense, wo: Dense },
 }
 
 /// `layer.1`: pre-norm feed-forward with its residual (`T5LayerFF`).
