@@ -51,13 +51,17 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
         .map(|checkpoint| Tokenizer::from_dir(checkpoint.dir()))
         .transpose()?;
     let mut json = if args.json {
-        let head = json!({
+        let mut head = json!({
             "model": model.model_name(),
             "static": loaded.is_static(),
             // What was done: static vectors take the mean of their words, whatever is asked.
             "pooling": model.pooling_applied(pooling),
             "layer": args.layer,
         });
+        // As in every provenance: named only when not f32.
+        if !loaded.precision().is_f32() {
+            head["precision"] = json!(loaded.precision());
+        }
         Some(JsonOut::start(&head)?)
     } else {
         if loaded.is_static() {
@@ -68,11 +72,12 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
             )?;
         } else {
             outln!(
-                "{} · pooling {} · layer {} · {} dimensions",
+                "{} · pooling {} · layer {} · {} dimensions · {}",
                 model.model_name(),
                 pooling,
                 args.layer,
-                model.hidden_size()
+                model.hidden_size(),
+                loaded.precision()
             )?;
         }
         None
@@ -147,8 +152,8 @@ fn print_chunk(
     Ok(())
 }
 
-/// `--json`: one object, `{"layer", "model", "pooling", "static", "vectors": […],
-/// "tokens": […], "no_vector": […]}`, written as the chunks come: the vectors go to stdout
+/// `--json`: one object, `{"layer", "model", "pooling", "static", ("precision": "bf16",)
+/// "vectors": […], "tokens": […], "no_vector": […]}`, written as the chunks come: the vectors go to stdout
 /// at once, the tokens and the words without a vector to two unnamed temporary files that
 /// follow them at the end, so memory holds a chunk and not the input.
 struct JsonOut {

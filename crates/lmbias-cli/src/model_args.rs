@@ -14,7 +14,9 @@ pub const MODEL_HELP: &str = "Model folder, or a Hugging Face id (ORG/NAME): fro
 pub const PRECISION_HELP: &str = "Precision of the linear layers' matrix products: f32 (default), or bf16: \
      weights stored in bf16 and multiplied on the CPU's bf16 units (AVX512-BF16) with f32 accumulation, \
      LayerNorm, softmax, attention and activations in f32; a CPU without bf16 units runs f32 and says so. \
-     Measured against f32 (docs/benchmarks.md, \"bf16\"): PARITY";
+     Measured against f32 (docs/benchmarks.md, \"bf16\"): all-MiniLM-L6-v2's sentence vectors of the 4,985 \
+     SEAT English texts at cosine ≥ 0.99994 (median 0.99999), a bert-base-shaped model's ≥ 0.99998; the English \
+     SEAT battery's d within 0.016 and p within 0.012 of f32's, no test changing significance at 0.05.";
 
 /// Where and how a model computes: `--device` and `--precision`.
 #[derive(clap::Args, Debug, Clone, Copy)]

@@ -303,25 +303,21 @@ impl<'a> Weights<'a> {
 
     /// The torch `nn.Linear` of this view: `weight` (`[out, in]`) and `bias`.
     pub(crate) fn linear(&self, d_in: usize, d_out: usize) -> Result<Dense, ModelError> {
-        self.dense(d_in, d_out, Some(self.tensor("bias", [d_out])?))
+        let weight = self.transposed("weight", d_in, d_out)?;
+        self.dense(weight, Some(self.tensor("bias", [d_out])?))
     }
 
     /// The torch `nn.Linear(bias=False)` of this view (T5's projections).
     pub(crate) fn linear_no_bias(&self, d_in: usize, d_out: usize) -> Result<Dense, ModelError> {
-        self.dense(d_in, d_out, None)
+        self.dense(self.transposed("weight", d_in, d_out)?, None)
     }
 
-    /// The layer of `weight` and `bias`, in the file's precision.
-    fn dense(
-        &self,
-        d_in: usize,
-        d_out: usize,
-        bias: Option<Tensor<1>>,
-    ) -> Result<Dense, ModelError> {
-        let weight = self.transposed("weight", d_in, d_out)?;
+    /// The layer of an `[in, out]` `weight` and a `bias`, in the file's precision.
+    fn dense(&self, weight: Tensor<2>, bias: Option<Tensor<1>>) -> Result<Dense, ModelError> {
         let Some(units) = self.file.bf16 else {
             return Ok(Dense::F32(linear(weight, bias)));
         };
+        let [d_in, d_out] = weight.dims();
         let bias = bias.map(host_values);
         let layer =
             lmbias_bf16::Linear::new(units, &host_values(weight), d_in, d_out, bias.as_deref())

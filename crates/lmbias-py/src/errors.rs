@@ -86,7 +86,12 @@ fn is_bad_input(e: &(dyn Error + 'static)) -> bool {
         || e.downcast_ref().is_some_and(is_bad_input_run)
         || matches!(
             e.downcast_ref(),
-            Some(ModelError::NoMlmHead { .. } | ModelError::UnknownDevice(_))
+            Some(
+                ModelError::NoMlmHead { .. }
+                    | ModelError::UnknownDevice(_)
+                    | ModelError::UnknownPrecision(_)
+                    | ModelError::PrecisionUnavailable { .. }
+            )
         )
 }
 

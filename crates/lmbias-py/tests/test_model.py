@@ -96,6 +96,23 @@ def test_model_attributes():
     assert repr(model) == f'Model("{TINY_MLM}", device="cpu")'
 
 
+def test_model_precision_bf16_is_named_and_near_f32():
+    f32 = lmbias.Model(TINY_MLM)
+    bf16 = lmbias.Model(TINY_MLM, precision="bf16")
+    assert f32.precision == "f32" and "precision" not in f32.provenance
+    texts = ["thou art more lovely", "the doctor said"]
+    a, b = f32.embed(texts), bf16.embed(texts)
+    cosine = (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    assert cosine.min() > 0.999
+    if bf16.precision == "bf16":  # the CPU has AVX512-BF16
+        assert not np.array_equal(a, b)
+        assert bf16.provenance["precision"] == "bf16"
+        assert repr(bf16) == f'Model("{TINY_MLM}", device="cpu", precision="bf16")'
+    else:  # the fallback runs f32, and says so
+        assert bf16.precision == "f32"
+        np.testing.assert_array_equal(a, b)
+
+
 def test_model_provenance_pins_the_weights(tmp_path):
     # A folder (not a Hugging Face cache snapshot): the digest of its files, and its tokenizer's.
     assert lmbias.Model(TINY_MLM).provenance == {

@@ -99,3 +99,83 @@ fn model_errors_are_one_line() {
         "error: text 0 must contain exactly one [MASK], found 0: \"no mask\""
     );
 }
+
+/// `--precision bf16`: vectors near f32's, the JSON naming the precision that ran (bf16 on a
+/// CPU with AVX512-BF16, else f32 after a one-line notice); bad values are one-line errors.
+#[test]
+fn precision_bf16_is_named_and_near_f32() {
+    let model = fixtures().join("models/tiny-bert-mlm");
+    let model = model.to_str().unwrap();
+    let run = |precision: &str| {
+        let (ok, stdout, stderr) = lmbias(&[
+            "embed",
+            "--model",
+            model,
+            "--precision",
+            precision,
+            "--json",
+            "thou art",
+            "the doctor",
+        ]);
+        assert!(ok, "{stderr}");
+        (serde_json::from_str::<Value>(&stdout).unwrap(), stderr)
+    };
+    let (f32_out, _) = run("f32");
+    let (bf16_out, notice) = run("bf16");
+    assert_eq!(f32_out.get("precision"), None, "f32 is not named");
+    let bf16_ran = bf16_out.get("precision").is_some();
+    if bf16_ran {
+        assert_eq!(bf16_out["precision"], "bf16");
+        assert_eq!(notice, "");
+    } else {
+        assert_eq!(
+            notice.trim_end(),
+            "lmbias: this CPU has no bf16 units (AVX512-BF16): --precision bf16 runs in f32"
+        );
+    }
+    let vectors = |out: &Value| -> Vec<Vec<f64>> {
+        out["vectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                v.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap())
+                    .collect()
+            })
+            .collect()
+    };
+    for (a, b) in vectors(&f32_out).iter().zip(&vectors(&bf16_out)) {
+        let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let cosine = dot / (norm(a) * norm(b));
+        assert!(cosine > 0.999, "cosine {cosine}");
+        assert_eq!(a != b, bf16_ran, "bf16 rounds; its fallback is f32 exactly");
+    }
+    let (ok, _, stderr) = lmbias(&["embed", "--model", model, "--precision", "fp16", "x"]);
+    assert!(!ok);
+    // clap's line, then its pointer to --help.
+    assert_eq!(
+        stderr.lines().next().unwrap(),
+        "error: invalid value 'fp16' for '--precision <PRECISION>': unknown precision \"fp16\": \
+         expected f32 or bf16"
+    );
+    let (ok, _, stderr) = lmbias(&[
+        "embed",
+        "--model",
+        model,
+        "--device",
+        "wgpu",
+        "--precision",
+        "bf16",
+        "x",
+    ]);
+    assert!(!ok);
+    assert_eq!(
+        stderr.trim_end(),
+        "error: --device wgpu --precision bf16: precision bf16 is not available on wgpu: \
+         lmbias's bf16 kernel runs on the CPU"
+    );
+}
