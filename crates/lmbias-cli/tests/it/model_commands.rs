@@ -179,3 +179,60 @@ fn precision_bf16_is_named_and_near_f32() {
          lmbias's bf16 kernel runs on the CPU"
     );
 }
+
+/// On a CPU without AVX512-BF16, `--precision bf16` runs f32 and says so in one line: the
+/// binary run under qemu's user-mode emulation of a Haswell (AVX2, no AVX-512), whose cpuid
+/// lacks the units, against the same binary run natively in f32. Needs `qemu-x86_64`
+/// (Debian's qemu-user, which .ci/run installs), hence ignored in a plain `cargo test`.
+#[test]
+#[ignore = "needs qemu-x86_64 (qemu-user); .ci/run installs it and runs this test"]
+#[cfg(target_arch = "x86_64")]
+fn bf16_falls_back_to_f32_on_a_cpu_without_bf16_units() {
+    let model = fixtures().join("models/tiny-bert-mlm");
+    let args = [
+        "embed",
+        "--model",
+        model.to_str().unwrap(),
+        "--json",
+        "thou art more lovely",
+        "the doctor said",
+    ];
+    let emulated = std::process::Command::new("qemu-x86_64")
+        .args(["-cpu", "Haswell", env!("CARGO_BIN_EXE_lmbias")])
+        .args(args)
+        .args(["--precision", "bf16"])
+        .output()
+        .expect("qemu-x86_64 (Debian's qemu-user) runs");
+    assert!(emulated.status.success());
+    let stderr = String::from_utf8(emulated.stderr).unwrap();
+    // qemu's own warnings about host features it cannot emulate aside, one line: the notice.
+    let ours: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("qemu-x86_64:"))
+        .collect();
+    assert_eq!(
+        ours,
+        ["lmbias: this CPU has no bf16 units (AVX512-BF16): --precision bf16 runs in f32"]
+    );
+    let emulated: Value = serde_json::from_slice(&emulated.stdout).unwrap();
+    assert_eq!(
+        emulated.get("precision"),
+        None,
+        "f32 ran, and the JSON says so"
+    );
+    let (ok, native, stderr) = lmbias(&args);
+    assert!(ok, "{stderr}");
+    let native: Value = serde_json::from_str(&native).unwrap();
+    // f32 both, by different kernels (AVX2 there, AVX-512 here): equal to f32 rounding.
+    for (a, b) in native["vectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(emulated["vectors"].as_array().unwrap())
+    {
+        for (x, y) in a.as_array().unwrap().iter().zip(b.as_array().unwrap()) {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            assert!((x - y).abs() <= 1e-5 * x.abs().max(1.0), "{x} vs {y}");
+        }
+    }
+}
