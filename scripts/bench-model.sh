@@ -9,6 +9,7 @@
 #
 #   scripts/bench-model.sh                         # default CPU backend (flex)
 #   FEATURES=ndarray NO_DEFAULT=1 scripts/bench-model.sh   # burn-ndarray instead
+#   FEATURES=onednn scripts/bench-model.sh                 # --precision bf16 through oneDNN
 set -euo pipefail
 cd "$(dirname "$0")/.."
 THREADS=${THREADS:-"1 2"}
@@ -28,7 +29,7 @@ FIXTURES=tests/fixtures/models
 [ -f "$BASE/model.safetensors" ] || "$PYTHON" scripts/bench_torch.py make-bert-base "$BASE" "$MINILM"
 [ -f "$ROBERTA/model.safetensors" ] || "$PYTHON" scripts/bench_torch.py make-roberta-base "$ROBERTA" "$FIXTURES/tiny-roberta-base"
 [ -f "$MODERNBERT/model.safetensors" ] || "$PYTHON" scripts/bench_torch.py make-modernbert-base "$MODERNBERT" "$FIXTURES/tiny-modernbert-mlm"
-cargo build --release --workspace --example throughput ${NO_DEFAULT:+--no-default-features} ${FEATURES:+--features "$FEATURES"}
+cargo build --release -p lmbias-model --example throughput ${NO_DEFAULT:+--no-default-features} ${FEATURES:+--features "$FEATURES"}
 lscpu | grep 'Model name'
 uptime
 for threads in $THREADS; do

@@ -2,25 +2,36 @@
 //! bf16 pairs. A pair of inputs `(x[r][2q], x[r][2q+1])` is broadcast to every lane and
 //! multiplied with 16 columns' pairs of weights at once; a tile of 12 rows × 32 columns
 //! keeps its 24 accumulators in registers across a block of input pairs.
+//!
+//! With the `onednn` feature only [`to_pairs`], the rounding of the input to bf16, is
+//! compiled: oneDNN runs the product.
 
+#[cfg(not(feature = "onednn"))]
 use crate::pack::PANEL;
+#[cfg(not(feature = "onednn"))]
 use std::arch::x86_64::{
-    __m512, __m512bh, __m512i, _mm512_cvtne2ps_pbh, _mm512_dpbf16_ps, _mm512_loadu_si512,
-    _mm512_mask_storeu_epi32, _mm512_mask_storeu_ps, _mm512_maskz_loadu_ps, _mm512_set1_epi32,
-    _mm512_setzero_ps,
+    __m512, __m512bh, _mm512_dpbf16_ps, _mm512_loadu_si512, _mm512_mask_storeu_ps,
+    _mm512_set1_epi32, _mm512_setzero_ps,
+};
+use std::arch::x86_64::{
+    __m512i, _mm512_cvtne2ps_pbh, _mm512_mask_storeu_epi32, _mm512_maskz_loadu_ps,
 };
 
+#[cfg(not(feature = "onednn"))]
 /// 16-lane registers per tile row.
 const VECTORS: usize = PANEL / 16;
 
+#[cfg(not(feature = "onednn"))]
 /// Rows per tile: 12 × 2 accumulators, 2 weight registers and a broadcast fill 27 of the
 /// 32 vector registers.
 const TILE_ROWS: usize = 12;
 
+#[cfg(not(feature = "onednn"))]
 /// Input pairs per block: a panel's weights for one block (192 × 128 B = 24 KiB) stay in
 /// the L1 cache while every row tile passes over them.
 const BLOCK_PAIRS: usize = 192;
 
+#[cfg(not(feature = "onednn"))]
 /// One product, `out = x · W + bias`, with `W` packed as [`crate::Linear`] packs it.
 pub(crate) struct Gemm<'a> {
     /// `[rows, in_features]`, f32.
@@ -38,6 +49,7 @@ pub(crate) struct Gemm<'a> {
     pub(crate) out_features: usize,
 }
 
+#[cfg(not(feature = "onednn"))]
 /// What a tile's accumulators start from.
 #[derive(Clone, Copy)]
 enum Init {
@@ -48,6 +60,7 @@ enum Init {
     Accumulate,
 }
 
+#[cfg(not(feature = "onednn"))]
 /// One tile's operands: `R` rows of inputs from `a`, one panel's block of weights from `b`,
 /// 32 columns of output at `c` (the lanes past the last column masked off).
 struct Tile {
@@ -62,6 +75,7 @@ struct Tile {
     init: Init,
 }
 
+#[cfg(not(feature = "onednn"))]
 /// Runs the product.
 ///
 /// # Safety
@@ -133,8 +147,16 @@ fn lanes(n: usize) -> u16 {
 /// `x` rounded to bf16 (to nearest even, by `vcvtne2ps2bf16`, which reads denormals as
 /// zero), each row's values in pairs: a `u32` each, the even one low, an odd row's last pair
 /// zero-padded; `[rows][pairs]`.
+///
+/// # Safety
+/// The CPU has AVX512-F and AVX512-BF16, and `x` holds `rows · in_features` values.
 #[target_feature(enable = "avx512f,avx512bf16")]
-unsafe fn to_pairs(x: &[f32], rows: usize, in_features: usize, pairs: usize) -> Vec<u32> {
+pub(crate) unsafe fn to_pairs(
+    x: &[f32],
+    rows: usize,
+    in_features: usize,
+    pairs: usize,
+) -> Vec<u32> {
     let mut a: Vec<u32> = Vec::with_capacity(rows * pairs);
     // SAFETY: the caller's; every load and store is masked to its row, and the stores
     // write each of the `rows * pairs` slots once before `set_len`.
@@ -156,6 +178,7 @@ unsafe fn to_pairs(x: &[f32], rows: usize, in_features: usize, pairs: usize) -> 
     a
 }
 
+#[cfg(not(feature = "onednn"))]
 /// One tile: `R` rows × 32 columns over `t.pairs` input pairs.
 ///
 /// # Safety
@@ -206,6 +229,7 @@ unsafe fn tile<const R: usize>(t: &Tile) {
     }
 }
 
+#[cfg(not(feature = "onednn"))]
 /// The lanes of `mask` of `v` to `at`.
 #[target_feature(enable = "avx512f")]
 #[inline]

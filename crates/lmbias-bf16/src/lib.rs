@@ -7,6 +7,11 @@
 //! is decided at run time ([`Bf16Units::detect`]); a [`Linear`] can only be built with the
 //! [`Bf16Units`] that detection returned, so the kernel never runs where it cannot.
 //!
+//! The opt-in cargo feature `onednn` runs [`Linear`]'s products with oneDNN's matmul
+//! primitive instead of this crate's kernel: oneDNN 2.x's C library (Debian's libdnnl-dev
+//! 2.6), found with pkg-config or else linked as `dnnl`, which chooses its instructions itself
+//! (AMX on Intel Sapphire Rapids and later). The default build needs no oneDNN.
+//!
 //! ```
 //! use lmbias_bf16::{Bf16Units, Linear};
 //!
@@ -22,6 +27,8 @@
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod convert;
+#[cfg(feature = "onednn")]
+mod onednn;
 mod pack;
 
 pub use convert::{bf16_to_f32, f32_to_bf16};

@@ -1,10 +1,12 @@
 //! A linear layer whose weight is stored once in bf16, packed in the order the kernel
-//! reads it.
+//! reads it (or, with the `onednn` feature, in the layout oneDNN's matmul reads).
 
 use crate::Bf16Units;
+#[cfg(not(feature = "onednn"))]
 use crate::convert::{bf16_to_f32, f32_to_bf16};
 
 /// Output columns per panel: two 16-lane registers.
+#[cfg(not(feature = "onednn"))]
 pub(crate) const PANEL: usize = 32;
 
 /// A layer whose shape and values disagree.
@@ -28,6 +30,14 @@ pub enum ShapeError {
         /// Outputs per row.
         out_features: usize,
     },
+    /// oneDNN refused the layer (the `onednn` feature; never returned without it).
+    #[error("oneDNN's {call} failed: {status}")]
+    OneDnn {
+        /// The call that failed, e.g. `dnnl_primitive_desc_create`.
+        call: String,
+        /// oneDNN's name of its status, e.g. `unimplemented`.
+        status: String,
+    },
 }
 
 /// `x · W + b` on the CPU's bf16 units, `W` `[in, out]` kept in bf16 only.
@@ -36,13 +46,25 @@ pub enum ShapeError {
 /// panel, for each pair of input rows `(2q, 2q + 1)`, 32 lanes each holding that pair's two
 /// bf16 weights of one column (low half the even row): exactly the operand `vdpbf16ps`
 /// multiplies with a pair of inputs broadcast to every lane.
+///
+/// With the `onednn` feature the product is oneDNN's matmul instead (oneDNN 2.x, found at
+/// build time): the weights are reordered once, here, into the layout it prefers, and it
+/// picks the instructions itself (AVX512-BF16, or AMX on Intel Sapphire Rapids and later).
+/// The input is rounded to bf16 as without it; only the order of the f32 additions differs,
+/// and weights below f32's normal range (|w| < 2⁻¹²⁶) are stored as 0 (oneDNN's conversion
+/// reads them as zero, as `vcvtne2ps2bf16` reads the input's).
+/// A [`Bf16Units`] is still required: oneDNN would emulate bf16 on a CPU without them.
 #[derive(Debug, Clone)]
 pub struct Linear {
     units: Bf16Units,
     in_features: usize,
     out_features: usize,
     /// `[panel][pair][lane]`, each a `u32` of two bf16.
+    #[cfg(not(feature = "onednn"))]
     packed: Vec<u32>,
+    /// oneDNN's copy of the weight and bias, shared by clones.
+    #[cfg(feature = "onednn")]
+    onednn: std::sync::Arc<crate::onednn::Weights>,
     bias: Option<Vec<f32>>,
 }
 
@@ -50,6 +72,11 @@ impl Linear {
     /// `weight` is `[in_features, out_features]`, row-major (Burn's `Linear` layout); each
     /// value is rounded to bf16 (to nearest, ties to even). The bias stays f32, as
     /// autocast keeps it.
+    ///
+    /// # Errors
+    /// [`ShapeError::Length`] or [`ShapeError::Empty`] where the shape and the values
+    /// disagree; with the `onednn` feature, [`ShapeError::OneDnn`] where oneDNN refuses the
+    /// layer.
     pub fn new(
         units: Bf16Units,
         weight: &[f32],
@@ -74,29 +101,19 @@ impl Linear {
         if let Some(bias) = bias {
             check("bias", bias.len(), out_features)?;
         }
-        let pairs = in_features.div_ceil(2);
-        let panels = out_features.div_ceil(PANEL);
-        let mut packed = vec![0u32; panels * pairs * PANEL];
-        let at = |row: usize, col: usize| -> u32 {
-            if row < in_features && col < out_features {
-                u32::from(f32_to_bf16(weight[row * out_features + col]))
-            } else {
-                0
-            }
-        };
-        for (panel, block) in packed.chunks_exact_mut(pairs * PANEL).enumerate() {
-            for (pair, lanes) in block.chunks_exact_mut(PANEL).enumerate() {
-                for (lane, slot) in lanes.iter_mut().enumerate() {
-                    let col = panel * PANEL + lane;
-                    *slot = at(2 * pair, col) | (at(2 * pair + 1, col) << 16);
-                }
-            }
-        }
         Ok(Self {
             units,
             in_features,
             out_features,
-            packed,
+            #[cfg(not(feature = "onednn"))]
+            packed: pack(weight, in_features, out_features),
+            #[cfg(feature = "onednn")]
+            onednn: std::sync::Arc::new(crate::onednn::Weights::new(
+                weight,
+                in_features,
+                out_features,
+                bias,
+            )?),
             bias: bias.map(<[f32]>::to_vec),
         })
     }
@@ -111,8 +128,30 @@ impl Linear {
         self.out_features
     }
 
+    /// What runs the product: `lmbias avx512_bf16` (this crate's kernel), or with the
+    /// `onednn` feature oneDNN's version and the implementation it chose for this shape, e.g.
+    /// `oneDNN 2.6.3 brg:avx512_core_bf16`. For notices and reports.
+    pub fn engine(&self) -> String {
+        #[cfg(feature = "onednn")]
+        {
+            self.onednn.engine()
+        }
+        #[cfg(not(feature = "onednn"))]
+        {
+            format!("lmbias {}", self.units.isa())
+        }
+    }
+
     /// The weight as stored, `[in, out]` in f32 (each value exactly its bf16), and the
     /// bias: what an export of this layer writes.
+    #[cfg(feature = "onednn")]
+    pub fn weight(&self) -> Vec<f32> {
+        self.onednn.weight()
+    }
+
+    /// The weight as stored, `[in, out]` in f32 (each value exactly its bf16), and the
+    /// bias: what an export of this layer writes.
+    #[cfg(not(feature = "onednn"))]
     pub fn weight(&self) -> Vec<f32> {
         let pairs = self.in_features.div_ceil(2);
         let mut weight = vec![0f32; self.in_features * self.out_features];
@@ -133,8 +172,12 @@ impl Linear {
     /// `x` `[rows, in_features]` (row-major; `rows` is `x.len() / in_features`) times the
     /// weight, plus the bias: `[rows, out_features]`.
     ///
+    /// May run on several threads at once; each call runs on its own thread alone.
+    ///
     /// # Panics
     /// If `x.len()` is not a multiple of `in_features` (a caller's bug, not a user's input).
+    /// With the `onednn` feature, also if oneDNN fails to make or run the product of this
+    /// many rows after it accepted the layer: a bug (or memory exhausted), not a user's input.
     pub fn forward(&self, x: &[f32]) -> Vec<f32> {
         assert!(
             x.len().is_multiple_of(self.in_features),
@@ -146,7 +189,35 @@ impl Linear {
         self.product(x, rows)
     }
 
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "onednn"))]
+    fn product(&self, x: &[f32], rows: usize) -> Vec<f32> {
+        let _ = self.units;
+        let pairs = self.in_features.div_ceil(2);
+        // SAFETY: `self.units` proves AVX512-F and AVX512-BF16 (see `Bf16Units::detect`);
+        // `x` holds `rows · in_features` values.
+        let src = unsafe { crate::avx512::to_pairs(x, rows, self.in_features, pairs) };
+        if self.in_features.is_multiple_of(2) {
+            // SAFETY: each `u32` is two bf16, the even column's in its low half, which on
+            // x86-64 (little-endian) is the first in memory: `src` is then `rows · in`
+            // bf16, row-major, and `u16`'s alignment divides `u32`'s.
+            let src = unsafe { std::slice::from_raw_parts(src.as_ptr().cast(), 2 * src.len()) };
+            self.onednn.product(src, rows)
+        } else {
+            // Rows of an odd width, without `to_pairs`' zero at the end of each: oneDNN
+            // runs a slower implementation on rows padded apart.
+            let src: Vec<u16> = src
+                .chunks_exact(pairs)
+                .flat_map(|row| {
+                    row.iter()
+                        .flat_map(|&pair| [pair as u16, (pair >> 16) as u16])
+                        .take(self.in_features)
+                })
+                .collect();
+            self.onednn.product(&src, rows)
+        }
+    }
+
+    #[cfg(all(target_arch = "x86_64", not(feature = "onednn")))]
     fn product(&self, x: &[f32], rows: usize) -> Vec<f32> {
         let _ = self.units;
         let len = rows * self.out_features;
@@ -177,9 +248,35 @@ impl Linear {
     }
 }
 
+/// `weight` `[in, out]` packed for the kernel: `[panel][pair][lane]`, each a `u32` of two
+/// bf16, the last panel and an odd last pair padded with zeros.
+#[cfg(not(feature = "onednn"))]
+fn pack(weight: &[f32], in_features: usize, out_features: usize) -> Vec<u32> {
+    let pairs = in_features.div_ceil(2);
+    let panels = out_features.div_ceil(PANEL);
+    let mut packed = vec![0u32; panels * pairs * PANEL];
+    let at = |row: usize, col: usize| -> u32 {
+        if row < in_features && col < out_features {
+            u32::from(f32_to_bf16(weight[row * out_features + col]))
+        } else {
+            0
+        }
+    };
+    for (panel, block) in packed.chunks_exact_mut(pairs * PANEL).enumerate() {
+        for (pair, lanes) in block.chunks_exact_mut(PANEL).enumerate() {
+            for (lane, slot) in lanes.iter_mut().enumerate() {
+                let col = panel * PANEL + lane;
+                *slot = at(2 * pair, col) | (at(2 * pair + 1, col) << 16);
+            }
+        }
+    }
+    packed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::convert::{bf16_to_f32, f32_to_bf16};
 
     /// Deterministic values in [-1, 1).
     fn values(n: usize, seed: u64) -> Vec<f32> {
@@ -263,5 +360,53 @@ mod tests {
             err.to_string(),
             "a layer of 0 inputs and 3 outputs is empty"
         );
+    }
+
+    /// Layers are shared by the threads of a pool: calls at once, of different row counts
+    /// (with the `onednn` feature, the first of each making its matmul while others run),
+    /// give what calls one at a time give.
+    #[test]
+    fn calls_on_several_threads_agree_with_one_at_a_time() {
+        let Some(units) = Bf16Units::detect() else {
+            return;
+        };
+        let (k, n) = (96, 80);
+        let layer = Linear::new(units, &values(k * n, 5), k, n, Some(&values(n, 6))).unwrap();
+        let inputs: Vec<Vec<f32>> = (1..=12).map(|rows| values(rows * k, rows as u64)).collect();
+        let at_once: Vec<Vec<(usize, Vec<f32>)>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..4)
+                .map(|shift| {
+                    let (layer, inputs) = (&layer, &inputs);
+                    scope.spawn(move || {
+                        (0..inputs.len() * 3)
+                            .map(|round| {
+                                let i = (round + shift * 5) % inputs.len();
+                                (i, layer.forward(&inputs[i]))
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        let alone: Vec<Vec<f32>> = inputs.iter().map(|x| layer.forward(x)).collect();
+        for (i, out) in at_once.iter().flatten() {
+            assert_eq!(*out, alone[*i], "{} rows", i + 1);
+        }
+        // No rows, no output.
+        assert!(layer.forward(&[]).is_empty());
+    }
+
+    #[test]
+    fn names_its_engine() {
+        let Some(units) = Bf16Units::detect() else {
+            return;
+        };
+        let engine = Linear::new(units, &[1.0; 6], 2, 3, None).unwrap().engine();
+        if cfg!(feature = "onednn") {
+            assert!(engine.starts_with("oneDNN 2."), "{engine}");
+        } else {
+            assert_eq!(engine, "lmbias avx512_bf16");
+        }
     }
 }
