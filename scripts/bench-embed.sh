@@ -16,20 +16,7 @@ MINILM=${LMBIAS_MINILM_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lmbias/all-MiniLM-L6
 TARGET=${CARGO_TARGET_DIR:-target}
 TEXTS=${TMPDIR:-/tmp}/lmbias-seat-en-texts.txt
 
-# One line per distinct example, in file order (the order SEAT meets them).
-python3 - "$TEXTS" <<'PY'
-import glob, json, sys
-seen, texts = set(), []
-for path in sorted(glob.glob("datasets/seat/en/*.jsonl")):
-    test = json.load(open(path, encoding="utf-8"))
-    for role in ("targ1", "targ2", "attr1", "attr2"):
-        for text in test[role]["examples"]:
-            if text not in seen:
-                seen.add(text)
-                texts.append(text)
-open(sys.argv[1], "w", encoding="utf-8").write("\n".join(texts) + "\n")
-print(f"{len(texts)} texts", file=sys.stderr)
-PY
+python3 scripts/seat_en_texts.py "$TEXTS"
 cargo build --release -p lmbias-cli
 lscpu | grep 'Model name'
 uptime

@@ -15,18 +15,7 @@ trap 'rm -rf "$WORK"' EXIT
 cargo build --release -p lmbias-cli
 LMBIAS=$TARGET/release/lmbias
 lscpu | grep 'Model name'
-python3 - "$WORK/texts.txt" <<'PY'
-import glob, json, sys
-seen, texts = set(), []
-for path in sorted(glob.glob("datasets/seat/en/*.jsonl")):
-    test = json.load(open(path, encoding="utf-8"))
-    for role in ("targ1", "targ2", "attr1", "attr2"):
-        for text in test[role]["examples"]:
-            if text not in seen:
-                seen.add(text)
-                texts.append(text)
-open(sys.argv[1], "w", encoding="utf-8").write("\n".join(texts) + "\n")
-PY
+python3 scripts/seat_en_texts.py "$WORK/texts.txt"
 for model in "$MINILM" "$BASE"; do
   [ -d "$model" ] || { echo "skipped $model: no such folder"; continue; }
   for p in f32 bf16; do

@@ -117,14 +117,6 @@ impl From<DeviceKind> for Compute {
     }
 }
 
-impl PartialEq for Compute {
-    fn eq(&self, other: &Self) -> bool {
-        self.device == other.device && self.precision() == other.precision()
-    }
-}
-
-impl Eq for Compute {}
-
 #[cfg(test)]
 mod tests {
     use super::*;
