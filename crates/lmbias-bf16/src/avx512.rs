@@ -45,7 +45,8 @@ pub(crate) struct Gemm<'a> {
     /// `[out_features]`.
     pub(crate) bias: Option<&'a [f32]>,
     /// `[rows, out_features]`.
-    pub(crate) out: &'a mut [f32],
+    /// Written, never read, by the first block of input pairs (so it may start uninitialised).
+    pub(crate) out: &'a mut [std::mem::MaybeUninit<f32>],
     pub(crate) out_features: usize,
 }
 
@@ -106,6 +107,7 @@ pub(crate) unsafe fn gemm(g: Gemm<'_>) {
                     pairs,
                     c: g.out
                         .as_mut_ptr()
+                        .cast::<f32>()
                         .wrapping_add(row * g.out_features + panel * PANEL),
                     c_stride: g.out_features,
                     masks: std::array::from_fn(|v| lanes(cols.saturating_sub(16 * v))),

@@ -234,7 +234,7 @@ impl Linear {
                 pairs: self.in_features.div_ceil(2),
                 packed: &self.packed,
                 bias: self.bias.as_deref(),
-                out: std::slice::from_raw_parts_mut(out.as_mut_ptr(), len),
+                out: &mut out.spare_capacity_mut()[..len],
                 out_features: self.out_features,
             });
             out.set_len(len);
