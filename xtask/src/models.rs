@@ -3,6 +3,7 @@
 //! or a checkpoint, and opening it, are lmbias-runs'.
 
 use anyhow::Result;
+use lmbias_report::caglidil::{CHECKPOINTS, PaperSize};
 use lmbias_runs::{Compute, HubMiss, HubSettings, Model, ModelError, RunError};
 use serde::{Deserialize, Serialize};
 
@@ -58,7 +59,10 @@ pub const BL_BOOKS: &str = "bigscience-historical-texts/bert-base-blbooks-cased"
 pub fn paper() -> Vec<Wanted> {
     use Study::*;
     const CAGLIDIL: &str = "Caglidil et al. 2024";
-    vec![
+    const CAGLIDIL_LARGE: &str = "Caglidil et al. 2024: a \"large … mono 128k\" BERTurk of their \
+                                  Table 2 (BERTurk exists at base size only: our reading of \
+                                  \"large\" is the 128k vocabulary)";
+    let mut models = vec![
         // Cuscito, Ferrara & Ruskov: a modern, an Early Modern and a 19th-century model.
         wanted(
             "bert-base-uncased",
@@ -76,15 +80,16 @@ pub fn paper() -> Vec<Wanted> {
             &[Valence],
             "Cuscito et al.: BL Books, their reference [9] (British Library books)",
         ),
-        // Caglidil, Ostendorff & Rehm 2024: seven models.
-        wanted("dbmdz/bert-base-turkish-cased", &[Seat], CAGLIDIL),
-        wanted("dbmdz/bert-base-turkish-uncased", &[Seat], CAGLIDIL),
-        wanted("dbmdz/bert-large-turkish-cased", &[Seat], CAGLIDIL),
-        wanted("dbmdz/bert-large-turkish-uncased", &[Seat], CAGLIDIL),
-        wanted("bert-base-multilingual-cased", &[Seat], CAGLIDIL),
-        wanted("bert-base-multilingual-uncased", &[Seat], CAGLIDIL),
-        wanted("google/mt5-base", &[Seat], CAGLIDIL),
-    ]
+    ];
+    // Caglidil, Ostendorff & Rehm 2024: the seven models of their Table 2.
+    models.extend(CHECKPOINTS.iter().map(|c| {
+        let role = match c.size {
+            PaperSize::Base => CAGLIDIL,
+            PaperSize::Large => CAGLIDIL_LARGE,
+        };
+        wanted(c.id, &[Seat], role)
+    }));
+    models
 }
 
 /// Historical models the valence paper does not use, run beside its three when
@@ -426,6 +431,35 @@ fn period_models_on_minilm(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--models paper` asks the hub for the ten checkpoints the papers ran, under the ids
+    /// that exist there: the Turkish paper's "large … mono 128k" BERTurk rows are the
+    /// 128k-vocabulary base checkpoints.
+    #[test]
+    fn the_paper_set_names_the_checkpoints_the_papers_ran() {
+        let papers = paper();
+        let seat: Vec<(&str, &str)> = papers
+            .iter()
+            .filter(|w| w.studies == [Study::Seat])
+            .map(|w| (w.id.as_str(), w.role))
+            .collect();
+        let ids: Vec<&str> = seat.iter().map(|(id, _)| *id).collect();
+        assert_eq!(
+            ids,
+            [
+                "dbmdz/bert-base-turkish-cased",
+                "dbmdz/bert-base-turkish-uncased",
+                "dbmdz/bert-base-turkish-128k-cased",
+                "dbmdz/bert-base-turkish-128k-uncased",
+                "bert-base-multilingual-cased",
+                "bert-base-multilingual-uncased",
+                "google/mt5-base",
+            ]
+        );
+        assert!(seat[2].1.contains("\"large … mono 128k\""), "{}", seat[2].1);
+        assert_eq!(papers.len(), 10);
+        assert!(!papers.iter().any(|w| w.id.contains("large")));
+    }
 
     #[test]
     fn the_offline_set_ends_with_the_two_period_models_for_valence_only() {

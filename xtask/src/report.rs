@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use lmbias_report::heatmap::Marks;
 use lmbias_report::table::Table;
 use lmbias_runs::data::valence::Group;
-use lmbias_runs::metrics::chi2::chi2_independence;
+use lmbias_runs::metrics::chi2::{chi2_equal_within_rows, chi2_independence};
 use lmbias_runs::studies::seat::{BatteryResult, SeatRow};
 use lmbias_runs::{FileDigest, ModelProvenance, Precision, short};
 
@@ -315,14 +315,24 @@ fn seat_section(md: &mut String, results: &Results) {
     for (battery, run) in &results.seat_batteries() {
         let rows = &run.rows;
         let models = models_of(rows);
-        let significant = rows.iter().filter(|r| r.p_value < 0.05).count();
+        let distinct = lmbias_report::seat::distinct_results(rows);
+        let significant = distinct.iter().filter(|r| r.p_value < 0.05).count();
+        let repeated = rows.len() - distinct.len();
         let _ = writeln!(
             md,
-            "Ours, battery `{battery}`: {}; {significant} of {} results with p < 0.05 (before \
-             correction). Heatmaps: `seat/{battery}/seat-heatmap.svg` (raw p) and \
+            "Ours, battery `{battery}`: {}; {significant} of {} distinct results with p < 0.05 \
+             (before correction){}. Heatmaps: `seat/{battery}/seat-heatmap.svg` (raw p) and \
              `seat-heatmap-holm.svg`; all rows: `seat/{battery}/results.md`.\n",
             battery_counts(run),
-            rows.len()
+            distinct.len(),
+            if repeated == 0 {
+                String::new()
+            } else {
+                format!(
+                    "; {repeated} rows of a lower-cased copy equal the files as given (the \
+                     tokenizer lower-cases) and are not counted twice"
+                )
+            }
         );
         if *battery == "tr" {
             turkish_section(md, rows, &models);
@@ -390,7 +400,7 @@ fn battery_counts(run: &BatteryResult) -> String {
 /// lower-cased copy beside them, the comparison it suggests), its Figure 1 tests
 /// with a row per (model, copy), and its findings checked on the files as given.
 fn turkish_section(md: &mut String, rows: &[SeatRow], models: &[&str]) {
-    use lmbias_report::caglidil::{FIGURE_1, findings, findings_table};
+    use lmbias_report::caglidil::{FIGURE_1, figure_1_order, findings, findings_table};
     use lmbias_report::seat::model_label;
     let copies = lmbias_report::seat::lowercased_copies(rows);
     let copy_lines: Vec<String> = models
@@ -415,44 +425,46 @@ fn turkish_section(md: &mut String, rows: &[SeatRow], models: &[&str]) {
     let mut header = vec!["model".to_owned()];
     header.extend(FIGURE_1.iter().map(|(label, _)| (*label).to_owned()));
     let mut table = Table::new(header);
-    for model in models {
-        for copy in [false, true] {
-            let of_run: Vec<&SeatRow> = rows
-                .iter()
-                .filter(|r| r.model == *model && r.lowercased_copy == copy)
-                .collect();
-            let Some(first) = of_run.first() else {
-                continue;
-            };
-            let mut row = vec![model_label(first)];
-            row.extend(FIGURE_1.iter().map(|(_, test)| {
-                seat_cell(
-                    of_run.iter().copied().find(|r| r.test == *test),
-                    Marks::Caglidil,
-                )
-            }));
-            table.push(row);
-        }
+    // One row per (model, copy), in the paper's row order, the copies last.
+    let ordered = figure_1_order(rows);
+    for of_run in
+        ordered.chunk_by(|a, b| a.model == b.model && a.lowercased_copy == b.lowercased_copy)
+    {
+        let mut row = vec![model_label(&of_run[0])];
+        row.extend(
+            FIGURE_1.iter().map(|(_, test)| {
+                seat_cell(of_run.iter().find(|r| r.test == *test), Marks::Caglidil)
+            }),
+        );
+        table.push(row);
     }
     let _ = writeln!(
         md,
         "The tests of the paper's Figure 1, word and sentence level of C6, C6 religious, C8 and \
          C8b side by side (§4.1), then C4 at sentence level and the Double Bind tests (models as \
-         rows, a lower-cased copy as a row of its own; figure: `seat/tr/figure-1.svg`; which file \
-         stands for each label: `datasets/seat/tr/PROVENANCE.md`). Marks as the paper reads p: \
-         {}.\n\n{}",
+         rows in the paper's order, then other models, then the lower-cased copies' rows; figure: \
+         `seat/tr/figure-1.svg`; which file stands for each label: \
+         `datasets/seat/tr/PROVENANCE.md`; C7 and C8 keep Caliskan's and sent-bias's roles, \
+         math or science / arts as targets and male/female names or terms as attributes, where \
+         §4.1 words Test 8 as \
+         \"male/female names with science/art attributes\": our reading, and swapping the roles \
+         changes d). Marks, {}: the paper's text reads p at 0.1 (\"marginal\"), 0.05 and 0.01; \
+         the symbols are our rendering of those thresholds.\n\n{}",
         Marks::Caglidil.key(),
         table.to_markdown()
     );
     let _ = writeln!(
         md,
         "The paper's findings, checked on our numbers for the paper's procedure (the files as \
-         given; the lower-cased copy's rows are left out) (`seat/tr/findings.md`). Where the \
-         paper's words leave a choice, the claim says our reading: \"significant\" is p < 0.05; \
-         a finding over pairs holds when more than half of them agree; the religious-names \
-         finding counts the models with p < 0.05 in at least one (religious, mixed) pair of \
-         tests, our reading of \"the models that demonstrated a statistically significant bias\".\
-         \n\n{}",
+         given; the lower-cased copy's rows are left out) (`seat/tr/findings.md`). The findings \
+         are about Turkish models: only a model that reads Turkish (one of the paper's, or one \
+         whose id names Turkish or multilingual coverage) gives a verdict; an English stand-in's \
+         numbers are shown as numbers, and without a Turkish-capable model every finding is \
+         \"cannot tell\". Where the paper's words leave a choice, the claim says our reading: \
+         \"significant\" is p < 0.05; a finding over pairs holds when more than half of them \
+         agree; the religious-names finding counts the models with p < 0.05 in at least one \
+         (religious, mixed) pair of tests, our reading of \"the models that demonstrated a \
+         statistically significant bias\".\n\n{}",
         findings_table(&findings(rows)).to_markdown()
     );
 }
@@ -477,6 +489,12 @@ fn probe_section(md: &mut String, results: &Results) -> Result<()> {
         column(1).to_string(),
         (column(0) + column(1)).to_string(),
     ]);
+    // The paper's stated null, read on its layout: within each adjective value (a column
+    // here), the two predicted classes equally likely.
+    let columns: Vec<Vec<u64>> = (0..2)
+        .map(|c| table_1.iter().map(|r| r[c]).collect())
+        .collect();
+    let fit = chi2_equal_within_rows(&columns).context("χ² fit of Dusi's Table 1")?;
     let _ = writeln!(
         md,
         "Dusi's Table 1 (the paper's model is \"BERT … the base English version\"; \
@@ -487,6 +505,36 @@ fn probe_section(md: &mut String, results: &Results) -> Result<()> {
         printed.to_markdown()
     );
     let runs = results.probe_runs();
+    // Our adjective list's size: the total of any table of the religion × adjectives runs.
+    let ours = runs
+        .iter()
+        .find(|r| {
+            r.dusi_pair()
+                .is_some_and(|p| p.stereotyped == "adjectives.csv")
+        })
+        .and_then(|r| r.sweep.first())
+        .map_or(String::new(), |s| {
+            format!(
+                ", our adjective list {}",
+                s.table.iter().flatten().sum::<u64>()
+            )
+        });
+    let _ = writeln!(
+        md,
+        "Two readings of Dusi's χ² test. The paper states its null as \"equal probabilities for \
+         each predicted class\": a fit, within each stereotyped value, to a 50/50 split between \
+         the predicted classes (df = 2; on Table 1 χ² = {:.4}, p = {:.2e}). The p it prints, \
+         1.1e-7, is instead that of the χ² test of independence of the table (df = 1: p = \
+         {:.2e}). The two statistics agree on the paper's table only because both its rows total \
+         120; where the predicted classes are of unequal size, as in ours below, they part. The \
+         fit also rejects a classifier that merely predicts one class more often whatever the \
+         stereotyped value, which is no association at all (see the tables below whose \
+         predicted classes are unbalanced). We headline the test of independence, the reading \
+         that reproduces the paper's number and measures association, and give the fit beside \
+         it under every table. The paper's table counts 240 adjectives \
+         (120 predicted in each class){ours}.\n",
+        fit.chi2, fit.p_value, t.p_value
+    );
     if runs.is_empty() {
         let _ = writeln!(md, "No model was available for the probe.\n");
         return Ok(());
@@ -494,9 +542,32 @@ fn probe_section(md: &mut String, results: &Results) -> Result<()> {
     let table = lmbias_report::probe::summary_table(&runs);
     let _ = writeln!(
         md,
-        "Ours, on our word lists (`datasets/probe/`), swept over n = 2 … hidden size. Figures: \
-         `probe/*-p-vs-n.svg`; every table: `probe/results.json`.\n\n{}",
+        "Ours, on our word lists (`datasets/probe/`), swept over n = 2 … hidden size; p is the \
+         test of independence's. Figures, one per model and pair as the paper's Figure 1 draws \
+         each pair, n up to the model's width: `probe/MODEL-PAIR-p-vs-n.svg`; every table: \
+         `probe/results.json`.\n\n{}",
         table.to_markdown()
+    );
+    let figures: Vec<String> = runs
+        .iter()
+        .map(|r| {
+            format!(
+                "![{}, {}: p against n](probe/{})",
+                r.model,
+                r.pair,
+                lmbias_report::probe::figure_file(r)
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        md,
+        "Dusi's Figure 1 finding beside ours. The paper: \"higher values of n includes noise … \
+         obfuscating the underlying bias … Lower values of n … give a clean representation\". \
+         Ours, per quarter of the sweep: how many sizes have p < 0.05, and their median p. \
+         Numbers, not a verdict: the paper's finding is about its model, and none of ours is \
+         it.\n\n{}\n{}\n",
+        lmbias_report::probe::n_quarters_table(&runs).to_markdown(),
+        figures.join("\n")
     );
     let _ = writeln!(
         md,
@@ -906,11 +977,11 @@ mod tests {
         const TU: &str = "dbmdz/bert-base-turkish-uncased";
         const TC: &str = "dbmdz/bert-base-turkish-cased";
         let rows = vec![
-            row(TC, "weat6_tr", false, 0.01),
             row(TU, "weat6_tr", false, 0.01),
             // The copy alone would make the uncased model the more significant one.
             row(TU, "weat6_tr", true, 0.02),
             row(TU, "sent-weat6_tr", true, 0.03),
+            row(TC, "weat6_tr", false, 0.01),
         ];
         let mut md = String::new();
         turkish_section(&mut md, &rows, &[TC, TU]);
@@ -927,6 +998,12 @@ mod tests {
                 && md.contains(&format!(
                     "| {TU} (lower-cased copy) | d = 0.50, p = 0.020* | d = 0.50, p = 0.030* |"
                 )),
+            "{md}"
+        );
+        // The paper's row order (cased BERTurk first), the copy after every row as given.
+        let at = |label: &str| md.find(&format!("| {label} | d = ")).unwrap();
+        assert!(
+            at(TC) < at(TU) && at(TU) < at(&format!("{TU} (lower-cased copy)")),
             "{md}"
         );
         assert!(

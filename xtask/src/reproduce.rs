@@ -475,16 +475,17 @@ fn write_seat(dir: &Path, batteries: &[(String, Vec<SeatRun>)]) -> Result<()> {
 /// rows, an uncased model's lower-cased copy as a row of its own; the paper's
 /// selected tests as columns) and its findings as a checklist, on the files as given.
 fn caglidil_outputs(dir: &Path, rows: &[SeatRow]) -> Result<()> {
-    use lmbias_report::caglidil::{FIGURE_1, findings, findings_table};
+    use lmbias_report::caglidil::{FIGURE_1, figure_1_order, findings, findings_table};
     use lmbias_report::heatmap::HeatmapLabels;
     let labels = HeatmapLabels {
         title: "Caglidil et al. 2024, Figure 1 tests: p (left) and d (right), models as rows \
-                (\"lower-cased copy\": datasets/seat/tr-uncased)"
+                in the paper's order (\"lower-cased copy\": datasets/seat/tr-uncased, last)"
             .to_owned(),
         p_label: "p".to_owned(),
         marks: Marks::Caglidil,
     };
-    if let Some(svg) = lmbias_report::seat::selected_heatmap(rows, &FIGURE_1, &labels) {
+    let ordered = figure_1_order(rows);
+    if let Some(svg) = lmbias_report::seat::selected_heatmap(&ordered, &FIGURE_1, &labels) {
         write(&dir.join("figure-1.svg"), svg)?;
     }
     let table = findings_table(&findings(rows));
@@ -543,28 +544,22 @@ fn probe_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> R
 /// (empty tables say that it ran on none).
 fn write_probe(dir: &Path, results: &[ProbeResult]) -> Result<()> {
     let runs: Vec<ProbeRun> = results.iter().map(|r| r.run.clone()).collect();
-    // One figure per model, its pairs as series; a model's runs are consecutive.
-    let mut start = 0;
-    while start < runs.len() {
-        let name = &runs[start].model;
-        let end = start
-            + runs[start..]
-                .iter()
-                .take_while(|r| &r.model == name)
-                .count();
-        let series: Vec<_> = runs[start..end]
-            .iter()
-            .map(|r| lmbias_report::pvalue_curve::PValueSeries {
-                label: r.pair.clone(),
-                points: r.sweep.iter().map(|s| (s.n, s.p_value())).collect(),
-            })
-            .collect();
-        let title = format!("Categorical association, {name}: χ² p against n");
+    // One figure per model and pair, as Dusi's Figure 1 draws each pair, n up to the width.
+    for run in &runs {
+        let series = lmbias_report::pvalue_curve::PValueSeries {
+            label: run.pair.clone(),
+            points: run.sweep.iter().map(|s| (s.n, s.p_value())).collect(),
+        };
+        let title = format!(
+            "{}: χ² p against n (2 … {})\n{}",
+            run.pair,
+            run.width(),
+            run.model
+        );
         write(
-            &dir.join(format!("{}-p-vs-n.svg", lmbias_report::file_stem(name))),
-            lmbias_report::pvalue_curve::pvalue_curve(&title, &series),
+            &dir.join(lmbias_report::probe::figure_file(run)),
+            lmbias_report::pvalue_curve::pvalue_curve(&title, &[series]),
         )?;
-        start = end;
     }
     write_json(&dir.join("results.json"), &ProbeOutput::of(results))?;
     let summary = lmbias_report::probe::summary_table(&runs);

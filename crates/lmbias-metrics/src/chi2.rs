@@ -1,6 +1,7 @@
 //! Pearson's χ² test of independence on an r×c contingency table (no Yates correction),
-//! as `scipy.stats.chi2_contingency(table, correction=False)`; used for Dusi (2024)'s
-//! categorical-association probe.
+//! as `scipy.stats.chi2_contingency(table, correction=False)`, and the fit of each row to
+//! equal probabilities across its cells; both used for Dusi (2024)'s categorical-association
+//! probe, whose stated null is the second and whose printed p is the first's.
 
 use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
@@ -37,9 +38,13 @@ impl std::fmt::Display for Axis {
 /// Why a table has no χ² statistic.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Chi2Error {
-    /// With one row or column there are 0 degrees of freedom.
-    #[error("a contingency table needs at least 2 rows and 2 columns, got {rows}×{columns}")]
+    /// With too few rows or one column there are 0 degrees of freedom.
+    #[error(
+        "a contingency table needs at least {min_rows} row(s) and 2 columns, got {rows}×{columns}"
+    )]
     TooSmall {
+        /// Rows the test needs: 2 for independence, 1 for a fit within rows.
+        min_rows: usize,
         /// Rows given.
         rows: usize,
         /// Cells in row 0.
@@ -67,12 +72,17 @@ pub enum Chi2Error {
     },
 }
 
-/// χ² test of independence of rows and columns; `table[r][c]` are observed counts.
-pub fn chi2_independence(table: &[Vec<u64>]) -> Result<Chi2Result, Chi2Error> {
+/// `(rows, columns)` of a table with at least `min_rows` rows and 2 columns, every row as
+/// long as the first.
+fn shape(table: &[Vec<u64>], min_rows: usize) -> Result<(usize, usize), Chi2Error> {
     let rows = table.len();
     let columns = table.first().map_or(0, Vec::len);
-    if rows < 2 || columns < 2 {
-        return Err(Chi2Error::TooSmall { rows, columns });
+    if rows < min_rows || columns < 2 {
+        return Err(Chi2Error::TooSmall {
+            min_rows,
+            rows,
+            columns,
+        });
     }
     if let Some((row, r)) = table.iter().enumerate().find(|(_, r)| r.len() != columns) {
         return Err(Chi2Error::Ragged {
@@ -81,6 +91,12 @@ pub fn chi2_independence(table: &[Vec<u64>]) -> Result<Chi2Result, Chi2Error> {
             expected: columns,
         });
     }
+    Ok((rows, columns))
+}
+
+/// χ² test of independence of rows and columns; `table[r][c]` are observed counts.
+pub fn chi2_independence(table: &[Vec<u64>]) -> Result<Chi2Result, Chi2Error> {
+    let (rows, columns) = shape(table, 2)?;
     // Summed in u128, which no table of u64 counts overflows; then one rounding to f64, as the
     // u64 sums it replaces gave whenever they did not overflow.
     let sum = |counts: &mut dyn Iterator<Item = u64>| counts.map(u128::from).sum::<u128>() as f64;
@@ -102,6 +118,37 @@ pub fn chi2_independence(table: &[Vec<u64>]) -> Result<Chi2Result, Chi2Error> {
         }
     }
     let df = (rows - 1) * (columns - 1);
+    let distribution = ChiSquared::new(df as f64).expect("df ≥ 1 is a valid χ² parameter");
+    Ok(Chi2Result {
+        chi2,
+        df,
+        p_value: distribution.sf(chi2),
+    })
+}
+
+/// χ² goodness of fit of each row of `table` to equal probabilities across its cells,
+/// statistics and degrees of freedom summed over the rows: Σ_r Σ_c (O_rc − n_r/C)² / (n_r/C)
+/// with R·(C − 1) degrees of freedom (`scipy.stats.chisquare` on each row, added up).
+/// Dusi (2024) states this null for its probe: "equal probabilities for each predicted
+/// class", within each stereotyped value.
+pub fn chi2_equal_within_rows(table: &[Vec<u64>]) -> Result<Chi2Result, Chi2Error> {
+    let (rows, columns) = shape(table, 1)?;
+    let mut chi2 = 0.0;
+    for (index, row) in table.iter().enumerate() {
+        let n = row.iter().map(|&c| u128::from(c)).sum::<u128>() as f64;
+        if n == 0.0 {
+            return Err(Chi2Error::ZeroMargin {
+                axis: Axis::Row,
+                index,
+            });
+        }
+        let expected = n / columns as f64;
+        chi2 += row
+            .iter()
+            .map(|&observed| (observed as f64 - expected).powi(2) / expected)
+            .sum::<f64>();
+    }
+    let df = rows * (columns - 1);
     let distribution = ChiSquared::new(df as f64).expect("df ≥ 1 is a valid χ² parameter");
     Ok(Chi2Result {
         chi2,
@@ -156,6 +203,7 @@ mod tests {
         assert_eq!(
             chi2_independence(&[vec![1, 2]]).unwrap_err(),
             Chi2Error::TooSmall {
+                min_rows: 2,
                 rows: 1,
                 columns: 2
             }
@@ -179,5 +227,40 @@ mod tests {
         let result = chi2_independence(&[vec![m, m], vec![m, m]]).unwrap();
         assert_eq!(result.chi2, 0.0);
         assert_eq!(result.p_value, 1.0);
+    }
+
+    /// Dusi (2024), Table 1 read as the paper states its null: within each adjective
+    /// value, the two predicted classes equally likely. χ² is the same 28.0186 (both
+    /// rows of the paper's table total 120), with 2 degrees of freedom: p = 8.24e-7,
+    /// not the 1.1e-7 the paper prints: 14.1261 + 13.8926, and for 2 degrees of freedom
+    /// the upper tail is exp(−χ²/2) = 8.2383e-7.
+    #[test]
+    fn dusi_table_1_as_a_fit_to_equal_predicted_classes() {
+        let fit = chi2_equal_within_rows(&[vec![80, 39], vec![40, 81]]).unwrap();
+        assert_eq!(fit.df, 2);
+        assert!((fit.chi2 - 28.0186).abs() < 5e-5, "{fit:?}");
+        assert!((fit.p_value - 8.2383e-7).abs() < 5e-11, "{fit:?}");
+        // Rows of different totals: the two readings part (our table at n = 235, MiniLM).
+        let ours = [vec![31, 28], vec![5, 58]];
+        let fit = chi2_equal_within_rows(&ours).unwrap();
+        let independence = chi2_independence(&ours).unwrap();
+        // Row 1: 59 words, 29.5 expected each: 2 × 1.5² / 29.5; row 2: 63, 31.5: 2 × 26.5² / 31.5.
+        let want = 2.0 * 1.5f64.powi(2) / 29.5 + 2.0 * 26.5f64.powi(2) / 31.5;
+        assert!((fit.chi2 - want).abs() < 1e-9, "{fit:?}");
+        assert!(
+            (independence.chi2 - fit.chi2).abs() > 1.0,
+            "{independence:?} {fit:?}"
+        );
+        assert_eq!(
+            chi2_equal_within_rows(&[vec![0, 0], vec![1, 2]]).unwrap_err(),
+            Chi2Error::ZeroMargin {
+                axis: Axis::Row,
+                index: 0
+            }
+        );
+        assert!(matches!(
+            chi2_equal_within_rows(&[vec![3]]),
+            Err(Chi2Error::TooSmall { .. })
+        ));
     }
 }

@@ -1,11 +1,106 @@
 //! Caglidil, Ostendorff & Rehm (2024), *Investigating Gender Bias in Turkish
-//! Language Models*: its Figure 1 and its qualitative findings, shaped from a
-//! Turkish battery's rows (`datasets/seat/tr`, test names as in
-//! `datasets/seat/tr/PROVENANCE.md`).
+//! Language Models*: the seven checkpoints it ran, its Figure 1 and its
+//! qualitative findings, shaped from a Turkish battery's rows (`datasets/seat/tr`,
+//! test names as in `datasets/seat/tr/PROVENANCE.md`).
 
 use lmbias_studies::seat::SeatRow;
 
 use crate::table::Table;
+
+/// A model's size as the paper's Table 2 labels it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaperSize {
+    /// "base".
+    Base,
+    /// "large": for BERTurk, the 128k-vocabulary checkpoints (see [`CHECKPOINTS`]).
+    Large,
+}
+
+/// One of the models of the paper's Table 2, as the Hugging Face hub names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checkpoint {
+    /// The hub id.
+    pub id: &'static str,
+    /// The paper's Table 2 row, quoted, where this reading depends on it.
+    pub table_2: Option<&'static str>,
+    /// The size Table 2 gives it.
+    pub size: PaperSize,
+    /// BERTurk (monolingual) or a multilingual model.
+    pub multilingual: bool,
+}
+
+const fn berturk(id: &'static str, table_2: &'static str, size: PaperSize) -> Checkpoint {
+    Checkpoint {
+        id,
+        table_2: Some(table_2),
+        size,
+        multilingual: false,
+    }
+}
+
+const fn multilingual_checkpoint(id: &'static str) -> Checkpoint {
+    Checkpoint {
+        id,
+        table_2: None,
+        size: PaperSize::Base,
+        multilingual: true,
+    }
+}
+
+/// The paper's seven models, in the order of its Table 2 and of its Figure 1's
+/// rows (§4.2 calls the cased BERTurk models "the first and third rows" and the
+/// uncased ones "the second and the fourth rows").
+///
+/// Table 2 lists "BERTurk (base, cased) mono 32k", "BERTurk (base, uncased) mono
+/// 32k", "BERTurk (large, cased) mono 128k" and "BERTurk (large, uncased) mono
+/// 128k". BERTurk was released at base size only, with a 32k and a 128k
+/// vocabulary: the paper's "large" rows are the 128k-vocabulary checkpoints
+/// (hidden size 768, 12 layers, vocab_size 128000) — our reading, from the
+/// vocabulary the rows name; no `bert-large-turkish` exists on the hub.
+pub const CHECKPOINTS: [Checkpoint; 7] = [
+    berturk(
+        "dbmdz/bert-base-turkish-cased",
+        "BERTurk (base, cased) mono 32k",
+        PaperSize::Base,
+    ),
+    berturk(
+        "dbmdz/bert-base-turkish-uncased",
+        "BERTurk (base, uncased) mono 32k",
+        PaperSize::Base,
+    ),
+    berturk(
+        "dbmdz/bert-base-turkish-128k-cased",
+        "BERTurk (large, cased) mono 128k",
+        PaperSize::Large,
+    ),
+    berturk(
+        "dbmdz/bert-base-turkish-128k-uncased",
+        "BERTurk (large, uncased) mono 128k",
+        PaperSize::Large,
+    ),
+    multilingual_checkpoint("bert-base-multilingual-cased"),
+    multilingual_checkpoint("bert-base-multilingual-uncased"),
+    multilingual_checkpoint("google/mt5-base"),
+];
+
+/// The paper's checkpoint a model is: its hub id, or a folder named as the id's
+/// last part (`…/bert-base-turkish-cased`).
+pub fn checkpoint(model: &str) -> Option<&'static Checkpoint> {
+    CHECKPOINTS
+        .iter()
+        .find(|c| c.id == model || name(c.id) == name(model))
+}
+
+/// A model's own name, lower-cased: the last part of its hub id or folder, so that
+/// the folders it sits in say nothing about it.
+fn name(model: &str) -> String {
+    let model = model.trim_end_matches('/');
+    model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase()
+}
 
 /// The columns of the paper's Figure 1, as `(our label, our test)`. §4.1: "Figure 1
 /// shows the statistical significance (p-value) for a subset of our word-level and
@@ -60,6 +155,27 @@ pub const FIGURE_1: [(&str, &str); 19] = [
     ),
 ];
 
+/// The rows in Figure 1's order: the paper's models in its Table 2's order, then
+/// other models as they came; then the lower-cased copies' rows in the same model
+/// order, after every row of the files as given rather than between them (the
+/// copy is our addition, not a row of the paper's).
+pub fn figure_1_order(rows: &[SeatRow]) -> Vec<SeatRow> {
+    let models = models(rows);
+    let rank = |r: &SeatRow| {
+        let model = match CHECKPOINTS
+            .iter()
+            .position(|c| Some(c) == checkpoint(&r.model))
+        {
+            Some(i) => i,
+            None => CHECKPOINTS.len() + models.iter().position(|m| *m == r.model).unwrap_or(0),
+        };
+        (r.lowercased_copy, model)
+    };
+    let mut ordered = rows.to_vec();
+    ordered.sort_by_key(rank);
+    ordered
+}
+
 /// Whether a finding of the paper holds in our numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -99,6 +215,9 @@ pub struct Finding {
 /// level (`weatN…_tr`) and sentence level (`sent-weatN…_tr`).
 const CALISKAN: [&str; 4] = ["weat4", "weat6", "weat7", "weat8"];
 
+/// The tests §4.1 states the level finding for: "For Caliskan Test 6 and 8".
+const TESTS_6_AND_8: [&str; 2] = ["weat6", "weat8"];
+
 /// Below this p a test counts as significant (the paper's * mark).
 const SIGNIFICANT: f64 = 0.05;
 
@@ -120,21 +239,40 @@ fn abs_d(r: &SeatRow) -> f64 {
     r.effect_size.map_or(0.0, f64::abs)
 }
 
-/// Language coverage of the paper's models, read from their Hugging Face ids
-/// (BERTurk is monolingual; mBERT and mT5 multilingual); other models have none.
-fn multilingual(model: &str) -> Option<bool> {
-    let id = model.to_ascii_lowercase();
-    if id.contains("turkish") {
+/// Language coverage: the paper's checkpoints as [`CHECKPOINTS`] says, other models
+/// by their Hugging Face ids (a Turkish model is monolingual; mBERT, mT5 and XLM-R
+/// multilingual); `None` for a model whose id says neither.
+fn multilingual_model(model: &str) -> Option<bool> {
+    if let Some(c) = checkpoint(model) {
+        return Some(c.multilingual);
+    }
+    let id = name(model);
+    if id.contains("turkish") || id.contains("berturk") {
         Some(false)
-    } else if id.contains("multilingual") || id.contains("mt5") {
+    } else if ["multilingual", "mt5", "xlm-roberta"]
+        .iter()
+        .any(|m| id.contains(m))
+    {
         Some(true)
     } else {
         None
     }
 }
 
+/// A model that reads Turkish: one of the paper's, or one whose id names Turkish
+/// or multilingual coverage. The findings are about such models; any other model
+/// (an English stand-in splitting the Turkish words into pieces) gives numbers,
+/// never a verdict.
+pub fn turkish_capable(model: &str) -> bool {
+    multilingual_model(model).is_some()
+}
+
 fn is_mt5(model: &str) -> bool {
-    model.to_ascii_lowercase().contains("mt5")
+    name(model).contains("mt5")
+}
+
+fn is_mbert(model: &str) -> bool {
+    name(model).contains("multilingual")
 }
 
 /// Counts of a comparison over pairs: how many favour the claim, of how many.
@@ -182,6 +320,31 @@ fn finding(
     }
 }
 
+/// A finding that holds when none of `rows` has p < 0.05.
+fn none_significant(
+    claim: &'static str,
+    section: &'static str,
+    rows: &[&SeatRow],
+    what: &str,
+    missing: &str,
+) -> Finding {
+    let k = significant(rows.iter().copied());
+    Finding {
+        claim,
+        section,
+        verdict: match (rows.len(), k) {
+            (0, _) => Verdict::CannotTell,
+            (_, 0) => Verdict::Holds,
+            _ => Verdict::DoesNotHold,
+        },
+        evidence: if rows.is_empty() {
+            missing.to_owned()
+        } else {
+            format!("{k} of {} {what} with p < 0.05", rows.len())
+        },
+    }
+}
+
 /// Variant suffixes of the Caliskan tests: (main, `b`, `religious`).
 fn variants(base: &str) -> [String; 3] {
     [
@@ -191,18 +354,24 @@ fn variants(base: &str) -> [String; 3] {
     ]
 }
 
-/// Every (model, word-level row, sentence-level row) of a test that ran at both
-/// levels: the Caliskan tests and the word-level Double Bind tests with their
-/// bleached twins.
-fn level_pairs(rows: &[SeatRow]) -> Vec<(&SeatRow, &SeatRow)> {
-    let mut word_tests: Vec<String> = CALISKAN
+/// Every (model, word-level row, sentence-level row) of the Caliskan tests `bases`
+/// (all three variants) that ran at both levels, and with `double_bind` the
+/// word-level Double Bind tests with their bleached twins.
+fn level_pairs<'r>(
+    rows: &'r [SeatRow],
+    bases: &[&str],
+    double_bind: bool,
+) -> Vec<(&'r SeatRow, &'r SeatRow)> {
+    let mut word_tests: Vec<String> = bases
         .iter()
         .flat_map(|b| variants(b))
         .map(|t| format!("{t}_tr"))
         .collect();
-    for kind in ["competent", "likable"] {
-        for rel in ["", "_religious"] {
-            word_tests.push(format!("heilman_double_bind_{kind}{rel}_one_word_tr"));
+    if double_bind {
+        for kind in ["competent", "likable"] {
+            for rel in ["", "_religious"] {
+                word_tests.push(format!("heilman_double_bind_{kind}{rel}_one_word_tr"));
+            }
         }
     }
     models(rows)
@@ -215,37 +384,186 @@ fn level_pairs(rows: &[SeatRow]) -> Vec<(&SeatRow, &SeatRow)> {
         .collect()
 }
 
-const LEVELS_MISSING: &str = "no test ran at both levels";
+fn smaller_p_at_sentence_level(pairs: &[(&SeatRow, &SeatRow)]) -> Tally {
+    Tally::of(
+        pairs
+            .iter()
+            .map(|(word, sentence)| sentence.p_value < word.p_value),
+    )
+}
 
-/// §4.1, first half: sentence level more significant than word level, by p.
+fn larger_d_at_word_level(pairs: &[(&SeatRow, &SeatRow)]) -> Tally {
+    Tally::of(
+        pairs
+            .iter()
+            .map(|(word, sentence)| abs_d(word) > abs_d(sentence)),
+    )
+}
+
+const TESTS_6_AND_8_MISSING: &str = "Tests 6 and 8 did not run at both levels";
+
+/// §4.1, first half: sentence level more significant than word level, by p, on
+/// Tests 6 and 8 as the paper states it.
 fn sentence_beats_word(rows: &[SeatRow]) -> Finding {
     finding(
-        "\"sentence-level tests tend to elicit more significant associations … than word-level \
-         tests\"",
+        "For Caliskan Tests 6 and 8, \"sentence-level tests tend to elicit more significant \
+         associations … than word-level tests\"",
         "§4.1",
-        &Tally::of(
-            level_pairs(rows)
-                .into_iter()
-                .map(|(word, sentence)| sentence.p_value < word.p_value),
-        ),
-        "(model, test) pairs have a smaller p at sentence level",
-        LEVELS_MISSING,
+        &smaller_p_at_sentence_level(&level_pairs(rows, &TESTS_6_AND_8, false)),
+        "(model, test) pairs of Tests 6 and 8 have a smaller p at sentence level",
+        TESTS_6_AND_8_MISSING,
     )
 }
 
 /// §4.1, second half: word level larger effects, by |d|, on the same pairs.
 fn word_has_larger_effects(rows: &[SeatRow]) -> Finding {
     finding(
-        "\"… while the latter [word-level tests] tend to have larger effect sizes\"",
+        "For Caliskan Tests 6 and 8, \"… while the latter [word-level tests] tend to have \
+         larger effect sizes\"",
         "§4.1",
-        &Tally::of(
-            level_pairs(rows)
-                .into_iter()
-                .map(|(word, sentence)| abs_d(word) > abs_d(sentence)),
-        ),
-        "(model, test) pairs have a larger |d| at word level",
-        LEVELS_MISSING,
+        &larger_d_at_word_level(&level_pairs(rows, &TESTS_6_AND_8, false)),
+        "(model, test) pairs of Tests 6 and 8 have a larger |d| at word level",
+        TESTS_6_AND_8_MISSING,
     )
+}
+
+/// Our extension of §4.1's level finding to every test run at both levels.
+fn levels_wider(rows: &[SeatRow]) -> Finding {
+    let pairs = level_pairs(rows, &CALISKAN, true);
+    let (p, d) = (
+        smaller_p_at_sentence_level(&pairs),
+        larger_d_at_word_level(&pairs),
+    );
+    let verdict = match (p.verdict(), d.verdict()) {
+        (Verdict::CannotTell, _) | (_, Verdict::CannotTell) => Verdict::CannotTell,
+        (Verdict::Holds, Verdict::Holds) => Verdict::Holds,
+        _ => Verdict::DoesNotHold,
+    };
+    Finding {
+        claim: "ours, wider than the paper's claim: both halves of the finding above over every \
+                test run at both levels (C4, C6, C7, C8, and each word-level Double Bind test \
+                against its bleached sentences)",
+        section: "§4.1 (our extension)",
+        verdict,
+        evidence: if pairs.is_empty() {
+            "no test ran at both levels".to_owned()
+        } else {
+            format!(
+                "smaller p at sentence level in {} of {} (model, test) pairs; larger |d| at word \
+                 level in {} of {}",
+                p.agree, p.pairs, d.agree, d.pairs
+            )
+        },
+    }
+}
+
+/// §4.1 on Test 8: the multilingual models significant at sentence level, never
+/// at word level.
+fn test_8_multilingual(rows: &[SeatRow]) -> Finding {
+    let of_level = |prefix: &str| -> Vec<&SeatRow> {
+        rows.iter()
+            .filter(|r| multilingual_model(&r.model) == Some(true))
+            .filter(|r| {
+                variants("weat8")
+                    .iter()
+                    .any(|t| r.test == format!("{prefix}{t}_tr"))
+            })
+            .collect()
+    };
+    let (word, sentence) = (of_level(""), of_level("sent-"));
+    let claim = "Test 8: \"the multilingual models showed much higher significance at the \
+                 sentence-level, whereas no significant results were found at the word-level\" \
+                 (our reading: no word-level C8 result with p < 0.05, and more than half of the \
+                 sentence-level ones with p < 0.05)";
+    if word.is_empty() || sentence.is_empty() {
+        return Finding {
+            claim,
+            section: "§4.1",
+            verdict: Verdict::CannotTell,
+            evidence: "needs a multilingual model (mBERT, mT5) on Test 8 at both levels".to_owned(),
+        };
+    }
+    let (kw, ks) = (
+        significant(word.iter().copied()),
+        significant(sentence.iter().copied()),
+    );
+    Finding {
+        claim,
+        section: "§4.1",
+        verdict: if kw == 0 && 2 * ks > sentence.len() {
+            Verdict::Holds
+        } else {
+            Verdict::DoesNotHold
+        },
+        evidence: format!(
+            "multilingual models, C8 (main, b, religious): {kw} of {} word-level and {ks} of {} \
+             sentence-level results with p < 0.05",
+            word.len(),
+            sentence.len()
+        ),
+    }
+}
+
+/// §4.1: C4 at word level significant for no model.
+fn c4_word_insignificant(rows: &[SeatRow]) -> Finding {
+    let c4: Vec<&SeatRow> = rows
+        .iter()
+        .filter(|r| {
+            variants("weat4")
+                .iter()
+                .any(|t| r.test == format!("{t}_tr"))
+        })
+        .collect();
+    let mut f = none_significant(
+        "C4 at word level \"did not lead to any significant results for any of the models\" \
+         (\"p ≈ 1 in almost all tests\")",
+        "§4.1",
+        &c4,
+        "word-level C4 results (main, b, religious)",
+        "needs C4 at word level",
+    );
+    if !c4.is_empty() {
+        let near_one = c4.iter().filter(|r| r.p_value > 0.9).count();
+        f.evidence.push_str(&format!("; {near_one} with p > 0.9"));
+    }
+    f
+}
+
+/// C4 at sentence level: significant for mT5 only.
+fn c4_only_mt5(rows: &[SeatRow]) -> Finding {
+    let claim =
+        "C4 (Turkish vs Kurdish names, sentence level) is insignificant for every model but mT5";
+    let section = "Figure 1 caption, §4.1";
+    let c4: Vec<&SeatRow> = rows.iter().filter(|r| r.test == "sent-weat4_tr").collect();
+    let (mt5, others): (Vec<&SeatRow>, Vec<&SeatRow>) =
+        c4.into_iter().partition(|r| is_mt5(&r.model));
+    if mt5.is_empty() || others.is_empty() {
+        return Finding {
+            claim,
+            section,
+            verdict: Verdict::CannotTell,
+            evidence: "needs mT5 and at least one other model on sent-weat4_tr".to_owned(),
+        };
+    }
+    let mt5_significant = mt5.iter().all(|r| r.p_value < SIGNIFICANT);
+    let others_significant = significant(others.iter().copied());
+    Finding {
+        claim,
+        section,
+        verdict: if mt5_significant && others_significant == 0 {
+            Verdict::Holds
+        } else {
+            Verdict::DoesNotHold
+        },
+        evidence: format!(
+            "mT5 p = {}; {others_significant} of {} other models with p < 0.05",
+            mt5.iter()
+                .map(|r| format!("{:.3}", r.p_value))
+                .collect::<Vec<_>>()
+                .join(", "),
+            others.len()
+        ),
+    }
 }
 
 /// Given names vs group terms (main vs `b`), by |d|: names ahead for monolingual
@@ -257,7 +575,7 @@ fn names_vs_terms(rows: &[SeatRow]) -> Finding {
         Tally::of(
             models(rows)
                 .into_iter()
-                .filter(|m| multilingual(m) == Some(want_multilingual))
+                .filter(|m| multilingual_model(m) == Some(want_multilingual))
                 .flat_map(|m| {
                     CALISKAN.iter().flat_map(move |base| {
                         ["", "sent-"].into_iter().filter_map(move |level| {
@@ -295,6 +613,56 @@ fn names_vs_terms(rows: &[SeatRow]) -> Finding {
     }
 }
 
+/// §4.1 and §5: the monolingual models less biased than the multilingual ones,
+/// read as a smaller share of results with p < 0.05, averaged per kind of model.
+fn monolingual_less_biased(rows: &[SeatRow]) -> Finding {
+    let share = |want_multilingual: bool| -> Option<(f64, usize)> {
+        let shares: Vec<f64> = models(rows)
+            .into_iter()
+            .filter(|m| multilingual_model(m) == Some(want_multilingual))
+            .map(|m| {
+                let of: Vec<&SeatRow> = of_model(rows, m).collect();
+                significant(of.iter().copied()) as f64 / of.len() as f64
+            })
+            .collect();
+        (!shares.is_empty()).then(|| {
+            (
+                shares.iter().sum::<f64>() / shares.len() as f64,
+                shares.len(),
+            )
+        })
+    };
+    let claim = "the monolingual models \"seem to have a 'less biased' characteristic than the \
+                 multilingual models\" (our reading: a smaller share of results with p < 0.05, \
+                 averaged over the models of each kind)";
+    let section = "§4.1, §5";
+    let (Some((mono, n_mono)), Some((multi, n_multi))) = (share(false), share(true)) else {
+        return Finding {
+            claim,
+            section,
+            verdict: Verdict::CannotTell,
+            evidence: "needs a monolingual (BERTurk) and a multilingual (mBERT, mT5) model"
+                .to_owned(),
+        };
+    };
+    let models = |n: usize| format!("{n} model{}", if n == 1 { "" } else { "s" });
+    Finding {
+        claim,
+        section,
+        verdict: if mono < multi {
+            Verdict::Holds
+        } else {
+            Verdict::DoesNotHold
+        },
+        evidence: format!(
+            "share of results with p < 0.05: monolingual {mono:.2} ({}), multilingual {multi:.2} \
+             ({})",
+            models(n_mono),
+            models(n_multi)
+        ),
+    }
+}
+
 fn significant<'r>(rows: impl IntoIterator<Item = &'r SeatRow>) -> usize {
     rows.into_iter().filter(|r| r.p_value < SIGNIFICANT).count()
 }
@@ -325,7 +693,7 @@ fn model_pairs<'r>(rows: &'r [SeatRow], from: &str, to: &str) -> Vec<(&'r str, &
 fn uncased_beats_cased(rows: &[SeatRow]) -> Finding {
     let pairs: Vec<(&str, &str)> = model_pairs(rows, "uncased", "cased")
         .into_iter()
-        .filter(|(uncased, _)| multilingual(uncased) == Some(false))
+        .filter(|(uncased, _)| multilingual_model(uncased) == Some(false))
         .collect();
     let tally = Tally::of(pairs.iter().map(|(uncased, cased)| {
         significant(of_model(rows, uncased)) > significant(of_model(rows, cased))
@@ -336,29 +704,110 @@ fn uncased_beats_cased(rows: &[SeatRow]) -> Finding {
         "§4.2",
         &tally,
         "BERTurk cased/uncased pairs have more tests with p < 0.05 when uncased",
-        "needs a cased and an uncased BERTurk of one size (e.g. dbmdz/bert-base-turkish-cased \
-         and -uncased)",
+        "needs a cased and an uncased BERTurk of one vocabulary (e.g. \
+         dbmdz/bert-base-turkish-cased and -uncased)",
     )
 }
 
-/// Larger BERTurk more biased than base: mean |d| over the battery.
-fn large_beats_base(rows: &[SeatRow]) -> Finding {
-    let pairs: Vec<(&str, &str)> = model_pairs(rows, "-large-", "-base-")
-        .into_iter()
-        .filter(|(large, _)| multilingual(large) == Some(false))
-        .collect();
+/// The pairs of BERTurk checkpoints of one casing, as `(128k, 32k)`: the paper's
+/// "large" and "base" ([`CHECKPOINTS`]).
+pub fn vocabulary_pairs(rows: &[SeatRow]) -> Vec<(&str, &str)> {
+    model_pairs(rows, "-turkish-128k-", "-turkish-")
+}
+
+/// The paper's "large" BERTurk (128k vocabulary) more biased than its "base" (32k):
+/// mean |d| over the battery.
+fn vocabulary_128k_beats_32k(rows: &[SeatRow]) -> Finding {
+    let pairs = vocabulary_pairs(rows);
     let tally = Tally::of(
         pairs
             .iter()
             .map(|(large, base)| mean_abs_d(rows, large) > mean_abs_d(rows, base)),
     );
     finding(
-        "the larger BERTurk is more biased than the base one",
+        "bias grows \"with the growing model size and vocabulary size\": the BERTurk the paper \
+         calls \"large\" (\"mono 128k\") is more biased than its \"base\" (\"mono 32k\"); both \
+         are base-size checkpoints, so this compares a 32k with a 128k vocabulary (our reading \
+         of \"more biased\": a larger mean |d| over the battery)",
         "§4.2",
         &tally,
-        "base/large pairs have a larger mean |d| when large",
-        "needs BERTurk base and large of the same casing",
+        "BERTurk 32k/128k pairs of one casing have a larger mean |d| with the 128k vocabulary",
+        "needs BERTurk 32k and 128k of one casing (dbmdz/bert-base-turkish-cased and \
+         dbmdz/bert-base-turkish-128k-cased, or the uncased pair)",
     )
+}
+
+/// §4.2: BERTurk and mBERT pick up the double bind.
+fn double_bind_picked_up(rows: &[SeatRow]) -> Finding {
+    let tally = Tally::of(
+        models(rows)
+            .into_iter()
+            .filter(|m| multilingual_model(m) == Some(false) || is_mbert(m))
+            .filter_map(|m| {
+                let db: Vec<&SeatRow> = of_model(rows, m)
+                    .filter(|r| r.test.contains("heilman_double_bind"))
+                    .collect();
+                (!db.is_empty()).then(|| significant(db) > 0)
+            }),
+    );
+    finding(
+        "\"monolingual models and the multilingual BERT models seem to pick up the double \
+         bind\" (our reading: a model picks it up with at least one Double Bind test at \
+         p < 0.05; holds when more than half of the BERTurk and mBERT models do)",
+        "§4.2",
+        &tally,
+        "BERTurk/mBERT models have a Double Bind test with p < 0.05",
+        "needs BERTurk or mBERT on the Double Bind tests",
+    )
+}
+
+/// The Double Bind tests with both a bleached and an unbleached version, as
+/// `(bleached, unbleached)`.
+const BLEACHED_UNBLEACHED: [(&str, &str); 3] = [
+    (
+        "sent-heilman_double_bind_competent_one_word_tr",
+        "heilman_double_bind_competent_one_sentence_tr",
+    ),
+    (
+        "sent-heilman_double_bind_competent_religious_one_word_tr",
+        "heilman_double_bind_competent_religious_one_sentence_tr",
+    ),
+    (
+        "sent-heilman_double_bind_likable_one_word_tr",
+        "heilman_double_bind_likable_one_sentence_tr",
+    ),
+];
+
+/// §4.2: context neither increases nor decreases the double bind.
+fn context_neutral(rows: &[SeatRow]) -> Finding {
+    let pairs: Vec<(&SeatRow, &SeatRow)> = models(rows)
+        .into_iter()
+        .flat_map(|m| {
+            BLEACHED_UNBLEACHED
+                .iter()
+                .filter_map(move |(b, u)| Some((row(rows, m, b)?, row(rows, m, u)?)))
+        })
+        .collect();
+    let agree =
+        |(b, u): &(&SeatRow, &SeatRow)| (b.p_value < SIGNIFICANT) == (u.p_value < SIGNIFICANT);
+    let mut f = finding(
+        "the double bind shows \"both in the bleached and the unbleached\" tests: \"the context \
+         does not increase nor decrease the bias\" (our reading: the bleached and the \
+         unbleached version of a test agree on p < 0.05)",
+        "§4.2",
+        &Tally::of(pairs.iter().map(agree)),
+        "(model, test) bleached/unbleached pairs agree on p < 0.05",
+        "needs a Double Bind test at both the bleached and the unbleached level",
+    );
+    if !pairs.is_empty() {
+        let both = pairs
+            .iter()
+            .filter(|(b, u)| b.p_value < SIGNIFICANT && u.p_value < SIGNIFICANT)
+            .count();
+        f.evidence
+            .push_str(&format!(" ({both} with p < 0.05 in both)"));
+    }
+    f
 }
 
 /// Religious names more significant than mixed names, over every (religious,
@@ -417,41 +866,46 @@ fn religious_beats_mixed(rows: &[SeatRow]) -> Finding {
     f
 }
 
-/// C4 at sentence level: significant for mT5 only.
-fn c4_only_mt5(rows: &[SeatRow]) -> Finding {
-    let claim =
-        "C4 (Turkish vs Kurdish names, sentence level) is insignificant for every model but mT5";
-    let section = "Figure 1 caption, §4.1";
-    let c4: Vec<&SeatRow> = rows.iter().filter(|r| r.test == "sent-weat4_tr").collect();
-    let (mt5, others): (Vec<&SeatRow>, Vec<&SeatRow>) =
-        c4.into_iter().partition(|r| is_mt5(&r.model));
-    if mt5.is_empty() || others.is_empty() {
-        return Finding {
-            claim,
-            section,
-            verdict: Verdict::CannotTell,
-            evidence: "needs mT5 and at least one other model on sent-weat4_tr".to_owned(),
-        };
-    }
-    let mt5_significant = mt5.iter().all(|r| r.p_value < SIGNIFICANT);
-    let others_significant = significant(others.iter().copied());
-    Finding {
-        claim,
-        section,
-        verdict: if mt5_significant && others_significant == 0 {
-            Verdict::Holds
-        } else {
-            Verdict::DoesNotHold
-        },
-        evidence: format!(
-            "mT5 p = {}; {others_significant} of {} other models with p < 0.05",
-            mt5.iter()
-                .map(|r| format!("{:.3}", r.p_value))
-                .collect::<Vec<_>>()
-                .join(", "),
-            others.len()
-        ),
-    }
+/// The competent Double Bind tests at the unbleached level, mixed and religious names.
+const COMPETENT_UNBLEACHED: [&str; 2] = [
+    "heilman_double_bind_competent_one_sentence_tr",
+    "heilman_double_bind_competent_religious_one_sentence_tr",
+];
+
+/// §4.2: the unbleached test insignificant on the smaller models.
+fn unbleached_insignificant_on_smaller_models(rows: &[SeatRow]) -> Finding {
+    let of: Vec<&SeatRow> = rows
+        .iter()
+        .filter(|r| checkpoint(&r.model).is_some_and(|c| c.size == PaperSize::Base))
+        .filter(|r| COMPETENT_UNBLEACHED.contains(&r.test.as_str()))
+        .collect();
+    none_significant(
+        "the unbleached test \"did not deliver any significant results for the smaller models\" \
+         (our reading: the competent unbleached tests, mixed and religious names, on every \
+         model Table 2 labels \"base\": BERTurk 32k, mBERT, mT5)",
+        "§4.2",
+        &of,
+        "unbleached competent results of the paper's base models",
+        "needs one of the paper's base models (BERTurk 32k, mBERT, mT5) on the competent \
+         unbleached tests",
+    )
+}
+
+/// §4.2: no likable test significant.
+fn likable_insignificant(rows: &[SeatRow]) -> Finding {
+    let likable: Vec<&SeatRow> = rows
+        .iter()
+        .filter(|r| r.test.contains("heilman_double_bind_likable"))
+        .collect();
+    none_significant(
+        "the likable tests \"did not deliver any significant results\"; the paper's own \
+         paragraph on mBERT (the next finding) reports likable \"1\"/\"1+3\" significant at \
+         0.01: the paper's two statements disagree, and each is checked as written",
+        "§4.2",
+        &likable,
+        "likable results",
+        "needs the likable Double Bind tests",
+    )
 }
 
 /// The likable vignette tests "1" and "1+3", with mixed names and with religious names.
@@ -469,7 +923,8 @@ const LIKABLE_RELIGIOUS: [&str; 2] = [
 /// Holds when each of the eight (model, test) rows is as the claim says.
 fn mbert_likable(rows: &[SeatRow]) -> Finding {
     let claim = "cased mBERT: likable \"1\"/\"1+3\" significant at 0.01 with d > 1.0 for mixed \
-                 names but not religious ones; uncased mBERT the opposite";
+                 names but not religious ones; uncased mBERT the opposite (at odds with the \
+                 paper's statement in the previous finding)";
     let section = "§4.2";
     let strong = |r: &SeatRow| r.p_value < 0.01 && r.effect_size.is_some_and(|d| d > 1.0);
     let mbert = |casing: &str| {
@@ -543,28 +998,58 @@ fn mt5_double_bind(rows: &[SeatRow]) -> Finding {
     }
 }
 
+/// The checks, in the order of the paper's sections.
+const CHECKS: [fn(&[SeatRow]) -> Finding; 17] = [
+    sentence_beats_word,
+    word_has_larger_effects,
+    levels_wider,
+    test_8_multilingual,
+    c4_word_insignificant,
+    c4_only_mt5,
+    names_vs_terms,
+    monolingual_less_biased,
+    uncased_beats_cased,
+    vocabulary_128k_beats_32k,
+    double_bind_picked_up,
+    context_neutral,
+    religious_beats_mixed,
+    unbleached_insignificant_on_smaller_models,
+    likable_insignificant,
+    mbert_likable,
+    mt5_double_bind,
+];
+
 /// The paper's qualitative findings (its §4.1, §4.2 and §5), each checked on the
-/// rows of the paper's procedure: the files as given, on every model. Rows of a
-/// lower-cased copy ([`SeatRow::lowercased_copy`]), the comparison the paper only
-/// suggests (§4.2), are left out.
+/// rows of the paper's procedure: the files as given, on the models that read
+/// Turkish ([`turkish_capable`]). Rows of a lower-cased copy
+/// ([`SeatRow::lowercased_copy`]), the comparison the paper only suggests (§4.2),
+/// are left out. Without a Turkish-capable model every finding is "cannot tell",
+/// and the other models' numbers are shown as numbers, never as a verdict.
 pub fn findings(rows: &[SeatRow]) -> Vec<Finding> {
-    let rows: Vec<SeatRow> = rows
+    let (turkish, stand_ins): (Vec<SeatRow>, Vec<SeatRow>) = rows
         .iter()
         .filter(|r| !r.lowercased_copy)
         .cloned()
-        .collect();
-    let rows = rows.as_slice();
-    vec![
-        sentence_beats_word(rows),
-        word_has_larger_effects(rows),
-        names_vs_terms(rows),
-        c4_only_mt5(rows),
-        uncased_beats_cased(rows),
-        large_beats_base(rows),
-        religious_beats_mixed(rows),
-        mbert_likable(rows),
-        mt5_double_bind(rows),
-    ]
+        .partition(|r| turkish_capable(&r.model));
+    CHECKS
+        .iter()
+        .map(|check| {
+            let mut f = check(&turkish);
+            if turkish.is_empty() {
+                f.evidence = "no Turkish-capable model ran (BERTurk, mBERT, mT5, or another \
+                              whose id names Turkish or multilingual coverage)"
+                    .to_owned();
+                let on_stand_ins = check(&stand_ins);
+                if on_stand_ins.verdict != Verdict::CannotTell {
+                    f.evidence.push_str(&format!(
+                        "; on the stand-ins, numbers only: {}",
+                        on_stand_ins.evidence
+                    ));
+                }
+            }
+            f
+        })
+        .collect()
 }
 
 /// The findings as a checklist table.
@@ -618,7 +1103,9 @@ mod tests {
 
     const TC: &str = "dbmdz/bert-base-turkish-cased";
     const TU: &str = "dbmdz/bert-base-turkish-uncased";
-    const LU: &str = "dbmdz/bert-large-turkish-uncased";
+    const LU: &str = "dbmdz/bert-base-turkish-128k-uncased";
+    const LC: &str = "dbmdz/bert-base-turkish-128k-cased";
+    const MINILM: &str = "sentence-transformers/all-MiniLM-L6-v2";
     const MC: &str = "bert-base-multilingual-cased";
     const MU: &str = "bert-base-multilingual-uncased";
     const MT5: &str = "google/mt5-base";
@@ -628,7 +1115,7 @@ mod tests {
     #[test]
     fn nothing_to_compare_means_cannot_tell() {
         let f = findings(&[]);
-        assert_eq!(f.len(), 9);
+        assert_eq!(f.len(), 17);
         assert!(f.iter().all(|f| f.verdict == CannotTell), "{f:?}");
     }
 
@@ -653,13 +1140,13 @@ mod tests {
         assert_eq!((f.verdict, f.section), (Holds, "§4.1"));
         assert_eq!(
             f.evidence,
-            "2 of 3 (model, test) pairs have a smaller p at sentence level"
+            "2 of 3 (model, test) pairs of Tests 6 and 8 have a smaller p at sentence level"
         );
         let f = word_has_larger_effects(&rows);
         assert_eq!(f.verdict, Holds);
         assert_eq!(
             f.evidence,
-            "3 of 3 (model, test) pairs have a larger |d| at word level"
+            "3 of 3 (model, test) pairs of Tests 6 and 8 have a larger |d| at word level"
         );
         // Larger effects at sentence level: the second half fails, the first stands.
         let rows = levels(0.2, -0.5);
@@ -739,12 +1226,294 @@ mod tests {
     }
 
     #[test]
-    fn large_and_base_berturk_by_mean_d() {
+    fn vocabularies_32k_and_128k_by_mean_d() {
         let rows = vec![r(TU, "weat6_tr", 0.5, 0.5), r(LU, "weat6_tr", 1.0, 0.5)];
-        assert_eq!(large_beats_base(&rows).verdict, Holds);
+        assert_eq!(vocabulary_128k_beats_32k(&rows).verdict, Holds);
         let rows = vec![r(TU, "weat6_tr", 1.5, 0.5), r(LU, "weat6_tr", 1.0, 0.5)];
-        assert_eq!(large_beats_base(&rows).verdict, DoesNotHold);
-        assert_eq!(large_beats_base(&rows[..1]).verdict, CannotTell);
+        assert_eq!(vocabulary_128k_beats_32k(&rows).verdict, DoesNotHold);
+        assert_eq!(vocabulary_128k_beats_32k(&rows[..1]).verdict, CannotTell);
+        // Casings are not crossed: 128k cased has no 32k cased to compare with.
+        let rows = vec![r(TU, "weat6_tr", 0.5, 0.5), r(LC, "weat6_tr", 1.0, 0.5)];
+        assert_eq!(vocabulary_128k_beats_32k(&rows).verdict, CannotTell);
+    }
+
+    /// The seven models of the paper's Table 2, as the hub names them: BERTurk exists at
+    /// base size only, so the paper's "large … mono 128k" rows are the 128k vocabularies,
+    /// and the size finding pairs each 32k checkpoint with the 128k one of its casing.
+    #[test]
+    fn the_papers_checkpoints_and_the_size_pairs() {
+        let ids: Vec<&str> = CHECKPOINTS.iter().map(|c| c.id).collect();
+        assert_eq!(
+            ids,
+            [
+                "dbmdz/bert-base-turkish-cased",
+                "dbmdz/bert-base-turkish-uncased",
+                "dbmdz/bert-base-turkish-128k-cased",
+                "dbmdz/bert-base-turkish-128k-uncased",
+                "bert-base-multilingual-cased",
+                "bert-base-multilingual-uncased",
+                "google/mt5-base",
+            ]
+        );
+        let large: Vec<&str> = CHECKPOINTS
+            .iter()
+            .filter(|c| c.size == PaperSize::Large)
+            .map(|c| c.table_2.unwrap())
+            .collect();
+        assert_eq!(
+            large,
+            [
+                "BERTurk (large, cased) mono 128k",
+                "BERTurk (large, uncased) mono 128k"
+            ]
+        );
+        let rows: Vec<SeatRow> = ids.iter().map(|m| r(m, "weat6_tr", 0.5, 0.5)).collect();
+        assert_eq!(
+            vocabulary_pairs(&rows),
+            [
+                (
+                    "dbmdz/bert-base-turkish-128k-cased",
+                    "dbmdz/bert-base-turkish-cased"
+                ),
+                (
+                    "dbmdz/bert-base-turkish-128k-uncased",
+                    "dbmdz/bert-base-turkish-uncased"
+                ),
+            ]
+        );
+        // A local folder named as the checkpoint is that checkpoint.
+        assert_eq!(
+            checkpoint("/models/bert-base-turkish-128k-uncased").map(|c| c.id),
+            Some(LU)
+        );
+        assert_eq!(checkpoint(MINILM), None);
+        assert!(turkish_capable(MT5) && turkish_capable("FacebookAI/xlm-roberta-base"));
+        assert!(!turkish_capable(MINILM));
+        // Only the model's own name counts, not the folders it sits in.
+        assert!(!turkish_capable("/data/turkish/all-MiniLM-L6-v2"));
+    }
+
+    /// An English stand-in gives numbers, never a verdict: every finding is "cannot
+    /// tell", and where a check could count on the stand-in, its counts are shown.
+    #[test]
+    fn a_stand_in_gives_no_verdict() {
+        let rows = vec![
+            r(MINILM, "weat6_tr", 0.9, 0.20),
+            r(MINILM, "sent-weat6_tr", 0.5, 0.01),
+            r(MINILM, "weat4_tr", 0.1, 0.95),
+        ];
+        let f = findings(&rows);
+        assert!(f.iter().all(|f| f.verdict == CannotTell), "{f:?}");
+        assert!(
+            f.iter()
+                .all(|f| f.evidence.starts_with("no Turkish-capable model ran")),
+            "{f:?}"
+        );
+        assert!(
+            f[0].evidence.ends_with(
+                "; on the stand-ins, numbers only: 1 of 1 (model, test) pairs of Tests 6 and 8 \
+                 have a smaller p at sentence level"
+            ),
+            "{}",
+            f[0].evidence
+        );
+        // Beside a Turkish-capable model, the stand-in's rows are left out of the verdict.
+        let mut both = rows.clone();
+        both.extend([
+            r(TC, "weat6_tr", 0.9, 0.01),
+            r(TC, "sent-weat6_tr", 0.5, 0.20),
+        ]);
+        let f = findings(&both);
+        assert_eq!(f[0].verdict, DoesNotHold);
+        assert_eq!(
+            f[0].evidence,
+            "0 of 1 (model, test) pairs of Tests 6 and 8 have a smaller p at sentence level"
+        );
+    }
+
+    #[test]
+    fn the_level_finding_is_checked_on_tests_6_and_8_and_ours_wider() {
+        // C4 and C7 at both levels count only in our wider check.
+        let rows = vec![
+            r(TC, "weat6_tr", 0.9, 0.20),
+            r(TC, "sent-weat6_tr", 0.5, 0.01),
+            r(TC, "weat4_tr", 0.9, 0.01),
+            r(TC, "sent-weat4_tr", 0.5, 0.20),
+            r(TC, "weat7_tr", 0.9, 0.01),
+            r(TC, "sent-weat7_tr", 0.5, 0.20),
+        ];
+        assert_eq!(sentence_beats_word(&rows).verdict, Holds);
+        let f = levels_wider(&rows);
+        assert_eq!(
+            (f.verdict, f.section),
+            (DoesNotHold, "§4.1 (our extension)")
+        );
+        assert_eq!(
+            f.evidence,
+            "smaller p at sentence level in 1 of 3 (model, test) pairs; larger |d| at word \
+             level in 3 of 3"
+        );
+    }
+
+    #[test]
+    fn test_8_on_multilingual_models_by_level() {
+        let rows = vec![
+            r(MC, "weat8_tr", 0.9, 0.30),
+            r(MC, "sent-weat8_tr", 0.5, 0.01),
+            r(MT5, "weat8b_tr", 0.9, 0.60),
+            r(MT5, "sent-weat8b_tr", 0.5, 0.02),
+            // Monolingual: not part of the claim.
+            r(TC, "weat8_tr", 0.9, 0.01),
+        ];
+        let f = test_8_multilingual(&rows);
+        assert_eq!(f.verdict, Holds);
+        assert_eq!(
+            f.evidence,
+            "multilingual models, C8 (main, b, religious): 0 of 2 word-level and 2 of 2 \
+             sentence-level results with p < 0.05"
+        );
+        let mut word_significant = rows.clone();
+        word_significant[0].p_value = 0.04;
+        assert_eq!(test_8_multilingual(&word_significant).verdict, DoesNotHold);
+        assert_eq!(test_8_multilingual(&rows[4..]).verdict, CannotTell);
+    }
+
+    #[test]
+    fn c4_at_word_level_significant_for_no_model() {
+        let rows = vec![
+            r(TC, "weat4_tr", 0.1, 0.97),
+            r(MT5, "weat4b_tr", 0.1, 0.50),
+            r(MT5, "sent-weat4_tr", 0.4, 0.01),
+        ];
+        let f = c4_word_insignificant(&rows);
+        assert_eq!(f.verdict, Holds);
+        assert_eq!(
+            f.evidence,
+            "0 of 2 word-level C4 results (main, b, religious) with p < 0.05; 1 with p > 0.9"
+        );
+        let mut one = rows.clone();
+        one[1].p_value = 0.03;
+        assert_eq!(c4_word_insignificant(&one).verdict, DoesNotHold);
+        assert_eq!(c4_word_insignificant(&rows[2..]).verdict, CannotTell);
+    }
+
+    #[test]
+    fn monolingual_models_less_biased_by_share_of_significant_results() {
+        let rows = vec![
+            r(TC, "weat6_tr", 0.1, 0.01),
+            r(TC, "weat7_tr", 0.1, 0.50),
+            r(MC, "weat6_tr", 0.1, 0.01),
+            r(MC, "weat7_tr", 0.1, 0.01),
+            r(MINILM, "weat6_tr", 0.1, 0.50),
+        ];
+        let f = monolingual_less_biased(&rows);
+        assert_eq!(f.verdict, Holds);
+        assert_eq!(
+            f.evidence,
+            "share of results with p < 0.05: monolingual 0.50 (1 model), multilingual 1.00 \
+             (1 model)"
+        );
+        assert_eq!(monolingual_less_biased(&rows[..2]).verdict, CannotTell);
+    }
+
+    #[test]
+    fn berturk_and_mbert_pick_up_the_double_bind() {
+        let rows = vec![
+            r(TC, "heilman_double_bind_competent_one_word_tr", 0.5, 0.01),
+            r(MU, "heilman_double_bind_likable_1_tr", 0.5, 0.20),
+            r(
+                MC,
+                "sent-heilman_double_bind_competent_one_word_tr",
+                0.5,
+                0.03,
+            ),
+            // mT5 is not part of this claim.
+            r(MT5, "heilman_double_bind_likable_1_tr", 0.5, 0.90),
+        ];
+        let f = double_bind_picked_up(&rows);
+        assert_eq!(f.verdict, Holds);
+        assert_eq!(
+            f.evidence,
+            "2 of 3 BERTurk/mBERT models have a Double Bind test with p < 0.05"
+        );
+        assert_eq!(double_bind_picked_up(&rows[1..]).verdict, DoesNotHold);
+        assert_eq!(double_bind_picked_up(&rows[3..]).verdict, CannotTell);
+    }
+
+    #[test]
+    fn bleached_and_unbleached_agree() {
+        let [(b, u), (br, ur), _] = BLEACHED_UNBLEACHED;
+        let rows = vec![
+            r(TC, b, 0.5, 0.01),
+            r(TC, u, 0.5, 0.02),
+            r(TC, br, 0.5, 0.30),
+            r(TC, ur, 0.5, 0.40),
+            r(MC, b, 0.5, 0.01),
+            r(MC, u, 0.5, 0.40),
+        ];
+        let f = context_neutral(&rows);
+        assert_eq!(f.verdict, Holds);
+        assert_eq!(
+            f.evidence,
+            "2 of 3 (model, test) bleached/unbleached pairs agree on p < 0.05 (1 with p < 0.05 \
+             in both)"
+        );
+        assert_eq!(context_neutral(&rows[4..]).verdict, DoesNotHold);
+        assert_eq!(context_neutral(&rows[..1]).verdict, CannotTell);
+    }
+
+    #[test]
+    fn unbleached_on_the_smaller_models_and_likable_nowhere() {
+        let [competent, religious] = COMPETENT_UNBLEACHED;
+        let rows = vec![
+            r(TU, competent, 0.3, 0.20),
+            r(MT5, religious, 0.3, 0.60),
+            // The paper's "large" BERTurk is not one of the smaller models.
+            r(LU, competent, 0.42, 0.01),
+        ];
+        let f = unbleached_insignificant_on_smaller_models(&rows);
+        assert_eq!(f.verdict, Holds);
+        assert_eq!(
+            f.evidence,
+            "0 of 2 unbleached competent results of the paper's base models with p < 0.05"
+        );
+        assert_eq!(
+            unbleached_insignificant_on_smaller_models(&rows[2..]).verdict,
+            CannotTell
+        );
+        let likable = mbert((1.2, 0.005), (0.4, 0.2));
+        let f = likable_insignificant(&likable);
+        assert_eq!(f.verdict, DoesNotHold);
+        assert_eq!(f.evidence, "4 of 8 likable results with p < 0.05");
+        // The two statements of the paper cannot both hold on the same rows.
+        assert_eq!(mbert_likable(&likable).verdict, Holds);
+    }
+
+    #[test]
+    fn figure_1_rows_in_the_papers_order_copies_last() {
+        let rows = vec![
+            r(MINILM, "weat6_tr", 0.1, 0.5),
+            copy(r(TU, "weat6_tr", 0.1, 0.5)),
+            r(MT5, "weat6_tr", 0.1, 0.5),
+            r(TU, "weat6_tr", 0.1, 0.5),
+            r(TC, "weat6_tr", 0.1, 0.5),
+            copy(r(MINILM, "weat6_tr", 0.1, 0.5)),
+            r(LU, "weat6_tr", 0.1, 0.5),
+        ];
+        let order: Vec<(String, bool)> = figure_1_order(&rows)
+            .into_iter()
+            .map(|r| (r.model, r.lowercased_copy))
+            .collect();
+        let want = [
+            (TC, false),
+            (TU, false),
+            (LU, false),
+            (MT5, false),
+            (MINILM, false),
+            (TU, true),
+            (MINILM, true),
+        ];
+        assert_eq!(order, want.map(|(m, c)| (m.to_owned(), c)).to_vec());
     }
 
     #[test]
@@ -856,7 +1625,8 @@ mod tests {
             r(TC, "weat6_tr", 0.1, 0.01),
             copy(r(TU, "weat7_tr", 0.9, 0.01)),
         ];
-        assert_eq!(findings(&rows)[4].verdict, DoesNotHold);
+        assert_eq!(findings(&rows)[8].claim, uncased_beats_cased(&rows).claim);
+        assert_eq!(findings(&rows)[8].verdict, DoesNotHold);
         assert_eq!(uncased_beats_cased(&rows).verdict, Holds);
     }
 

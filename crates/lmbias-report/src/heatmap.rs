@@ -109,7 +109,9 @@ impl Marks {
     pub fn key(self) -> &'static str {
         match self {
             Marks::Stars => "* p<0.05   ** p<0.01   *** p<0.001",
-            Marks::Caglidil => "† p<0.1 (marginal)   * p<0.05   ** p<0.01",
+            Marks::Caglidil => {
+                "our marks at the paper's thresholds: † p<0.1 (marginal)   * p<0.05   ** p<0.01"
+            }
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use lmbias_metrics::chi2::chi2_equal_within_rows;
 use lmbias_studies::probe::{Association, PAPER_WIDTH, ProbeRun, ProbeStep};
 
 use crate::table::Table;
@@ -58,17 +59,32 @@ pub fn step_markdown(step: &ProbeStep, order: ClassOrder<'_>) -> String {
     format!(
         "{}\n\n{}\n",
         table.to_markdown().trim_end(),
-        association_line(&step.association)
+        association_line(step)
     )
 }
 
-fn association_line(association: &Association) -> String {
-    match association {
+/// The test of the step's table in both of Dusi's readings: the test of independence
+/// first (the p the paper prints for its Table 1), then the fit to the null the paper
+/// states, "equal probabilities for each predicted class" within each stereotyped value.
+fn association_line(step: &ProbeStep) -> String {
+    match &step.association {
         Association::Tested { chi2, dof, p_value } => {
-            format!(
-                "χ² = {chi2:.4} (df = {dof}, no Yates correction), p = {}",
+            let mut line = format!(
+                "χ² test of independence = {chi2:.4} (df = {dof}, no Yates correction), p = {}",
                 p_text(*p_value)
-            )
+            );
+            // Rows are the stereotyped classes: each row's fit to equal predicted classes.
+            if let Ok(fit) = chi2_equal_within_rows(&step.table) {
+                let _ = write!(
+                    line,
+                    "; fit to equal predicted classes within each stereotyped value: χ² = {:.4} \
+                     (df = {}), p = {}",
+                    fit.chi2,
+                    fit.df,
+                    p_text(fit.p_value)
+                );
+            }
+            line
         }
         Association::NotTestable { reason } => format!("not testable: {reason}"),
     }
@@ -134,6 +150,63 @@ pub fn summary_table(runs: &[ProbeRun]) -> Table {
             significant.to_string(),
             format!("{testable}/{}", run.sweep.len()),
         ]);
+    }
+    table
+}
+
+/// The file of a run's p-against-n figure: one per model and pair, as Dusi's Figure 1
+/// draws each pair.
+pub fn figure_file(run: &ProbeRun) -> String {
+    format!(
+        "{}-{}-p-vs-n.svg",
+        crate::file_stem(&run.model),
+        crate::file_stem(&run.pair)
+    )
+}
+
+/// Dusi's Figure 1 finding ("Lower values of n … give a clean representation") set
+/// beside ours: per run, each quarter of the sweep (n from 2 to the model's width)
+/// with how many of its sizes have p < 0.05 and their median p, so where along n
+/// the association is clearest can be read off. Numbers only: the paper's finding is
+/// about its model, so no verdict is drawn.
+pub fn n_quarters_table(runs: &[ProbeRun]) -> Table {
+    let mut table = Table::new([
+        "model",
+        "pair",
+        "first quarter of n",
+        "second",
+        "third",
+        "fourth",
+    ]);
+    for run in runs {
+        let width = run.width().max(1);
+        let mut cells = vec![run.model.clone(), run.pair.clone()];
+        for quarter in 0..4 {
+            let steps: Vec<&ProbeStep> = run
+                .sweep
+                .iter()
+                .filter(|s| (s.n.max(1) * 4 - 1) / width == quarter)
+                .collect();
+            let (Some(first), Some(last)) = (steps.first(), steps.last()) else {
+                cells.push("–".to_owned());
+                continue;
+            };
+            let mut ps: Vec<f64> = steps.iter().filter_map(|s| s.p_value()).collect();
+            ps.sort_by(f64::total_cmp);
+            let significant = ps.iter().filter(|p| **p < 0.05).count();
+            let median = match ps.len() {
+                0 => "none testable".to_owned(),
+                n if n % 2 == 1 => format!("median p {}", p_text(ps[n / 2])),
+                n => format!("median p {}", p_text((ps[n / 2 - 1] + ps[n / 2]) / 2.0)),
+            };
+            cells.push(format!(
+                "n {}–{}: {significant}/{} p < 0.05, {median}",
+                first.n,
+                last.n,
+                steps.len()
+            ));
+        }
+        table.push(cells);
     }
     table
 }
@@ -291,6 +364,32 @@ mod tests {
             md.contains(
                 "m / gender × salary: the paper's n = 42 exceeds the model's width 2.\n\n\
                  m / gender × salary at n = 2, the paper's share of the width (42 of 768, 2 of 2):"
+            ),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn quarters_of_the_sweep_count_significant_sizes() {
+        let significant = table_1();
+        let not = step(vec![vec![30, 31], vec![29, 30]]);
+        let untestable = step(vec![vec![30, 0], vec![25, 0]]);
+        // Width 8: quarters n ≤ 2, 3–4, 5–6, 7–8.
+        let sweep = vec![
+            at(2, &significant),
+            at(3, &significant),
+            at(4, &not),
+            at(5, &not),
+            at(6, &untestable),
+            at(7, &not),
+            at(8, &not),
+        ];
+        let md = n_quarters_table(&[run(0, 8, sweep)]).to_markdown();
+        assert!(
+            md.ends_with(
+                "| m | religion × adjectives | n 2–2: 1/1 p < 0.05, median p 1.20e-7 | \
+                 n 3–4: 1/2 p < 0.05, median p 0.499 | n 5–6: 0/2 p < 0.05, median p 0.998 | \
+                 n 7–8: 0/2 p < 0.05, median p 0.998 |\n"
             ),
             "{md}"
         );

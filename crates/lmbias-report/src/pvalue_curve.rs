@@ -40,7 +40,7 @@ const RIGHT: f64 = 200.0;
 const TOP: f64 = 44.0;
 const BOTTOM: f64 = 58.0;
 
-/// The figure as SVG text.
+/// The figure as SVG text; `title` may hold a subtitle after a newline.
 pub fn pvalue_curve(title: &str, series: &[PValueSeries]) -> String {
     let ns = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
     let (n_min, n_max) = ns.fold((usize::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
@@ -70,17 +70,21 @@ pub fn pvalue_curve(title: &str, series: &[PValueSeries]) -> String {
     };
 
     let mut svg = Svg::new(WIDTH, HEIGHT);
-    svg.text(
-        LEFT + plot_w / 2.0,
-        24.0,
-        title,
-        TextStyle {
-            size: 14.0,
-            anchor: Anchor::Middle,
-            bold: true,
-            ..TextStyle::default()
-        },
-    );
+    // Centred on the whole figure so that a long title keeps inside it; a second line
+    // (after a newline) is a smaller subtitle.
+    for (i, line) in title.lines().take(2).enumerate() {
+        svg.text(
+            WIDTH / 2.0,
+            if i == 0 { 20.0 } else { 36.0 },
+            line,
+            TextStyle {
+                size: if i == 0 { 14.0 } else { 11.0 },
+                anchor: Anchor::Middle,
+                bold: i == 0,
+                ..TextStyle::default()
+            },
+        );
+    }
 
     // Decade grid and labels; every k-th decade when there are many.
     let decades = -bottom_decade;
@@ -119,18 +123,20 @@ pub fn pvalue_curve(title: &str, series: &[PValueSeries]) -> String {
 
     let y05 = y_of(SIGNIFICANCE);
     svg.dashed_line(LEFT, y05, LEFT + plot_w, y05, RED, 1.5);
+    // The label sits in the right margin, beside the line's end, where no curve runs.
     svg.text(
-        LEFT + plot_w - 4.0,
-        y05 - 5.0,
+        LEFT + plot_w + 6.0,
+        y05 + 3.5,
         "p = 0.05",
         TextStyle {
             size: 10.0,
-            anchor: Anchor::End,
+            anchor: Anchor::Start,
             fill: RED,
             ..TextStyle::default()
         },
     );
 
+    let mut legend_y = TOP + 12.0;
     for (k, s) in series.iter().enumerate() {
         let colour = PALETTE[k % PALETTE.len()];
         for pair in s.points.windows(2) {
@@ -145,8 +151,12 @@ pub fn pvalue_curve(title: &str, series: &[PValueSeries]) -> String {
                 }
             }
         }
-        // Legend entry.
-        let ly = TOP + 12.0 + 34.0 * k as f64;
+        // Legend entry, in the right margin below the 0.05 label where they would meet.
+        let mut ly = legend_y;
+        if ly - 10.0 < y05 + 8.0 && ly + 22.0 > y05 - 10.0 {
+            ly = y05 + 22.0;
+        }
+        legend_y = ly + 34.0;
         let lx = LEFT + plot_w + 16.0;
         svg.line(lx, ly, lx + 22.0, ly, colour, 2.5);
         svg.text(lx + 28.0, ly + 4.0, &s.label, TextStyle::default());
@@ -285,6 +295,32 @@ mod tests {
             .matches("stroke=\"#0072b2\" stroke-width=\"1.6\"")
             .count();
         assert_eq!(blue, 2);
+    }
+
+    /// The 0.05 label is drawn right of the plot area, where no curve can run, and no
+    /// legend entry shares its height.
+    #[test]
+    fn the_significance_label_is_clear_of_every_curve() {
+        let svg = pvalue_curve("t", &demo());
+        let attr = |line: &str, name: &str| -> f64 {
+            line.split(&format!("{name}=\""))
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let label = svg
+            .lines()
+            .find(|l| l.ends_with(">p = 0.05</text>"))
+            .unwrap();
+        assert!(attr(label, "x") > WIDTH - RIGHT, "{label}");
+        let y = attr(label, "y");
+        for legend in svg.lines().filter(|l| l.contains("stroke-width=\"2.5\"")) {
+            assert!((attr(legend, "y1") - y).abs() > 12.0, "{legend} vs {label}");
+        }
     }
 
     #[test]

@@ -199,6 +199,23 @@ pub fn lowercased_copies(rows: &[SeatRow]) -> Vec<(String, usize)> {
     out
 }
 
+/// The rows that are distinct results: a lower-cased copy's row equal to the files as
+/// given (same model and test, same d and p: the tokenizer lower-cases, so the model saw
+/// the same text) is one result, not two.
+pub fn distinct_results(rows: &[SeatRow]) -> Vec<&SeatRow> {
+    let repeats = |copy: &SeatRow| {
+        copy.lowercased_copy
+            && rows.iter().any(|r| {
+                !r.lowercased_copy
+                    && r.model == copy.model
+                    && r.test == copy.test
+                    && r.effect_size == copy.effect_size
+                    && r.p_value == copy.p_value
+            })
+    };
+    rows.iter().filter(|r| !repeats(r)).collect()
+}
+
 fn cell(r: &SeatRow, p_of: fn(&SeatRow) -> f64) -> SeatCell {
     SeatCell {
         p_value: p_of(r),
@@ -403,5 +420,27 @@ mod tests {
         assert!(lines[0].ends_with(",coverage_flags,lost"), "{csv}");
         assert!(lines[1].ends_with(",,"), "{csv}");
         assert!(lines[2].ends_with(r#","attr2 ""unliked""""#), "{csv}");
+    }
+
+    #[test]
+    fn a_copy_equal_to_the_files_as_given_counts_once() {
+        let original = row("weat6_tr", vec![]);
+        let same = SeatRow {
+            lowercased_copy: true,
+            ..original.clone()
+        };
+        let other = SeatRow {
+            lowercased_copy: true,
+            test: "weat7_tr".into(),
+            ..original.clone()
+        };
+        let differs = SeatRow {
+            p_value: 0.02,
+            ..same.clone()
+        };
+        let rows = [original.clone(), same, other.clone()];
+        assert_eq!(distinct_results(&rows), [&original, &other]);
+        let rows = [original.clone(), differs.clone()];
+        assert_eq!(distinct_results(&rows), [&original, &differs]);
     }
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use lmbias_testing::model_dir;
+use lmbias_testing::{copy_fixture, model_dir};
 
 use crate::support::{tree, xtask};
 
@@ -77,7 +77,7 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
     }
     for id in [
         "emanjavacas/MacBERTh",
-        "dbmdz/bert-large-turkish-uncased",
+        "dbmdz/bert-base-turkish-128k-uncased",
         "bert-base-multilingual-cased",
     ] {
         assert!(
@@ -154,7 +154,9 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
         "seat/tr/figure-1.svg",
         "valence/bert-base-uncased-bias-k5.svg",
         "seat/en/seat-heatmap-holm.svg",
-        "probe/bert-base-uncased-p-vs-n.svg",
+        "probe/bert-base-uncased-religion_adjectives-p-vs-n.svg",
+        "probe/bert-base-uncased-gender_salary-p-vs-n.svg",
+        "probe/bert-base-uncased-ethnicity_criminality-p-vs-n.svg",
     ] {
         assert!(
             read(&out.join(figure)).starts_with("<svg"),
@@ -279,6 +281,53 @@ fn glove_runs_the_english_battery_and_caliskans_table() {
         "{report}"
     );
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The Turkish findings are about Turkish models: run on a model that reads no Turkish
+/// (a tiny fixture named by its folder), every finding is "cannot tell", and the
+/// stand-in's numbers, where a check could count them, are shown as numbers.
+#[test]
+fn the_turkish_findings_give_no_verdict_without_a_turkish_model() {
+    let root = std::env::temp_dir().join(format!("lmbias-stand-in-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let out = root.join("results");
+    // The tiny mT5 encoder (no position limit: it runs every Turkish test), in a folder
+    // whose name says nothing of Turkish: as far as the findings know, a stand-in.
+    let folder = copy_fixture("tiny-mt5", "stand-in");
+    let model = folder.display().to_string();
+    let output = xtask(
+        &[
+            "reproduce-paper",
+            "--models",
+            &model,
+            "--study",
+            "seat",
+            "--n-samples",
+            "200",
+            "--out",
+            &out.display().to_string(),
+        ],
+        &root.join("hf"),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "xtask failed:\n{stderr}");
+    let findings = read(&out.join("seat/tr/findings.csv"));
+    let rows: Vec<&str> = findings.lines().skip(1).collect();
+    assert_eq!(rows.len(), 17, "{findings}");
+    for row in &rows {
+        assert!(
+            row.contains(",cannot tell,\"no Turkish-capable model ran"),
+            "{row}"
+        );
+    }
+    // The level finding could be counted on the stand-in: its numbers are there, unjudged.
+    assert!(
+        rows[0].contains("; on the stand-ins, numbers only: "),
+        "{}",
+        rows[0]
+    );
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = std::fs::remove_dir_all(&folder);
 }
 
 /// A sweep of five fixture models (one with no MLM head, one whose Turkish battery
