@@ -49,6 +49,10 @@ mod sealed {
     impl Sealed for f64 {}
 }
 
+/// The most values [`WordVectors::with_capacity`] reserves up front (64 MiB of `f32`):
+/// a file's header is a hint, never a licence to allocate.
+pub const RESERVE_LIMIT: usize = 1 << 24;
+
 /// Vectors by word, all of one dimension and finite, each distinct word once.
 ///
 /// Rows are numbered from 0 in the order words were first added (file order), which is
@@ -101,10 +105,14 @@ impl<T: Float> WordVectors<T> {
     }
 
     /// An empty table with room for `rows` vectors of `dim` values (a file's header says
-    /// how many): a large file then loads without regrowing its buffer.
+    /// how many), up to [`RESERVE_LIMIT`] values: a large file then loads with little
+    /// regrowing, and a header claiming absurd sizes reserves no more than that (its
+    /// vectors then fail the width check line by line).
     pub fn with_capacity(rows: usize, dim: usize) -> Self {
         let mut table = Self::new();
-        table.values.reserve_exact(rows.saturating_mul(dim));
+        table
+            .values
+            .reserve_exact(rows.saturating_mul(dim).min(RESERVE_LIMIT));
         table.rows.reserve(rows);
         table
     }

@@ -168,7 +168,7 @@ pub enum WeatError {
     /// A sampled test needs at least the one imagined hit.
     #[error("n_samples must be at least 1")]
     NoSamples,
-    /// Enumerating every split would take too long ([`MAX_EXACT_WORK`]); refused before it starts.
+    /// Enumerating every split would take too long ([`MAX_TEST_WORK`]); refused before it starts.
     #[error(
         "an exact test over the {} splits of X ∪ Y ({x} + {y} items) would take about {} \
          (more than lmbias allows, about a minute): set n_samples below the number of splits \
@@ -183,6 +183,24 @@ pub enum WeatError {
         y: usize,
         /// `C(|X|+|Y|, |X|)`; `None` beyond `u128::MAX`.
         splits: Option<u128>,
+        /// The estimated time on two cores, in seconds.
+        estimate_s: f64,
+    },
+    /// Drawing that many random splits would take too long ([`MAX_TEST_WORK`]); refused
+    /// before it starts.
+    #[error(
+        "a sampled test of {samples} splits of X ∪ Y ({x} + {y} items) would take about {} \
+         (more than lmbias allows, about a minute): set n_samples lower (e.g. \
+         {DEFAULT_N_SAMPLES}, the default, or 1000000 for p down to 1e-6)",
+        duration(*estimate_s)
+    )]
+    SampledTooCostly {
+        /// |X|.
+        x: usize,
+        /// |Y|.
+        y: usize,
+        /// The splits asked for.
+        samples: u64,
         /// The estimated time on two cores, in seconds.
         estimate_s: f64,
     },
@@ -408,8 +426,10 @@ fn count_as_json_number<S: serde::Serializer>(
     }
 }
 
-/// The most work (in the units of the engines' cost estimate) an exact test may take; a larger
-/// one is refused up front with [`WeatError::ExactTooCostly`].
+/// The most work (in the units of the engines' cost estimate) a permutation test may take; a
+/// larger one is refused up front, exact ([`WeatError::ExactTooCostly`]) or sampled
+/// ([`WeatError::SampledTooCostly`]: 3·10^10 is about 5·10^8 splits of 32 + 32 scores, 1.7·10^8
+/// of 100 + 100).
 ///
 /// Measured on this project's 2-core test machine, shared with other jobs (`dev` profile, as
 /// `cargo test` and the Python package's default build), random scores, one-sided unless said:
@@ -427,9 +447,9 @@ fn count_as_json_number<S: serde::Serializer>(
 /// alternative) is the largest equal-size exact test; 2 × 25 is refused. The bound is an amount
 /// of work, not of time, so that whether a test runs never depends on the machine or its
 /// thread count.
-pub const MAX_EXACT_WORK: f64 = 3e10;
+pub const MAX_TEST_WORK: f64 = 3e10;
 
-/// Work units per second on two cores (measured, see [`MAX_EXACT_WORK`]), for the refusal's
+/// Work units per second on two cores (measured, see [`MAX_TEST_WORK`]), for the refusal's
 /// estimate.
 const WORK_PER_SECOND: f64 = 5e8;
 
@@ -438,8 +458,8 @@ const WORK_PER_SECOND: f64 = 5e8;
 /// A split counts when its statistic is ≥ the observed one as numpy computes both, so ties
 /// count as in sent-bias (its "conservative test"). The engine (module `permutation`) finds
 /// the splits whose sums are clearly above or below using exact integer arithmetic and
-/// recomputes only near-ties in numpy's order. An exact test whose estimated work exceeds
-/// [`MAX_EXACT_WORK`] is refused before it starts.
+/// recomputes only near-ties in numpy's order. A test whose estimated work exceeds
+/// [`MAX_TEST_WORK`] is refused before it starts.
 pub fn permutation_test(
     assoc: &Associations,
     options: &Options,
@@ -486,15 +506,15 @@ pub fn permutation_test_cancellable(
     // Two-sided with the observed split at the centre (S = its mirror): every split is at least as
     // far out. Counted directly, as the two tails would otherwise count each split twice.
     let every_split = tails.at_most.is_some_and(|lo| lo >= tails.at_least);
+    let tail_count = 1 + usize::from(tails.at_most.is_some());
     let cancelled = |_: permutation::Cancelled| WeatError::Cancelled;
     let (n_extreme, n_evaluated) = if exact {
         let total = n_partitions.map(|n| n as u64).unwrap_or_default();
         let count = if every_split {
             total
         } else {
-            let tail_count = 1 + usize::from(tails.at_most.is_some());
             let cost = permutation::exact_cost(scores.len(), nx, tail_count);
-            if cost.work > MAX_EXACT_WORK {
+            if cost.work > MAX_TEST_WORK {
                 return Err(WeatError::ExactTooCostly {
                     x: nx,
                     y: assoc.y.len(),
@@ -508,6 +528,15 @@ pub fn permutation_test_cancellable(
     } else {
         // sent-bias "hallucinates" one hit: with N samples the p-value cannot go below 1/N.
         let draws = options.n_samples - 1;
+        let work = permutation::sampled_work(scores.len(), nx, draws, tail_count);
+        if work > MAX_TEST_WORK {
+            return Err(WeatError::SampledTooCostly {
+                x: nx,
+                y: assoc.y.len(),
+                samples: options.n_samples,
+                estimate_s: work / WORK_PER_SECOND,
+            });
+        }
         let count = if every_split {
             draws
         } else {

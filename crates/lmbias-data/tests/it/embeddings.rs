@@ -234,6 +234,12 @@ fn bad_text_files_are_one_line_errors() {
             "emb.txt: line 2: \"ant\": 3 values, expected 2",
         ),
         ("2 0\n", "emb.txt: line 1: header: dimension 0"),
+        // A header claiming a huge width reserves nothing like it: the first vector is
+        // refused for its width (it aborted the process, asking for 4 TB).
+        (
+            "10 100000000000\nthe 0.1 0.2\n",
+            "emb.txt: line 2: \"the\": 2 values, expected 100000000000",
+        ),
         ("0 300\n", "emb.txt: no vectors"),
     ] {
         assert_eq!(parse(content).unwrap_err(), expected, "for {content:?}");

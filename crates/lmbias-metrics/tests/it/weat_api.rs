@@ -291,7 +291,7 @@ fn scores(n: usize, seed: u64) -> Vec<f64> {
 
 #[test]
 fn an_exact_test_beyond_the_bound_is_refused_before_it_starts() {
-    // 2 × 25 exact ran 99 s (MAX_EXACT_WORK's table); 2 × 30 would take hours.
+    // 2 × 25 exact ran 99 s (MAX_TEST_WORK's table); 2 × 30 would take hours.
     for (n, alternative) in [
         (25, Alternative::Greater),
         (25, Alternative::TwoSided),
@@ -386,6 +386,52 @@ fn one_against_a_thousand_is_enumerated_exactly() {
     let at_most = all.iter().filter(|&&s| s <= all[0]).count() as u64;
     assert!(p.exact);
     assert_eq!((p.n_evaluated, p.n_extreme), (1001, at_most));
+}
+
+/// A sampled test gets the exact one's cost guard: 10^18 splits of 32 + 32 scores (about 10^11
+/// seconds) is refused at once with its estimate, and the default it names runs.
+#[test]
+fn a_sampled_test_too_large_is_refused_at_once() {
+    let assoc = Associations::from_scores(scores(32, 1), scores(32, 2)).unwrap();
+    for alternative in [Alternative::Greater, Alternative::TwoSided] {
+        let options = Options {
+            n_samples: 1_000_000_000_000_000_000,
+            alternative,
+            ..Options::default()
+        };
+        let started = std::time::Instant::now();
+        let err = permutation_test(&assoc, &options).unwrap_err();
+        assert!(
+            started.elapsed().as_millis() < 500,
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(
+            matches!(err, WeatError::SampledTooCostly { x: 32, y: 32, samples, .. } if samples == options.n_samples),
+            "{err:?}"
+        );
+        let message = err.to_string();
+        assert!(
+            message.starts_with(
+                "a sampled test of 1000000000000000000 splits of X ∪ Y (32 + 32 items) would take \
+                 about "
+            ) && message.contains(" years (more than lmbias allows")
+                && message.ends_with(
+                    "set n_samples lower (e.g. 100000, the default, or 1000000 for p down to 1e-6)"
+                ),
+            "{message}"
+        );
+    }
+    // Within the bound (10^6 splits, a fraction of a second) it runs.
+    let p = permutation_test(
+        &assoc,
+        &Options {
+            n_samples: 1_000_000,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert!(!p.exact && p.n_evaluated == 1_000_000);
 }
 
 #[test]

@@ -294,6 +294,19 @@ impl<'a> Run<'a> {
                 ),
             });
         }
+        if s.batch > train.count() {
+            return Err(TrainError::Setting {
+                flag: "--batch",
+                value: s.batch.to_string(),
+                message: format!(
+                    "larger than the {} training sequence(s) of {} tokens: every batch would \
+                     hold sequences more than once; use --batch {} or less, or give more text",
+                    train.count(),
+                    s.max_len,
+                    train.count()
+                ),
+            });
+        }
         let masking = Masking {
             probability: s.mlm_probability,
             whole_word: s.whole_word,
