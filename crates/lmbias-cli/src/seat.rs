@@ -136,8 +136,8 @@ pub fn run(args: SeatArgs) -> Result<()> {
     let progress = crate::input::bar(Some(models.len()), "seat");
     let mut results = Vec::with_capacity(models.len());
     for (position, model) in &models {
-        let run = seat::run(model, &tests, &settings, &AtomicBool::new(false))
-            .with_context(|| format!("--model {}", model.name()))?;
+        // The study's errors name the model (and a test's file) already.
+        let run = seat::run(model, &tests, &settings, &AtomicBool::new(false))?;
         results.push((*position, run));
         progress.inc(1);
     }

@@ -41,7 +41,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::AtomicBool;
 
 use lmbias_data::association::{AssociationTest, Role};
-use lmbias_encoder::{Embedder, EncoderError, Layer, Pooling, check_finite};
+use lmbias_encoder::{Embedder, EncoderError, Layer, Pooling, check_finite, quote};
 use lmbias_metrics::correction;
 use lmbias_metrics::weat::{self, Associations, Options, WeatError};
 use rayon::prelude::*;
@@ -91,7 +91,7 @@ pub struct LostExample {
 
 impl std::fmt::Display for LostExample {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.set, lmbias_encoder::quote(&self.text))
+        write!(f, "{} {}", self.set, quote(&self.text))
     }
 }
 
@@ -327,7 +327,7 @@ pub enum SeatError {
     #[error("the battery has no tests")]
     NoTests,
     /// The model refused one text of the battery (too long, say).
-    #[error("model {model}: test {test}, set {set}: cannot encode {text:?}")]
+    #[error("model {model}: test {test}, set {set}: cannot encode {}", quote(text))]
     Encode {
         /// The model's name.
         model: String,
@@ -351,7 +351,10 @@ pub enum SeatError {
         source: Box<EncoderError>,
     },
     /// The tokenizer refused an example (finding lost ones) or a word (counting coverage).
-    #[error("model {model}: test {test}, set {set}: cannot tokenize {text:?}")]
+    #[error(
+        "model {model}: test {test}, set {set}: cannot tokenize {}",
+        quote(text)
+    )]
     Tokenize {
         /// The model's name.
         model: String,

@@ -168,6 +168,35 @@ fn unequal_target_sets_name_the_file_and_sets() {
     );
 }
 
+/// An example of 100,002 tokens: the error quotes its first 80 characters and its length,
+/// and names the model once (it was echoed whole, a 200 KB line, with the path twice).
+#[test]
+fn a_huge_example_is_quoted_short_and_the_model_named_once() {
+    let dir = Scratch::new("huge");
+    let path = dir.0.join("huge.jsonl");
+    let test = serde_json::json!({
+        "targ1": {"category": "X", "examples": ["w ".repeat(100_000) + "end", "a"]},
+        "targ2": {"category": "Y", "examples": ["b", "c"]},
+        "attr1": {"category": "A", "examples": ["d"]},
+        "attr2": {"category": "B", "examples": ["e"]},
+    });
+    std::fs::write(&path, test.to_string()).unwrap();
+    let model = tiny();
+    let err = one_line_error(&lmbias(&[
+        "--model",
+        &model,
+        "--test",
+        path.to_str().unwrap(),
+    ]));
+    assert!(err.len() < 600, "{} bytes: {}", err.len(), &err[..600]);
+    assert_eq!(err.matches(model.as_str()).count(), 1, "{err}");
+    assert!(
+        err.contains("test huge, set targ1: cannot encode \"w w w")
+            && err.contains("… (200003 characters)"),
+        "{err}"
+    );
+}
+
 #[test]
 fn an_empty_directory_is_an_error() {
     let dir = Scratch::new("empty");
