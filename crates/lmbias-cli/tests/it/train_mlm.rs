@@ -84,6 +84,7 @@ fn bad_input_is_refused_in_one_line() {
     let dir = scratch_dir("bad");
     let out = dir.join("model");
     let o = out.to_str().unwrap();
+    let (tiny_dir, corpus_file) = (tiny(), corpus());
     let empty = dir.join("empty.txt");
     std::fs::write(&empty, "\n  \n").unwrap();
     let e = empty.to_str().unwrap();
@@ -132,6 +133,38 @@ fn bad_input_is_refused_in_one_line() {
         &out,
         "--batch 100000: larger than the ",
     );
+    // Shapes whose training cannot fit in memory are refused before any allocation (a
+    // trillion positions aborted the process; 48 layers of 4096 × 10^6 climbed toward TB).
+    for shape in [
+        &["--max-positions", "1000000000000"][..],
+        &[
+            "--hidden",
+            "4096",
+            "--heads",
+            "32",
+            "--intermediate",
+            "1000000",
+            "--layers",
+            "48",
+        ][..],
+    ] {
+        let mut args = vec![
+            "train-mlm",
+            "--scratch",
+            "--tokenizer",
+            tiny_dir.as_str(),
+            "--corpus",
+            corpus_file.as_str(),
+            "--output",
+            o,
+        ];
+        args.extend(shape);
+        refused(
+            &args,
+            &out,
+            "GB to train (f32 weights, gradients and AdamW's two moments)",
+        );
+    }
     let no_tokenizer = dir.join("no-tokenizer");
     std::fs::create_dir_all(&no_tokenizer).unwrap();
     refused(

@@ -92,9 +92,61 @@ pub struct BertShape {
     pub max_positions: usize,
 }
 
+/// The shape as the command line gives it, for messages.
+impl std::fmt::Display for BertShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "--layers {} --hidden {} --heads {} --intermediate {} --max-positions {}",
+            self.layers, self.hidden, self.heads, self.intermediate, self.max_positions
+        )
+    }
+}
+
+impl BertShape {
+    /// Parameters of a `BertForMaskedLM` of this shape over `vocab_size` pieces (embeddings,
+    /// layers, the MLM head with its decoder tied), counted exactly in u128.
+    pub fn parameters(&self, vocab_size: usize) -> u128 {
+        let (h, i, l) = (
+            self.hidden as u128,
+            self.intermediate as u128,
+            self.layers as u128,
+        );
+        let type_vocab = default_type_vocab_size() as u128;
+        let embeddings = (vocab_size as u128 + self.max_positions as u128 + type_vocab) * h + 2 * h;
+        // Q, K, V, output (weights and biases), two LayerNorms, the feed-forward pair.
+        let layer = 4 * (h * h + h) + 2 * 2 * h + (h * i + i) + (i * h + h);
+        // The head's transform, its LayerNorm and the decoder's bias.
+        let head = h * h + h + 2 * h + vocab_size as u128;
+        embeddings + l * layer + head
+    }
+}
+
+/// Bytes per parameter of a training run: the f32 weight, its gradient and AdamW's two moments.
+const TRAINING_BYTES_PER_PARAMETER: u128 = 16;
+
+/// The machine's memory from `/proc/meminfo` (Linux), or `None` where it cannot be read.
+fn machine_memory() -> Option<u128> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u128 = info
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
+}
+
+/// Where the machine's memory cannot be read, the largest training lmbias starts (1 TiB).
+const MEMORY_WHEN_UNKNOWN: u128 = 1 << 40;
+
 impl BertConfig {
     /// A new model's config: `shape`, a vocabulary of `vocab_size`, and
-    /// transformers' defaults (GELU, dropout 0.1, two token types, eps 1e-12).
+    /// transformers' defaults (GELU, dropout 0.1, two token types, eps 1e-12). A shape
+    /// whose training would need more memory than the machine has is refused here, before
+    /// anything is allocated.
     pub(crate) fn scratch(shape: BertShape, vocab_size: usize) -> Result<Self, String> {
         if shape.heads == 0 || !shape.hidden.is_multiple_of(shape.heads) {
             return Err(format!(
@@ -104,6 +156,21 @@ impl BertConfig {
         }
         if shape.layers == 0 || shape.intermediate == 0 || shape.max_positions == 0 {
             return Err("--layers, --intermediate and --max-positions must be above 0".into());
+        }
+        let parameters = shape.parameters(vocab_size);
+        let needed = parameters.saturating_mul(TRAINING_BYTES_PER_PARAMETER);
+        let memory = machine_memory();
+        if needed > memory.unwrap_or(MEMORY_WHEN_UNKNOWN) {
+            let gb = |bytes: u128| bytes as f64 / 1e9;
+            return Err(format!(
+                "{parameters} parameters (vocabulary {vocab_size}) need at least {:.1} GB to \
+                 train (f32 weights, gradients and AdamW's two moments), more than {}",
+                gb(needed),
+                match memory {
+                    Some(m) => format!("this machine's {:.1} GB", gb(m)),
+                    None => format!("the {:.0} GB lmbias allows", gb(MEMORY_WHEN_UNKNOWN)),
+                }
+            ));
         }
         Ok(Self {
             vocab_size,
@@ -384,6 +451,36 @@ mod tests {
     use burn::tensor::TensorData;
 
     use super::*;
+
+    /// all-MiniLM-L6-v2's shape as a BertForMaskedLM (decoder tied, no pooler): 22,744,506
+    /// parameters, as transformers counts them: embeddings (30522 + 512 + 2) × 384 + 768,
+    /// six layers of 1,774,464, the head 384 × 384 + 384 + 768 + 30522.
+    #[test]
+    fn parameters_of_a_shape() {
+        let minilm = BertShape {
+            layers: 6,
+            hidden: 384,
+            heads: 12,
+            intermediate: 1536,
+            max_positions: 512,
+        };
+        assert_eq!(minilm.parameters(30522), 22_744_506);
+        assert_eq!(
+            minilm.to_string(),
+            "--layers 6 --hidden 384 --heads 12 --intermediate 1536 --max-positions 512"
+        );
+        // A trillion positions is refused before anything is allocated.
+        let huge = BertShape {
+            max_positions: 1_000_000_000_000,
+            ..minilm
+        };
+        let err = BertConfig::scratch(huge, 30522).unwrap_err();
+        assert!(
+            err.starts_with("384000022547898 parameters (vocabulary 30522) need at least "),
+            "{err}"
+        );
+        assert!(BertConfig::scratch(minilm, 30522).is_ok());
+    }
 
     /// transformers' ACT2FN["gelu" | "gelu_new" | "relu" | "tanh"] on these inputs (transformers 5.24,
     /// torch 2.15, rounded to 7 decimals).

@@ -451,7 +451,7 @@ impl<'a> Run<'a> {
                 BertConfig::scratch(*shape, tokenizer.vocab_size()).map_err(|message| {
                     TrainError::Setting {
                         flag: "--scratch",
-                        value: format!("{shape:?}"),
+                        value: shape.to_string(),
                         message,
                     }
                 })?;
