@@ -67,6 +67,75 @@ fn a_trained_folder_serves_fill_mask() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A model trained from scratch with each kind of tokenizer lmbias reads (vocab.txt alone,
+/// tokenizer.json, DeBERTa's spm.model, ALBERT's spiece.model) carries the tokenizer's files
+/// and loads again (a DeBERTa-v3 tokenizer's spm.model was not copied: "no tokenizer found").
+#[test]
+fn a_scratch_model_keeps_every_kind_of_tokenizer() {
+    let dir = scratch_dir("kinds");
+    // ALBERT's folder without its tokenizer.json: spiece.model is then the tokenizer.
+    let albert = dir.join("albert-spiece");
+    std::fs::create_dir_all(&albert).unwrap();
+    for name in ["spiece.model", "tokenizer_config.json"] {
+        std::fs::copy(
+            lmbias_testing::model_dir("tiny-albert-mlm").join(name),
+            albert.join(name),
+        )
+        .unwrap();
+    }
+    for (kind, tokenizer, file) in [
+        (
+            "wordpiece",
+            lmbias_testing::model_dir("tiny-bert-mlm-bin"),
+            "vocab.txt",
+        ),
+        (
+            "json",
+            lmbias_testing::model_dir("tiny-modernbert-mlm"),
+            "tokenizer.json",
+        ),
+        (
+            "spm",
+            lmbias_testing::model_dir("tiny-deberta-v3-mlm"),
+            "spm.model",
+        ),
+        ("spiece", albert.clone(), "spiece.model"),
+    ] {
+        let out = dir.join(kind);
+        let (ok, _, stderr) = lmbias(&[
+            "train-mlm",
+            "--scratch",
+            "--tokenizer",
+            tokenizer.to_str().unwrap(),
+            "--corpus",
+            &corpus(),
+            "--output",
+            out.to_str().unwrap(),
+            "--steps",
+            "1",
+            "--batch",
+            "2",
+            "--max-len",
+            "32",
+            "--held-out",
+            "0",
+        ]);
+        assert!(ok, "{kind}: {stderr}");
+        assert!(out.join(file).is_file(), "{kind}: {file} not copied");
+        let input = dir.join("input.txt");
+        std::fs::write(&input, "Thou art more lovely.\n").unwrap();
+        let (ok, stdout, stderr) = lmbias(&[
+            "embed",
+            "--model",
+            out.to_str().unwrap(),
+            "--input",
+            input.to_str().unwrap(),
+        ]);
+        assert!(ok && !stdout.is_empty(), "{kind}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Exit 1 and one line on stderr containing `names`; no output folder.
 fn refused(args: &[&str], out: &std::path::Path, names: &str) {
     let (ok, _, stderr) = lmbias(args);

@@ -11,13 +11,15 @@ use super::{TrainError, TrainingReport};
 use crate::bert::BertForMaskedLm;
 use crate::weights::ExportedWeights;
 
-/// The tokenizer files transformers reads, copied when the source has them.
-const TOKENIZER_FILES: [&str; 5] = [
+/// The files transformers reads beside the tokenizer's own, copied when the source has them.
+const TOKENIZER_SIDE_FILES: [&str; 6] = [
     "tokenizer_config.json",
     "special_tokens_map.json",
-    "vocab.txt",
-    "spiece.model",
     "added_tokens.json",
+    // A slow tokenizer's vocabulary: RoBERTa's BPE, CamemBERT's and XLM-R's SentencePiece.
+    "vocab.json",
+    "merges.txt",
+    "sentencepiece.bpe.model",
 ];
 
 /// Refuses an output that exists, and one whose folder cannot be written,
@@ -84,7 +86,13 @@ impl<'a> Folder<'a> {
         ExportedWeights::collect(|out| self.model.save(out))
             .write(&dir.join("model.safetensors"))?;
         let source = self.tokenizer.dir();
-        for name in TOKENIZER_FILES {
+        // Every tokenizer file lmbias reads (tokenizer.json, written unpadded, below), so
+        // that the folder loads whatever kind its tokenizer is, and transformers' own.
+        let copied = lmbias_text::TOKENIZER_FILES
+            .into_iter()
+            .filter(|name| *name != "tokenizer.json")
+            .chain(TOKENIZER_SIDE_FILES);
+        for name in copied {
             let from = source.join(name);
             if from.is_file() {
                 std::fs::copy(&from, dir.join(name))
