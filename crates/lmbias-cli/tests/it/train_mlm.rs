@@ -136,6 +136,73 @@ fn a_scratch_model_keeps_every_kind_of_tokenizer() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Two trainings on one --output: the second is refused at once, naming the first's process
+/// (it trained all its steps, then failed "Directory not empty", leaving a folder behind);
+/// once the first has gone, however it ended, the output is free again.
+#[test]
+fn a_second_training_on_the_same_output_is_refused_at_once() {
+    let dir = scratch_dir("lock");
+    let out = dir.join("model");
+    let args = |steps: &str| -> Vec<String> {
+        [
+            "train-mlm",
+            "--from",
+            &tiny(),
+            "--corpus",
+            &corpus(),
+            "--output",
+            out.to_str().unwrap(),
+            "--steps",
+            steps,
+            "--batch",
+            "2",
+            "--max-len",
+            "32",
+            "--checkpoint-every",
+            "0",
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    };
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_lmbias"))
+        .args(args("1000000"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The first holds the lock once its process id is in the lock file.
+    let lock = dir.join("model.lock");
+    let pid = first.id().to_string();
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&lock).ok().as_deref() != Some(pid.as_str()) {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the first run never locked"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let args_two = args("2");
+    let refs: Vec<&str> = args_two.iter().map(String::as_str).collect();
+    let started = std::time::Instant::now();
+    let (ok, _, stderr) = lmbias(&refs);
+    assert!(!ok && started.elapsed().as_secs() < 30, "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "model: another training (process {pid}) is writing it: wait for it to end or choose \
+             another --output"
+        )),
+        "{stderr}"
+    );
+    // Killed outright, the first leaves its lock file unlocked: the next run takes it.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let (ok, _, stderr) = lmbias(&refs);
+    assert!(ok, "{stderr}");
+    assert!(out.join("config.json").is_file() && !lock.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Exit 1 and one line on stderr containing `names`; no output folder.
 fn refused(args: &[&str], out: &std::path::Path, names: &str) {
     let (ok, _, stderr) = lmbias(args);

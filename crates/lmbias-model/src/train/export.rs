@@ -39,6 +39,68 @@ pub(super) fn check_output(output: &Path) -> Result<(), TrainError> {
     Ok(())
 }
 
+/// `OUTPUT.lock`, held for a whole run: an operating-system lock on the file, released
+/// when the process ends however it ends, so that a second run on the same output is
+/// refused at once instead of training all its steps to fail at the end. The file names
+/// its holder's process id; it is removed when the run ends.
+pub(super) struct OutputLock {
+    path: PathBuf,
+    _file: std::fs::File,
+}
+
+impl Drop for OutputLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Takes `output`'s lock (see [`OutputLock`]), then refuses an output that appeared
+/// meanwhile; call after [`check_output`], which makes the parent folder.
+pub(super) fn lock_output(output: &Path) -> Result<OutputLock, TrainError> {
+    use std::io::{Read, Seek, Write};
+    let mut name = output.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    let path = output.with_file_name(name);
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| TrainError::io(&path, "cannot create the lock file", e))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = match holder.trim() {
+                pid if !pid.is_empty() && pid.len() <= 20 => format!(" (process {pid})"),
+                _ => String::new(),
+            };
+            return Err(TrainError::Output {
+                path: output.to_path_buf(),
+                message: format!(
+                    "another training{holder} is writing it: wait for it to end or choose \
+                     another --output"
+                ),
+                source: None,
+            });
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(TrainError::io(&path, "cannot lock the output", e));
+        }
+    }
+    let write_pid = |file: &mut std::fs::File| {
+        file.set_len(0)?;
+        file.rewind()?;
+        write!(file, "{}", std::process::id())
+    };
+    write_pid(&mut file).map_err(|e| TrainError::io(&path, "cannot write the lock file", e))?;
+    let lock = OutputLock { path, _file: file };
+    check_output(output)?;
+    Ok(lock)
+}
+
 /// `output.tmp-PID`, beside it (a rename within one file system).
 fn temporary(output: &Path) -> PathBuf {
     let mut name = output.file_name().unwrap_or_default().to_os_string();

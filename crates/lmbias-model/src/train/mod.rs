@@ -249,6 +249,7 @@ impl<'a> Run<'a> {
     ) -> Result<TrainingReport, TrainError> {
         let s = &self.settings;
         export::check_output(output)?;
+        let _lock = export::lock_output(output)?;
         let checkpoints = checkpoint_dir(output);
         let resumed = checkpoint::find(&checkpoints, resume)?;
 
