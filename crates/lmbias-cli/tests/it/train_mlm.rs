@@ -203,6 +203,99 @@ fn a_second_training_on_the_same_output_is_refused_at_once() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Killed outright (SIGKILL) at moments spread over the run, checkpointing every step, a
+/// training always leaves a checkpoint `--resume` accepts once it has written one (no
+/// relaunch is ever refused), and the resumed runs end with the uninterrupted run's weights.
+#[test]
+fn a_run_killed_at_any_moment_resumes_to_the_uninterrupted_weights() {
+    let dir = scratch_dir("kill");
+    let args = |out: &std::path::Path, resume: bool| -> Vec<String> {
+        let mut args: Vec<String> = [
+            "train-mlm",
+            "--from",
+            &tiny(),
+            "--corpus",
+            &corpus(),
+            "--output",
+            out.to_str().unwrap(),
+            "--steps",
+            "200",
+            "--batch",
+            "2",
+            "--max-len",
+            "32",
+            "--checkpoint-every",
+            "1",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        if resume {
+            args.push("--resume".into());
+        }
+        args
+    };
+    let whole = dir.join("whole");
+    let refs = |a: &[String]| a.iter().map(String::clone).collect::<Vec<_>>();
+    let plain = refs(&args(&whole, false));
+    let (ok, _, stderr) = lmbias(&plain.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(ok, "{stderr}");
+
+    let cut = dir.join("cut");
+    let checkpoint = dir.join("cut.checkpoint");
+    let (mut kills, mut resumed_kills) = (0, 0);
+    for round in 0..40 {
+        let started = checkpoint.exists()
+            || std::fs::read_dir(&dir).unwrap().flatten().any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("cut.checkpoint.")
+            });
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_lmbias"))
+            .args(args(&cut, started))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Moments spread over start-up, steps and checkpoint writes (a fixed sequence;
+        // 200 steps take about a second and a half here).
+        let wait_ms = 40 + (round * 97) % 400;
+        std::thread::sleep(std::time::Duration::from_millis(wait_ms as u64));
+        let pid = child.id();
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // Killed, or finished before the signal: never refused.
+        assert!(
+            output.status.success() || output.status.code().is_none(),
+            "round {round}: {stderr}"
+        );
+        if output.status.code().is_none() {
+            kills += 1;
+            resumed_kills += usize::from(started);
+        }
+        if cut.join("model.safetensors").is_file() {
+            break;
+        }
+    }
+    assert!(
+        kills >= 3 && resumed_kills >= 2,
+        "{kills} kills, {resumed_kills} of resumed runs: the test did not interrupt the run"
+    );
+    if !cut.join("model.safetensors").is_file() {
+        let last = args(&cut, true);
+        let (ok, _, stderr) = lmbias(&last.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(ok, "{stderr}");
+    }
+    let bytes = |d: &std::path::Path| std::fs::read(d.join("model.safetensors")).unwrap();
+    assert!(bytes(&whole) == bytes(&cut), "the resumed weights differ");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cut.join("training.json")).unwrap()).unwrap();
+    assert!(report["resumed_from"].as_u64().is_some(), "{report}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Exit 1 and one line on stderr containing `names`; no output folder.
 fn refused(args: &[&str], out: &std::path::Path, names: &str) {
     let (ok, _, stderr) = lmbias(args);

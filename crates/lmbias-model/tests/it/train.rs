@@ -278,6 +278,116 @@ fn a_resumed_run_computes_what_an_uninterrupted_one_does() {
     std::fs::remove_dir_all(&cut).unwrap();
 }
 
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A checkpoint is believed only when its digest (written last) verifies: an edited step,
+/// a missing part or a missing digest is a one-line error naming the file, and a step
+/// beyond the settings is refused even with a matching digest. A complete copy left beside
+/// the checkpoint by an interrupted replacement is found and continued to the
+/// uninterrupted run's weights.
+#[test]
+fn a_checkpoint_is_believed_only_when_its_digest_verifies() {
+    use sha2::{Digest, Sha256};
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let passages = passages();
+    let corpus = CorpusText {
+        name: "corpus.txt",
+        sha256: "0",
+        passages: &passages,
+    };
+    let s = TrainSettings {
+        checkpoint_every: 4,
+        ..settings(10)
+    };
+    let start = start("tiny-bert-mlm");
+    let whole = out_dir("digest-whole");
+    let run = Run::new(&start, corpus, s.clone(), DeviceKind::Cpu).unwrap();
+    run.train(&whole, false, &mut |_| {}).unwrap();
+    let cut = out_dir("digest-cut");
+    let interrupted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run.train(&cut, false, &mut |p| assert!(p.step < 6, "interrupted"))
+    }));
+    assert!(interrupted.is_err());
+    let dir = checkpoint_dir(&cut);
+    assert!(dir.join("digest.json").is_file());
+    let pristine = out_dir("digest-pristine");
+    copy_tree(&dir, &pristine);
+    let restore = || {
+        let _ = std::fs::remove_dir_all(&dir);
+        copy_tree(&pristine, &dir);
+    };
+    let resume_error = || run.train(&cut, true, &mut |_| {}).unwrap_err().to_string();
+
+    // The state edited to claim more steps (it resumed, reporting step 99999).
+    let state_path = dir.join("state.json");
+    let mut state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap();
+    state["step"] = serde_json::json!(9);
+    std::fs::write(&state_path, state.to_string()).unwrap();
+    let err = resume_error();
+    assert_eq!(
+        err,
+        format!(
+            "{}: --resume: does not match the checkpoint's digest.json: it was changed after \
+             the checkpoint was written; remove the checkpoint to start anew",
+            state_path.display()
+        )
+    );
+    // The same edit with its digest recomputed: the step cannot belong to this run.
+    state["step"] = serde_json::json!(99999);
+    std::fs::write(&state_path, state.to_string()).unwrap();
+    let digest_path = dir.join("digest.json");
+    let mut digests: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&digest_path).unwrap()).unwrap();
+    let sha = format!("{:x}", Sha256::digest(std::fs::read(&state_path).unwrap()));
+    digests["sha256"]["state.json"] = serde_json::json!(sha);
+    std::fs::write(&digest_path, digests.to_string()).unwrap();
+    let err = resume_error();
+    assert!(
+        err.ends_with(
+            "state.json: step 99999 with 4 losses cannot be a checkpoint of a run of 10 steps \
+             (remove the checkpoint to start anew)"
+        ),
+        "{err}"
+    );
+    // A part missing (the model folder, as a kill -9 left it), or the digest itself.
+    restore();
+    std::fs::remove_dir_all(dir.join("model")).unwrap();
+    let err = resume_error();
+    assert!(
+        err.ends_with("config.json: --resume: missing: the checkpoint is incomplete; remove the checkpoint to start anew"),
+        "{err}"
+    );
+    restore();
+    std::fs::remove_file(&digest_path).unwrap();
+    assert!(resume_error().starts_with(&format!("{}: --resume: missing", digest_path.display())));
+    // Interrupted while replacing: the complete checkpoint had stepped aside.
+    restore();
+    let aside = dir.with_file_name(format!(
+        "{}.prev-4242",
+        dir.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::rename(&dir, &aside).unwrap();
+    let report = run.train(&cut, true, &mut |_| {}).unwrap();
+    assert_eq!(report.resumed_from, Some(4));
+    let bytes = |d: &Path| std::fs::read(d.join("model.safetensors")).unwrap();
+    assert!(bytes(&whole) == bytes(&cut), "the resumed weights differ");
+    assert!(!dir.exists() && !aside.exists());
+    for d in [&whole, &cut, &pristine] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
 /// One line, naming what is at fault; no folder, checkpoint or staging copy left.
 fn refused(
     result: Result<lmbias_model::train::TrainingReport, TrainError>,
