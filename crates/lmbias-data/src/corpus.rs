@@ -2,7 +2,7 @@
 //!
 //! A corpus is one passage a line: a text file (lines trimmed, blank lines skipped) or, when
 //! the file name ends in `.jsonl`, JSON lines, one object a line with a string field `"text"`
-//! (other fields ignored). It is read and checked whole before training starts, so that a bad
+//! (other fields ignored); a passage longer than [`MAX_PASSAGE_BYTES`] is cut at white space. It is read and checked whole before training starts, so that a bad
 //! line fails at once rather than hours in, and it keeps the sha256 of the file's bytes: a
 //! trained model's cache key and provenance name the corpus by it.
 //!
@@ -64,7 +64,9 @@ impl Corpus {
                 line.to_owned()
             };
             let trimmed = passage.trim();
-            if !trimmed.is_empty() {
+            if trimmed.len() > MAX_PASSAGE_BYTES {
+                passages.extend(blocks(trimmed).map(str::to_owned));
+            } else if !trimmed.is_empty() {
                 passages.push(if trimmed.len() == passage.len() {
                     passage
                 } else {
@@ -106,6 +108,38 @@ impl Corpus {
     pub fn sha256(&self) -> &str {
         &self.sha256
     }
+}
+
+/// The longest passage kept whole, in bytes. A longer line (a file without newlines, say)
+/// is cut into passages of at most this size at white space: tokenizing one huge passage
+/// took about 115 times its size in memory, and as one passage it could only fall wholly
+/// into the training or the held-out share.
+pub const MAX_PASSAGE_BYTES: usize = 10_000;
+
+/// `text` in pieces of at most [`MAX_PASSAGE_BYTES`], each ending at white space where
+/// there is some (else at a character boundary), trimmed, none empty.
+fn blocks(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            return None;
+        }
+        if rest.len() <= MAX_PASSAGE_BYTES {
+            return Some(std::mem::take(&mut rest));
+        }
+        let mut cut = MAX_PASSAGE_BYTES;
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let end = rest[..cut]
+            .rfind(char::is_whitespace)
+            .filter(|&at| at > 0)
+            .unwrap_or(cut);
+        let (block, after) = rest.split_at(end);
+        rest = after;
+        Some(block.trim_end())
+    })
 }
 
 /// The `"text"` of JSON line `line` (counting from 1).

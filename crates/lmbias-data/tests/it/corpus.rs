@@ -1,7 +1,7 @@
 //! Training corpora read from disk: the file's digest is what `sha256sum` prints, and a file
 //! that cannot be read is a one-line error naming it, with the system's reason once.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use lmbias_data::corpus::{Corpus, CorpusError};
 
@@ -42,4 +42,32 @@ fn a_missing_corpus_is_one_line_naming_it() {
         "{line}"
     );
     assert!(!line.contains('\n'));
+}
+
+/// A file without newlines (one 1 MB line) is cut into passages of at most
+/// MAX_PASSAGE_BYTES at white space, every word kept whole and in order.
+#[test]
+fn a_line_without_end_is_cut_into_passages_at_white_space() {
+    use lmbias_data::corpus::MAX_PASSAGE_BYTES;
+    let words: Vec<String> = (0..150_000).map(|i| format!("w{i}")).collect();
+    let text = words.join(" ");
+    let corpus = Corpus::from_slice(Path::new("one-line.txt"), text.as_bytes()).unwrap();
+    let passages = corpus.passages();
+    assert!(
+        passages.len() > text.len() / MAX_PASSAGE_BYTES,
+        "{}",
+        passages.len()
+    );
+    assert!(
+        passages
+            .iter()
+            .all(|p| p.len() <= MAX_PASSAGE_BYTES && !p.is_empty())
+    );
+    let rejoined: Vec<&str> = passages.iter().flat_map(|p| p.split(' ')).collect();
+    assert_eq!(rejoined, words);
+    // A block without white space is cut at a character boundary.
+    let long = "é".repeat(MAX_PASSAGE_BYTES);
+    let corpus = Corpus::from_slice(Path::new("x.txt"), long.as_bytes()).unwrap();
+    assert_eq!(corpus.passages().concat(), long);
+    assert_eq!(corpus.passages().len(), 2);
 }
