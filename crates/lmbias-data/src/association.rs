@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use lmbias_encoder::quote;
 use serde::{Deserialize, Serialize};
 
-use crate::read::{ReadError, read, strip_bom};
+use crate::read::{DATASET, ReadError, read, strip_bom};
 
 /// One of the four sets of an association test: the one vocabulary for them in lmbias.
 ///
@@ -180,7 +180,7 @@ impl AssociationTest {
 
     /// Reads one test file; its name is the file stem.
     pub fn from_path(path: &Path, options: &LoadOptions) -> Result<Self, AssociationError> {
-        Self::from_slice(path, &read(path)?, options)
+        Self::from_slice(path, &read(path, DATASET)?, options)
     }
 
     /// Parses a test file's contents; `path` names it (and its stem names the test).

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 
 pub use bible::{BibleError, Verse, bible_verses};
 
-use crate::read::{ReadError, strip_bom};
+use crate::read::{CORPUS, ReadError, read_capped, strip_bom};
 
 /// The passages of a corpus file, in file order, each trimmed and non-empty.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub struct Corpus {
 impl Corpus {
     /// Reads and checks a corpus file; its format is told by its name (`.jsonl` or text).
     pub fn read(path: &Path) -> Result<Corpus, CorpusError> {
-        let bytes = std::fs::read(path).map_err(|e| ReadError::new(path, e))?;
+        let bytes = read_capped(path, CORPUS)?;
         Corpus::from_slice(path, &bytes)
     }
 

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use lmbias_encoder::quote;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
-use crate::read::{ReadError, read, strip_bom};
+use crate::read::{EMBEDDINGS, ReadError, read, strip_bom};
 use crate::word_vectors::{WordVectors, WordVectorsError};
 
 /// Vectors keyed by the exact text they embed, all of one dimension and finite, so that a
@@ -34,7 +34,7 @@ pub struct Embeddings {
 impl Embeddings {
     /// Reads and validates an embeddings file in either format.
     pub fn from_path(path: &Path) -> Result<Self, EmbeddingsError> {
-        Self::from_slice(path, &read(path)?)
+        Self::from_slice(path, &read(path, EMBEDDINGS)?)
     }
 
     /// Parses a file's contents; `path` names it in errors.

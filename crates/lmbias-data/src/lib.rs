@@ -9,7 +9,7 @@ pub mod association;
 pub mod corpus;
 pub mod embeddings;
 pub mod probe;
-mod read;
+pub mod read;
 pub mod valence;
 pub mod word_vectors;
 

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::read::{ReadError, read, read_to_string};
+use crate::read::{DATASET, ReadError, read, read_to_string};
 
 /// One word and its class.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,7 +122,7 @@ pub fn load_word_list(path: &Path) -> Result<WordList, ProbeDataError> {
         file: path.to_path_buf(),
         problem,
     };
-    let bytes = read(path)?;
+    let bytes = read(path, DATASET)?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .trim(csv::Trim::All)

@@ -66,22 +66,107 @@ pub fn skip_bom(reader: &mut impl BufRead) -> io::Result<()> {
     ))
 }
 
-/// The bytes of `path`, without a leading byte-order mark.
-pub(crate) fn read(path: &Path) -> Result<Vec<u8>, ReadError> {
-    let mut bytes = std::fs::read(path).map_err(|e| ReadError::new(path, e))?;
+/// The most bytes lmbias reads from one file of a kind: checked against the file's size
+/// before reading and enforced while reading, so that `/dev/zero`, a FIFO or an endless
+/// file stops with an error instead of filling memory. [`MAX_FILE_MB`] raises every cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cap {
+    /// What the file is, for the message ("dataset", "corpus", "shard").
+    pub kind: &'static str,
+    /// The cap in MiB, before [`MAX_FILE_MB`].
+    pub mib: u64,
+}
+
+/// Association tests, valence datasets, word lists, templates.
+pub const DATASET: Cap = Cap {
+    kind: "dataset",
+    mib: 256,
+};
+/// Precomputed vectors (`--embeddings`): JSON or a whole word2vec/GloVe text file.
+pub const EMBEDDINGS: Cap = Cap {
+    kind: "embeddings",
+    mib: 8192,
+};
+/// A training corpus.
+pub const CORPUS: Cap = Cap {
+    kind: "corpus",
+    mib: 4096,
+};
+/// A `--save`d shard of a sweep.
+pub const SHARD: Cap = Cap {
+    kind: "shard",
+    mib: 1024,
+};
+
+/// The environment variable that sets every cap, in MiB, for files larger than the defaults.
+pub const MAX_FILE_MB: &str = "LMBIAS_MAX_FILE_MB";
+
+impl Cap {
+    /// The cap in bytes: [`MAX_FILE_MB`] when it is set to a number, else this kind's.
+    pub fn bytes(self) -> u64 {
+        let mib = std::env::var(MAX_FILE_MB)
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(self.mib);
+        mib.saturating_mul(1 << 20)
+    }
+
+    /// The error for a file over the cap.
+    fn exceeded(self) -> io::Error {
+        let bytes = self.bytes();
+        let size = if bytes % (1 << 20) == 0 {
+            format!("{} MiB", bytes >> 20)
+        } else {
+            format!("{bytes} bytes")
+        };
+        io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!(
+                "larger than {size} (the limit for {} files; set {MAX_FILE_MB} to raise it)",
+                self.kind
+            ),
+        )
+    }
+}
+
+/// The bytes of `path`, at most `cap`: a larger file is an error before anything is read
+/// when its size is known, and as soon as the reading passes the cap otherwise.
+pub fn read_capped(path: &Path, cap: Cap) -> Result<Vec<u8>, ReadError> {
+    use io::Read;
+    let fail = |e| ReadError::new(path, e);
+    let file = std::fs::File::open(path).map_err(fail)?;
+    let limit = cap.bytes();
+    let known = file.metadata().map_err(fail)?;
+    if known.is_file() && known.len() > limit {
+        return Err(fail(cap.exceeded()));
+    }
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(fail)?;
+    if bytes.len() as u64 > limit {
+        return Err(fail(cap.exceeded()));
+    }
+    Ok(bytes)
+}
+
+/// The bytes of `path`, at most `cap`, without a leading byte-order mark.
+pub(crate) fn read(path: &Path, cap: Cap) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = read_capped(path, cap)?;
     let bom = bytes.len() - strip_bom(&bytes).len();
     bytes.drain(..bom);
     Ok(bytes)
 }
 
-/// The text of `path`, without a leading byte-order mark; invalid UTF-8 is an I/O error of
-/// kind `InvalidData`.
+/// The text of `path` (a [`DATASET`] file), without a leading byte-order mark; invalid
+/// UTF-8 is an I/O error of kind `InvalidData`.
 pub(crate) fn read_to_string(path: &Path) -> Result<String, ReadError> {
-    let mut text = std::fs::read_to_string(path).map_err(|e| ReadError::new(path, e))?;
-    if text.starts_with('\u{feff}') {
-        text.drain(..'\u{feff}'.len_utf8());
-    }
-    Ok(text)
+    String::from_utf8(read(path, DATASET)?).map_err(|e| {
+        ReadError::new(
+            path,
+            io::Error::new(io::ErrorKind::InvalidData, e.utf8_error()),
+        )
+    })
 }
 
 #[cfg(test)]

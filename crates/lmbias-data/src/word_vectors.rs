@@ -49,6 +49,10 @@ mod sealed {
     impl Sealed for f64 {}
 }
 
+/// The longest line of a word-vector text file: a 300-dimensional vector takes about
+/// 3 KB; a longer line is not a vector.
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+
 /// The most values [`WordVectors::with_capacity`] reserves up front (64 MiB of `f32`):
 /// a file's header is a hint, never a licence to allocate.
 pub const RESERVE_LIMIT: usize = 1 << 24;
@@ -178,10 +182,25 @@ impl<T: Float> WordVectors<T> {
         let (mut buf, mut number, mut values) = (Vec::new(), 0usize, Vec::<T>::new());
         loop {
             buf.clear();
-            if reader.read_until(b'\n', &mut buf).map_err(read_error)? == 0 {
+            // At most MAX_LINE_BYTES and one more: a line without end (/dev/zero) stops there.
+            let limit = MAX_LINE_BYTES as u64 + 1;
+            if std::io::Read::take(&mut reader, limit)
+                .read_until(b'\n', &mut buf)
+                .map_err(read_error)?
+                == 0
+            {
                 break;
             }
             number += 1;
+            if buf.len() > MAX_LINE_BYTES {
+                return Err(at_line(
+                    number,
+                    format!(
+                        "longer than {} MiB: not a vector line",
+                        MAX_LINE_BYTES >> 20
+                    ),
+                ));
+            }
             let line = std::str::from_utf8(&buf).map_err(|e| {
                 let column = e.valid_up_to() + 1;
                 at_line(number, format!("not UTF-8 (bad byte at column {column})"))

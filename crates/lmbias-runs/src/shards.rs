@@ -67,10 +67,13 @@ where
     let mut stamps = Vec::with_capacity(paths.len());
     let mut files: Vec<ShardFile<M, C, T>> = Vec::with_capacity(paths.len());
     for path in paths {
-        let bytes = std::fs::read(path).map_err(|source| RunError::ShardIo {
-            path: path.clone(),
-            source,
-        })?;
+        let bytes =
+            lmbias_data::read::read_capped(path, lmbias_data::read::SHARD).map_err(|e| {
+                RunError::ShardIo {
+                    path: path.clone(),
+                    source: e.source,
+                }
+            })?;
         let (stamp, file) = shard::decode(&bytes, kind).map_err(|source| RunError::ShardFile {
             path: path.clone(),
             source,

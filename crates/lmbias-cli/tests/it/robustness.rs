@@ -435,3 +435,109 @@ fn a_test_folder_refuses_dangling_links_and_skips_hidden_files() {
         std::fs::remove_file(dir.join(name)).unwrap();
     }
 }
+
+/// Every data file lmbias reads is capped: `/dev/zero` (or any endless or huge file) given
+/// as a test, dataset, word list, templates, corpus or shard stops with one line naming the
+/// file and the limit, instead of reading until memory runs out (`seat --merge /dev/zero`
+/// grew to 20.7 GB). The caps are lowered to 1 MiB here so the test reads little; a vector
+/// text file stops at its first line of over 16 MiB.
+#[test]
+fn endless_files_stop_at_their_kind_s_cap() {
+    let scratch = Scratch::new("caps");
+    let zero = "/dev/zero";
+    let templates = repo().join("datasets/probe/templates.txt");
+    let religion = repo().join("datasets/probe/religion.csv");
+    let adjectives = repo().join("datasets/probe/adjectives.csv");
+    let out = scratch.path("model");
+    let model = tiny();
+    let weat1 = repo()
+        .join("datasets/seat/en/weat1.jsonl")
+        .display()
+        .to_string();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["seat", "--model", &model, "--test", zero], "dataset"),
+        (
+            vec!["valence", "--model", &model, "--dataset", zero],
+            "dataset",
+        ),
+        (
+            vec![
+                "probe",
+                "--model",
+                &model,
+                "--protected",
+                zero,
+                "--stereotyped",
+                adjectives.to_str().unwrap(),
+                "--templates",
+                templates.to_str().unwrap(),
+            ],
+            "dataset",
+        ),
+        (
+            vec![
+                "probe",
+                "--model",
+                &model,
+                "--protected",
+                religion.to_str().unwrap(),
+                "--stereotyped",
+                adjectives.to_str().unwrap(),
+                "--templates",
+                zero,
+            ],
+            "dataset",
+        ),
+        (
+            vec![
+                "train-mlm",
+                "--from",
+                &model,
+                "--corpus",
+                zero,
+                "--output",
+                &out,
+            ],
+            "corpus",
+        ),
+        (vec!["seat", "--merge", zero, "--merge", zero], "shard"),
+        (
+            vec!["weat", "--embeddings", zero, "--test", &weat1],
+            "embeddings",
+        ),
+    ];
+    for (args, kind) in cases {
+        let output = Command::new(env!("CARGO_BIN_EXE_lmbias"))
+            .args(&args)
+            .env("LMBIAS_MAX_FILE_MB", "1")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{args:?}");
+        let line = one_line(&stderr);
+        assert!(
+            line.contains("/dev/zero")
+                && line.ends_with(&format!(
+                    "larger than 1 MiB (the limit for {kind} files; set LMBIAS_MAX_FILE_MB to \
+                     raise it)"
+                )),
+            "{args:?}: {line}"
+        );
+    }
+    // Static vectors stream line by line: an endless line is refused at 16 MiB.
+    let vectors = scratch.0.join("vectors.txt");
+    std::os::unix::fs::symlink(zero, &vectors).unwrap();
+    let input = scratch.file("input.txt", "a\n");
+    let (ok, _, stderr) = lmbias(&[
+        "embed",
+        "--model",
+        vectors.to_str().unwrap(),
+        "--input",
+        &input,
+    ]);
+    assert!(!ok);
+    assert!(
+        one_line(&stderr).ends_with("vectors.txt: line 1: longer than 16 MiB: not a vector line"),
+        "{stderr}"
+    );
+}
