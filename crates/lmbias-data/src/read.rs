@@ -87,6 +87,16 @@ pub const EMBEDDINGS: Cap = Cap {
     kind: "embeddings",
     mib: 8192,
 };
+/// A model's or tokenizer's settings (config.json, tokenizer_config.json, …).
+pub const CONFIG: Cap = Cap {
+    kind: "config",
+    mib: 16,
+};
+/// A tokenizer's vocabulary (tokenizer.json, vocab.txt, spm.model, spiece.model).
+pub const TOKENIZER: Cap = Cap {
+    kind: "tokenizer",
+    mib: 512,
+};
 /// A training corpus.
 pub const CORPUS: Cap = Cap {
     kind: "corpus",

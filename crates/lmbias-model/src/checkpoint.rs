@@ -372,12 +372,14 @@ impl Checkpoint {
 
 /// Parse a JSON file, naming the file in any error.
 pub(crate) fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ModelError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
-        path: path.to_path_buf(),
-        doing: "read",
-        source,
+    let text = lmbias_data::read::read_capped(path, lmbias_data::read::CONFIG).map_err(|e| {
+        ModelError::Io {
+            path: path.to_path_buf(),
+            doing: "read",
+            source: e.source,
+        }
     })?;
-    serde_json::from_str(&text).map_err(|source| ModelError::Config {
+    serde_json::from_slice(&text).map_err(|source| ModelError::Config {
         path: path.to_path_buf(),
         source,
     })

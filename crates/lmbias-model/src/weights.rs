@@ -87,7 +87,14 @@ impl WeightsFile {
             doing: "read",
             source,
         };
-        std::fs::File::open(&path).map_err(io)?;
+        let file = std::fs::File::open(&path).map_err(io)?;
+        // A device or a pipe (a link to /dev/zero, say) would be read without end.
+        if !file.metadata().map_err(io)?.is_file() {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file",
+            )));
+        }
         let fail = |source: Box<dyn std::error::Error + Send + Sync>| ModelError::Weights {
             path: path.clone(),
             source,

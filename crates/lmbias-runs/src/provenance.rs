@@ -134,6 +134,13 @@ pub(crate) fn sha256_file(path: &Path) -> Result<String, RunError> {
         source,
     };
     let mut file = std::fs::File::open(path).map_err(read)?;
+    // A device or a pipe (a link to /dev/zero, say) would be read without end.
+    if !file.metadata().map_err(read)?.is_file() {
+        return Err(read(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        )));
+    }
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     loop {

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use lmbias_data::read::CONFIG;
 use serde_json::{Map, Value};
 
 use crate::TextError;
@@ -40,7 +41,7 @@ pub(crate) struct JsonFile {
 impl JsonFile {
     /// `None` when the file does not exist; an error when it exists but is not a JSON object.
     pub(crate) fn read_optional(path: PathBuf) -> Result<Option<Self>, TextError> {
-        let bytes = match std::fs::read(&path) {
+        let bytes = match crate::read(&path, CONFIG) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(TextError::file(path, e)),

@@ -12,6 +12,7 @@
 
 use std::path::Path;
 
+use lmbias_data::read::TOKENIZER;
 use serde_json::{Value, json};
 
 use crate::TextError;
@@ -34,7 +35,7 @@ pub(crate) struct SentencePieceModel {
 
 impl SentencePieceModel {
     pub(crate) fn read(path: &Path) -> Result<Self, TextError> {
-        let bytes = std::fs::read(path).map_err(|e| TextError::file(path, e))?;
+        let bytes = crate::read(path, TOKENIZER).map_err(|e| TextError::file(path, e))?;
         let bad = |field: &str, message: String| TextError::field(path, field, message);
         let mut pieces = Vec::new();
         let mut unk_id = None;

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use lmbias_data::read::TOKENIZER;
 use tokenizers::normalizers::{NormalizerWrapper, Precompiled};
 use tokenizers::{NormalizedString, Normalizer};
 
@@ -44,7 +45,8 @@ impl Tokenizer {
         let spiece_path = dir.join("spiece.model");
         let spm_path = dir.join("spm.model");
         let mut inner = if json_path.is_file() {
-            let bytes = std::fs::read(&json_path).map_err(|e| TextError::file(&json_path, e))?;
+            let bytes =
+                crate::read(&json_path, TOKENIZER).map_err(|e| TextError::file(&json_path, e))?;
             let mut document: serde_json::Value = serde_json::from_slice(&bytes)
                 .map_err(|e| TextError::file(&json_path, format!("invalid JSON: {e}")))?;
             let unigram = document["model"]["type"] == "Unigram";

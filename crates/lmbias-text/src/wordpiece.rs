@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use lmbias_data::read::TOKENIZER;
 use serde_json::{Value, json};
 use tokenizers::normalizers::BertNormalizer;
 
@@ -116,7 +117,7 @@ pub(crate) fn bert_normalizer(config: &TokenizerConfig) -> Result<BertNormalizer
 /// text mode turns `\r\n` and `\r` into `\n`, only the newline is stripped, and a
 /// token listed twice keeps its last line.
 fn read_vocab(path: &Path) -> Result<BTreeMap<String, u32>, TextError> {
-    let bytes = std::fs::read(path).map_err(|e| TextError::file(path, e))?;
+    let bytes = crate::read(path, TOKENIZER).map_err(|e| TextError::file(path, e))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         TextError::file(
             path,

@@ -524,10 +524,62 @@ fn endless_files_stop_at_their_kind_s_cap() {
             "{args:?}: {line}"
         );
     }
+    // A model folder whose config, tokenizer or weights are a link to /dev/zero (embed spun
+    // at 100 % CPU for ever) or too large: one line naming the file.
+    let input = scratch.file("one.txt", "a\n");
+    // (file, replaced by a /dev/zero link or by a regular 2 MiB file, file dropped, message)
+    for (file, link, drop, says) in [
+        (
+            "config.json",
+            true,
+            None,
+            "larger than 1 MiB (the limit for config files",
+        ),
+        // Not a regular file, tokenizer.json is not taken for the tokenizer (vocab.txt is),
+        // but the model's provenance digest reads it: refused there.
+        ("tokenizer.json", true, None, "not a regular file"),
+        (
+            "vocab.txt",
+            false,
+            Some("tokenizer.json"),
+            "larger than 1 MiB (the limit for tokenizer files",
+        ),
+        ("model.safetensors", true, None, "not a regular file"),
+    ] {
+        let folder = scratch.0.join(format!("model-{file}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        for entry in std::fs::read_dir(fixtures().join("models/tiny-bert-mlm")).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name();
+            if name == file || drop.is_some_and(|d| name == d) {
+                continue;
+            }
+            std::fs::copy(entry.path(), folder.join(&name)).unwrap();
+        }
+        if link {
+            std::os::unix::fs::symlink(zero, folder.join(file)).unwrap();
+        } else {
+            std::fs::write(folder.join(file), "a\n".repeat(1 << 20)).unwrap();
+        }
+        let output = Command::new(env!("CARGO_BIN_EXE_lmbias"))
+            .args([
+                "embed",
+                "--model",
+                folder.to_str().unwrap(),
+                "--input",
+                &input,
+            ])
+            .env("LMBIAS_MAX_FILE_MB", "1")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{file}");
+        let line = one_line(&stderr);
+        assert!(line.contains(file) && line.contains(says), "{file}: {line}");
+    }
     // Static vectors stream line by line: an endless line is refused at 16 MiB.
     let vectors = scratch.0.join("vectors.txt");
     std::os::unix::fs::symlink(zero, &vectors).unwrap();
-    let input = scratch.file("input.txt", "a\n");
     let (ok, _, stderr) = lmbias(&[
         "embed",
         "--model",
