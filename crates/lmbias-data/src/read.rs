@@ -124,7 +124,7 @@ impl Cap {
     /// The error for a file over the cap.
     fn exceeded(self) -> io::Error {
         let bytes = self.bytes();
-        let size = if bytes % (1 << 20) == 0 {
+        let size = if bytes.is_multiple_of(1 << 20) {
             format!("{} MiB", bytes >> 20)
         } else {
             format!("{bytes} bytes")
