@@ -88,8 +88,10 @@ impl WeightsFile {
             source,
         };
         let file = std::fs::File::open(&path).map_err(io)?;
-        // A device or a pipe (a link to /dev/zero, say) would be read without end.
-        if !file.metadata().map_err(io)?.is_file() {
+        // A device or a pipe (a link to /dev/zero, say) would be read without end; a folder
+        // fails on reading, as the system says.
+        let kind = file.metadata().map_err(io)?.file_type();
+        if !kind.is_file() && !kind.is_dir() {
             return Err(io(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
                 "not a regular file",

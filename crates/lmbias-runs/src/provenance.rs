@@ -134,8 +134,10 @@ pub(crate) fn sha256_file(path: &Path) -> Result<String, RunError> {
         source,
     };
     let mut file = std::fs::File::open(path).map_err(read)?;
-    // A device or a pipe (a link to /dev/zero, say) would be read without end.
-    if !file.metadata().map_err(read)?.is_file() {
+    // A device or a pipe (a link to /dev/zero, say) would be read without end; a folder
+    // fails on reading, as the system says.
+    let kind = file.metadata().map_err(read)?.file_type();
+    if !kind.is_file() && !kind.is_dir() {
         return Err(read(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             "not a regular file",
