@@ -63,9 +63,18 @@ def test_ctrl_c_stops_an_exact_weat():
 
 
 def test_ctrl_c_stops_a_sampled_weat():
-    # 10^10 sampled splits of 2 × 20: minutes uninterrupted.
+    # 6 × 10^8 sampled splits of 2 × 20: most of a minute uninterrupted, just inside the cost
+    # guard (10^10 is refused up front: the next test).
     x, y, a, b = scores_matrix(20, 1), scores_matrix(20, 2), scores_matrix(3, 3), scores_matrix(3, 4)
-    assert interrupted(lambda: lmbias.weat(x, y, a, b, n_samples=10**10)) < BOUND
+    assert interrupted(lambda: lmbias.weat(x, y, a, b, n_samples=6 * 10**8)) < BOUND
+
+
+def test_a_sampled_weat_too_large_is_refused_up_front():
+    x, y, a, b = scores_matrix(20, 1), scores_matrix(20, 2), scores_matrix(3, 3), scores_matrix(3, 4)
+    started = time.monotonic()
+    with pytest.raises(ValueError, match=r"^a sampled test of 10000000000 splits of X ∪ Y \(20 \+ 20 items\) would take about "):
+        lmbias.weat(x, y, a, b, n_samples=10**10)
+    assert time.monotonic() - started < 1
 
 
 def test_ctrl_c_stops_embed_and_fill_mask():
