@@ -1,6 +1,7 @@
 //! `lmbias fill-mask`: the most probable tokens at the one mask of each text.
 
 use std::fmt::Write as _;
+use std::num::NonZeroUsize;
 
 use serde_json::json;
 
@@ -12,9 +13,9 @@ use crate::output::{out, outln};
 pub struct FillMaskArgs {
     #[command(flatten)]
     model: ModelArgs,
-    /// How many predictions per text.
-    #[arg(long, default_value_t = 5)]
-    top_k: usize,
+    /// How many predictions per text (at least 1).
+    #[arg(long, default_value_t = NonZeroUsize::new(5).expect("5 is not 0"))]
+    top_k: NonZeroUsize,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -34,7 +35,7 @@ pub fn run(args: FillMaskArgs) -> anyhow::Result<()> {
         out!("[")?;
     }
     input::chunked(texts, "fill-mask", |chunk| {
-        let predictions = model.fill_mask(chunk, args.top_k)?;
+        let predictions = model.fill_mask(chunk, args.top_k.get())?;
         // One write per chunk, not per line.
         let mut out = String::new();
         for (text, predictions) in chunk.iter().zip(&predictions) {

@@ -98,6 +98,20 @@ fn model_errors_are_one_line() {
         stderr.trim_end(),
         "error: text 0 must contain exactly one [MASK], found 0: \"no mask\""
     );
+    // No proposals asked for: refused by the parser, as valence's --top-k 0 is.
+    let (ok, _, stderr) = lmbias(&[
+        "fill-mask",
+        "--model",
+        model.to_str().unwrap(),
+        "--top-k",
+        "0",
+        "a [MASK]",
+    ]);
+    assert!(!ok);
+    assert!(
+        stderr.starts_with("error: invalid value '0' for '--top-k <TOP_K>'"),
+        "{stderr}"
+    );
 }
 
 /// `--precision bf16`: vectors near f32's, the JSON naming the precision that ran (bf16 on a
