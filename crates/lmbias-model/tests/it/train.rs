@@ -224,6 +224,19 @@ fn a_model_from_scratch_has_the_shape_asked_for() {
     std::fs::remove_dir_all(&out).unwrap();
 }
 
+/// `run` trained whole into `{tag}whole`, and into `{tag}cut` interrupted (a panic in the
+/// progress callback) at step 6.
+fn whole_and_cut(run: &Run, tag: &str) -> (PathBuf, PathBuf) {
+    let whole = out_dir(&format!("{tag}whole"));
+    run.train(&whole, false, &mut |_| {}).unwrap();
+    let cut = out_dir(&format!("{tag}cut"));
+    let interrupted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run.train(&cut, false, &mut |p| assert!(p.step < 6, "interrupted"))
+    }));
+    assert!(interrupted.is_err());
+    (whole, cut)
+}
+
 #[test]
 fn a_resumed_run_computes_what_an_uninterrupted_one_does() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
@@ -238,20 +251,9 @@ fn a_resumed_run_computes_what_an_uninterrupted_one_does() {
         ..settings(10)
     };
     let start = start("tiny-bert-mlm");
-
-    let whole = out_dir("whole");
-    Run::new(&start, corpus, s.clone(), DeviceKind::Cpu)
-        .unwrap()
-        .train(&whole, false, &mut |_| {})
-        .unwrap();
-
-    // Interrupted after step 6: the checkpoint of step 4 is on disk, no output folder.
-    let cut = out_dir("cut");
     let run = Run::new(&start, corpus, s.clone(), DeviceKind::Cpu).unwrap();
-    let interrupted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run.train(&cut, false, &mut |p| assert!(p.step < 6, "interrupted"))
-    }));
-    assert!(interrupted.is_err());
+    let (whole, cut) = whole_and_cut(&run, "");
+    // Interrupted after step 6: the checkpoint of step 4 is on disk, no output folder.
     assert!(!cut.exists());
     assert!(checkpoint_dir(&cut).join("state.json").is_file());
     // Without --resume the checkpoint is not overwritten.
@@ -310,14 +312,8 @@ fn a_checkpoint_is_believed_only_when_its_digest_verifies() {
         ..settings(10)
     };
     let start = start("tiny-bert-mlm");
-    let whole = out_dir("digest-whole");
     let run = Run::new(&start, corpus, s.clone(), DeviceKind::Cpu).unwrap();
-    run.train(&whole, false, &mut |_| {}).unwrap();
-    let cut = out_dir("digest-cut");
-    let interrupted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run.train(&cut, false, &mut |p| assert!(p.step < 6, "interrupted"))
-    }));
-    assert!(interrupted.is_err());
+    let (whole, cut) = whole_and_cut(&run, "digest-");
     let dir = checkpoint_dir(&cut);
     assert!(dir.join("digest.json").is_file());
     let pristine = out_dir("digest-pristine");
