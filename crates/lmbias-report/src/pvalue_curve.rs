@@ -260,6 +260,15 @@ mod tests {
         ]
     }
 
+    /// The number in attribute `name` of an SVG element's line.
+    fn attr(line: &str, name: &str) -> f64 {
+        line.split(&format!("{name}=\""))
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|value| value.parse().ok())
+            .unwrap_or_else(|| panic!("no number in {name} of {line}"))
+    }
+
     #[test]
     fn figure_snapshot() {
         insta::assert_snapshot!(pvalue_curve("Categorical association", &demo()));
@@ -279,15 +288,7 @@ mod tests {
             .lines()
             .find(|l| l.contains("stroke-dasharray"))
             .unwrap();
-        let y1: f64 = dashed
-            .split("y1=\"")
-            .nth(1)
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let y1 = attr(dashed, "y1");
         assert!((y1 - y05).abs() < 0.01, "{dashed} vs {y05}");
         assert!(svg.contains("1 size(s) not testable"));
         // First series: segments 2-3 and 3-4 only (5 is untestable, so 4-5 and 5-6 are missing).
@@ -302,16 +303,6 @@ mod tests {
     #[test]
     fn the_significance_label_is_clear_of_every_curve() {
         let svg = pvalue_curve("t", &demo());
-        let attr = |line: &str, name: &str| -> f64 {
-            line.split(&format!("{name}=\""))
-                .nth(1)
-                .unwrap()
-                .split('"')
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap()
-        };
         let label = svg
             .lines()
             .find(|l| l.ends_with(">p = 0.05</text>"))
