@@ -2,8 +2,9 @@
 
 The same crates as the ``lmbias`` command-line tool, from Python: ``weat`` on your own
 vectors (exact permutation tests far beyond sent-bias's 10^5 splits), ``Model`` for BERT and
-T5 checkpoints or static word vectors, and the studies ``seat``, ``valence`` and ``probe``,
-whose rows are plain dicts (``pandas.DataFrame(rows)``).
+T5 checkpoints or static word vectors, the studies ``seat``, ``valence`` and ``probe``,
+whose rows are plain dicts (``pandas.DataFrame(rows)``), and ``train_mlm`` to adapt a BERT
+to a corpus.
 
 Errors are ``FileNotFoundError`` (a missing file or model, a model folder without
 config.json), ``NotADirectoryError`` (a model path that is a file of no known format),
@@ -14,13 +15,14 @@ negative ``n_samples`` or ``seed``, an exact test too large to finish) and ``Run
 
 Every call runs without the GIL on worker threads of its process (so children started with
 ``multiprocessing``'s "fork" work too). Ctrl-C raises ``KeyboardInterrupt`` within a fraction
-of a second in ``weat``, ``seat``'s permutation tests, ``embed`` and ``fill_mask``; other
-calls raise it at the end of their current step (loading a model, a study's model run).
+of a second in ``weat``, ``seat``'s permutation tests, ``embed`` and ``fill_mask``, and at
+the end of the current optimizer step in ``train_mlm`` (with a checkpoint to resume from);
+other calls raise it at the end of their current step (loading a model, a study's model run).
 """
 
 import os
 import pathlib
-from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union
+from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union
 
 from typing_extensions import NotRequired
 
@@ -281,3 +283,58 @@ def probe(
     checkpoint embeds each word in ``templates``; static vectors need none (and ignore
     them: each word is its own vector). ``n`` runs one size instead of sweeping 2 … hidden
     size. ``provenance=True`` returns ``(rows, [provenance])``."""
+
+
+class TrainProgress(TypedDict):
+    """One optimizer step, as ``train_mlm`` passes it to ``progress``."""
+
+    step: int
+    steps: int
+    loss: float
+    lr: float
+    tokens_per_s: float
+
+
+def train_mlm(
+    corpus: PathLike,
+    output: PathLike,
+    *,
+    from_: Optional[str] = None,
+    scratch: bool = False,
+    tokenizer: Optional[PathLike] = None,
+    layers: int = 2,
+    hidden: int = 128,
+    heads: int = 2,
+    intermediate: int = 512,
+    max_positions: int = 128,
+    max_len: int = 32,
+    batch: int = 32,
+    steps: int = 600,
+    lr: float = 5e-4,
+    warmup_steps: int = 60,
+    weight_decay: float = 0.01,
+    clip: float = 1.0,
+    seed: int = 0,
+    mlm_probability: float = 0.15,
+    whole_word: bool = False,
+    held_out: float = 0.05,
+    checkpoint_every: int = 200,
+    resume: bool = False,
+    device: str = "cpu",
+    progress: Optional[Callable[[TrainProgress], Any]] = None,
+) -> Dict[str, Any]:
+    """``lmbias train-mlm`` from Python, with the same options and the same folder for the
+    same settings: continue the BERT checkpoint ``from_`` (a folder, the HF cache or a hub
+    id; an encoder without an MLM head gets a fresh one tied to its word embeddings) on
+    ``corpus`` (one passage a line, or .jsonl with a "text" field), or train from random
+    weights (``scratch=True`` with ``tokenizer``, a folder, and the shape in ``layers`` …
+    ``max_positions``), into the Hugging Face folder ``output``, which appears only when
+    complete. Returns training.json as a dict (losses, held-out accuracy and
+    pseudo-perplexity, tokens/s).
+
+    ``progress`` is called after every step with a :class:`TrainProgress`; for a bar,
+    ``bar = tqdm(total=steps); progress=lambda p: bar.update(1)``. Ctrl-C stops the run
+    after the current step with ``KeyboardInterrupt`` and leaves a checkpoint of that step
+    in ``OUTPUT.checkpoint/``, which ``resume=True`` continues to the uninterrupted run's
+    weights; an exception raised by ``progress`` stops the run the same way and is raised.
+    Bad settings raise ``ValueError``."""

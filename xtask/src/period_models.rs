@@ -28,7 +28,9 @@ use crate::corpora::PeriodCorpus;
 
 /// Part of every cache key: bump it when the trainer (lmbias-model's `train`) changes what it
 /// computes from the same inputs, so that models trained by the old code are not reused.
-pub const TRAINER_VERSION: u32 = 2;
+/// 3: the hand-written CPU step (issue #33) — the same numbers to float rounding, but not
+/// bit for bit, and checkpoints keep AdamW's moments as safetensors.
+pub const TRAINER_VERSION: u32 = 3;
 
 /// lmbias-model's version, also in the key. xtask and lmbias-model both take the workspace's
 /// version (`version.workspace = true`), so xtask's own is the model crate's.

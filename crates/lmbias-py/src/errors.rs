@@ -22,6 +22,7 @@ use lmbias_runs::metrics::weat::WeatError;
 use lmbias_runs::studies::probe::ProbeError;
 use lmbias_runs::studies::seat::SeatError;
 use lmbias_runs::studies::valence::ValenceStudyError;
+use lmbias_runs::train::TrainError;
 use lmbias_runs::{ModelError, RunError, StaticError};
 use pyo3::PyErr;
 use pyo3::exceptions::{
@@ -84,6 +85,10 @@ fn is_bad_input(e: &(dyn Error + 'static)) -> bool {
         || e.is::<ProbeError>()
         || e.downcast_ref().is_some_and(is_bad_static)
         || e.downcast_ref().is_some_and(is_bad_input_run)
+        || matches!(
+            e.downcast_ref(),
+            Some(TrainError::Setting { .. } | TrainError::Corpus { .. })
+        )
         || matches!(
             e.downcast_ref(),
             Some(

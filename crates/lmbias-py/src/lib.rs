@@ -15,6 +15,7 @@ mod data;
 mod errors;
 mod model;
 mod studies;
+mod train;
 mod weat;
 mod work;
 
@@ -34,5 +35,6 @@ fn lmbias(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(studies::seat, m)?)?;
     m.add_function(wrap_pyfunction!(studies::valence, m)?)?;
     m.add_function(wrap_pyfunction!(studies::probe, m)?)?;
+    m.add_function(wrap_pyfunction!(train::train_mlm, m)?)?;
     Ok(())
 }

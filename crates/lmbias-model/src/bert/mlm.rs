@@ -20,13 +20,13 @@ use crate::weights::{Weights, WeightsOut};
 /// to the embedding size before decoding).
 #[derive(Module, Debug)]
 pub(super) struct MlmHead {
-    dense: Dense,
-    norm: LayerNorm,
+    pub(super) dense: Dense,
+    pub(super) norm: LayerNorm,
     /// A decoder stored apart from the word embeddings, `[width, vocab]`;
     /// `None` when tied to them (the usual case, which stores no decoder weight),
     /// so that training updates one matrix, as transformers' tied weights do.
-    decoder: Option<Param<Tensor<2>>>,
-    bias: Param<Tensor<1>>,
+    pub(super) decoder: Option<Param<Tensor<2>>>,
+    pub(super) bias: Param<Tensor<1>>,
     #[module(skip)]
     activation: Activation,
 }

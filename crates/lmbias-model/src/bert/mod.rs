@@ -5,6 +5,7 @@
 //! CamemBERT, ELECTRA, DistilBERT — from what `variant::Variant` says differs.
 
 mod config;
+mod layout;
 mod mlm;
 mod model;
 mod variant;

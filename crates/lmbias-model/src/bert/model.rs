@@ -24,16 +24,16 @@ use crate::weights::{Weights, WeightsOut};
 pub(super) struct Embeddings {
     pub(super) word: Embedding,
     /// `[max_position, width]`, read from the row of the first position on.
-    position: Param<Tensor<2>>,
+    pub(super) position: Param<Tensor<2>>,
     /// The token-type table; every lmbias input is one segment, so only row 0 is read.
-    token_type: Option<Param<Tensor<2>>>,
-    norm: LayerNorm,
+    pub(super) token_type: Option<Param<Tensor<2>>>,
+    pub(super) norm: LayerNorm,
     dropout: Dropout,
     /// The position id of the first token: RoBERTa's are `pad_token_id + 1` on. Padding
     /// takes the positions after its text's rather than the padding id: only padding's
     /// own outputs could differ, and nothing reads them (attention masks padding out).
     #[module(skip)]
-    position_offset: usize,
+    pub(super) position_offset: usize,
 }
 
 impl Embeddings {
@@ -110,12 +110,12 @@ fn dropout(prob: f64) -> Dropout {
 /// `attention`: multi-head self-attention (`self`) and its output projection,
 /// residual and LayerNorm (`output`).
 #[derive(Module, Debug)]
-struct SelfAttention {
-    query: Dense,
-    key: Dense,
-    value: Dense,
-    output: Dense,
-    norm: LayerNorm,
+pub(super) struct SelfAttention {
+    pub(super) query: Dense,
+    pub(super) key: Dense,
+    pub(super) value: Dense,
+    pub(super) output: Dense,
+    pub(super) norm: LayerNorm,
     probs_dropout: Dropout,
     output_dropout: Dropout,
     heads: usize,
@@ -172,11 +172,11 @@ impl SelfAttention {
 /// `encoder.layer.{i}`: attention, then the feed-forward `intermediate` /
 /// `output` pair with its residual and LayerNorm.
 #[derive(Module, Debug)]
-struct Layer {
-    attention: SelfAttention,
-    intermediate: Dense,
-    output: Dense,
-    norm: LayerNorm,
+pub(super) struct Layer {
+    pub(super) attention: SelfAttention,
+    pub(super) intermediate: Dense,
+    pub(super) output: Dense,
+    pub(super) norm: LayerNorm,
     dropout: Dropout,
     #[module(skip)]
     activation: Activation,
@@ -217,11 +217,11 @@ impl Layer {
 /// ALBERT's shared `encoder.albert_layer_groups.G.albert_layers.I`) and which of them
 /// each of the `num_hidden_layers` steps applies.
 #[derive(Module, Debug)]
-struct Encoder {
-    layers: Vec<Layer>,
+pub(super) struct Encoder {
+    pub(super) layers: Vec<Layer>,
     /// Output layer i applies `layers[schedule[i]]`: `i` in BERT, a shared layer in ALBERT.
     #[module(skip)]
-    schedule: Vec<usize>,
+    pub(super) schedule: Vec<usize>,
 }
 
 impl Encoder {
@@ -268,8 +268,8 @@ pub(crate) struct Bert {
     pub(super) embeddings: Embeddings,
     /// ELECTRA's `embeddings_project` (where the embeddings are narrower than the layers)
     /// and ALBERT's `encoder.embedding_hidden_mapping_in` (always).
-    project: Option<Dense>,
-    encoder: Encoder,
+    pub(super) project: Option<Dense>,
+    pub(super) encoder: Encoder,
 }
 
 impl Bert {

@@ -9,11 +9,12 @@
 //! complete checkpoint is on disk, and `--resume` finds it under any of the
 //! three names.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use burn::optim::ModuleOptimizer;
-use burn::tensor::Bytes;
+use lmbias_data::read::{Cap, read_capped};
+use lmbias_kernels::AdamW;
+use safetensors::tensor::{Dtype, TensorView};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
@@ -34,8 +35,30 @@ pub(super) struct State {
     pub(super) fingerprint: Fingerprint,
     /// Optimizer steps done.
     pub(super) step: usize,
-    /// The loss of each of them.
+    /// The loss of each of them, as Rust writes an f64 (`"13.016684296"`): serde_json's
+    /// reader can miss a number's last bit, and a resumed run must report the losses an
+    /// uninterrupted one does.
+    #[serde(with = "exact")]
     pub(super) losses: Vec<f64>,
+}
+
+/// f64s as strings that read back bit for bit.
+mod exact {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+
+    pub(super) fn serialize<S: Serializer>(values: &[f64], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(values.iter().map(f64::to_string))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+        Vec::<String>::deserialize(d)?
+            .iter()
+            .map(|v| {
+                v.parse()
+                    .map_err(|_| D::Error::custom(format!("{v:?} is not a number")))
+            })
+            .collect()
+    }
 }
 
 /// A checkpoint found on disk, its digest verified.
@@ -51,10 +74,14 @@ struct Digests {
 
 const DIGESTS: &str = "digest.json";
 
+/// AdamW's moments (`{i}.exp_avg`, `{i}.exp_avg_sq` for the i-th parameter in the
+/// model's visiting order, torch's names) and its step count (metadata `step`).
+const OPTIMIZER: &str = "optimizer.safetensors";
+
 /// The files every checkpoint has; its digest must list them.
 const REQUIRED: [&str; 4] = [
     "state.json",
-    "optimizer.bpk",
+    OPTIMIZER,
     "model/config.json",
     "model/model.safetensors",
 ];
@@ -270,21 +297,92 @@ impl Found {
         Ok(state)
     }
 
-    /// The optimizer with the checkpoint's moments.
+    /// Puts the checkpoint's moments and step count into `optimizer`, whose
+    /// parameters have `shapes`.
     pub(super) fn optimizer(
         &self,
-        optimizer: ModuleOptimizer,
-    ) -> Result<ModuleOptimizer, TrainError> {
-        let path = self.dir.join("optimizer.bpk");
-        let bytes = std::fs::read(&path).map_err(|e| TrainError::io(&path, "cannot read", e))?;
-        optimizer
-            .from_bytes(Bytes::from_bytes_vec(bytes))
-            .map_err(|e| TrainError::Output {
-                path,
-                message: format!("cannot read the optimizer state: {e}"),
-                source: None,
-            })
+        optimizer: &mut AdamW,
+        shapes: &[Vec<usize>],
+    ) -> Result<(), TrainError> {
+        let path = self.dir.join(OPTIMIZER);
+        let bad = |message: String| TrainError::Output {
+            path: path.clone(),
+            message,
+            source: None,
+        };
+        // Two f32 moments per value, and room for the header.
+        let values: usize = shapes.iter().map(|s| s.iter().product::<usize>()).sum();
+        let cap = Cap {
+            kind: "optimizer state",
+            mib: ((values as u64 * 8) >> 20) + 16,
+        };
+        let bytes = read_capped(&path, cap)
+            .map_err(|e| bad(format!("cannot read the optimizer state: {e}")))?;
+        let (_, meta) = safetensors::SafeTensors::read_metadata(&bytes)
+            .map_err(|e| bad(format!("not a safetensors file: {e}")))?;
+        let time = meta
+            .metadata()
+            .as_ref()
+            .and_then(|m| m.get("step"))
+            .and_then(|s| s.parse::<i32>().ok())
+            .ok_or_else(
+                || bad("no step count (metadata \"step\") in the optimizer state".into()),
+            )?;
+        let file = safetensors::SafeTensors::deserialize(&bytes)
+            .map_err(|e| bad(format!("not a safetensors file: {e}")))?;
+        let read = |name: String, shape: &[usize]| -> Result<Vec<f32>, TrainError> {
+            let view = file
+                .tensor(&name)
+                .map_err(|_| bad(format!("no tensor {name:?} in the optimizer state")))?;
+            if view.dtype() != Dtype::F32 || view.shape() != shape {
+                return Err(bad(format!(
+                    "{name:?} is {:?} {:?} where the model's parameter is F32 {shape:?}",
+                    view.dtype(),
+                    view.shape()
+                )));
+            }
+            Ok(view
+                .data()
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect())
+        };
+        for (i, shape) in shapes.iter().enumerate() {
+            optimizer.moment_1[i] = read(format!("{i}.exp_avg"), shape)?;
+            optimizer.moment_2[i] = read(format!("{i}.exp_avg_sq"), shape)?;
+        }
+        optimizer.time = time;
+        Ok(())
     }
+}
+
+/// Writes `optimizer`'s moments and step count (see [`OPTIMIZER`]).
+fn write_optimizer(
+    path: &Path,
+    optimizer: &AdamW,
+    shapes: &[Vec<usize>],
+) -> Result<(), TrainError> {
+    let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut tensors = Vec::with_capacity(2 * shapes.len());
+    for (i, shape) in shapes.iter().enumerate() {
+        tensors.push((format!("{i}.exp_avg"), shape, bytes(&optimizer.moment_1[i])));
+        tensors.push((
+            format!("{i}.exp_avg_sq"),
+            shape,
+            bytes(&optimizer.moment_2[i]),
+        ));
+    }
+    let views = tensors.iter().map(|(name, shape, data)| {
+        let view = TensorView::new(Dtype::F32, shape.to_vec(), data)
+            .expect("the moments have their parameter's shape");
+        (name.clone(), view)
+    });
+    let metadata = HashMap::from([("step".to_owned(), optimizer.time.to_string())]);
+    safetensors::serialize_to_file(views, Some(metadata), path).map_err(|e| TrainError::Output {
+        path: path.to_path_buf(),
+        message: format!("cannot write the optimizer state: {e}"),
+        source: None,
+    })
 }
 
 /// Replaces the checkpoint in `dir` with this one: written whole beside it with its
@@ -293,7 +391,8 @@ impl Found {
 pub(super) fn save(
     dir: &Path,
     folder: &Folder<'_>,
-    optimizer: &ModuleOptimizer,
+    optimizer: &AdamW,
+    shapes: &[Vec<usize>],
     state: &State,
 ) -> Result<(), TrainError> {
     let staging = beside(dir, "tmp");
@@ -301,13 +400,7 @@ pub(super) fn save(
     let model = staging.join("model");
     std::fs::create_dir_all(&model).map_err(|e| TrainError::io(&model, "cannot create", e))?;
     folder.write_into(&model)?;
-    let bytes = optimizer.into_bytes().map_err(|e| TrainError::Output {
-        path: staging.join("optimizer.bpk"),
-        message: format!("cannot serialise the optimizer state: {e}"),
-        source: None,
-    })?;
-    let path = staging.join("optimizer.bpk");
-    std::fs::write(&path, &bytes[..]).map_err(|e| TrainError::io(&path, "cannot write", e))?;
+    write_optimizer(&staging.join(OPTIMIZER), optimizer, shapes)?;
     let path = staging.join("state.json");
     let json = serde_json::to_string(state).expect("the state serialises");
     std::fs::write(&path, json).map_err(|e| TrainError::io(&path, "cannot write", e))?;

@@ -50,6 +50,15 @@ pub enum TrainError {
         /// The peak learning rate.
         lr: f64,
     },
+    /// The run was stopped (its cancel flag set) after `step`, with a checkpoint of that
+    /// step to resume from.
+    #[error("stopped after step {step}; the checkpoint {} continues it (--resume)", checkpoint.display())]
+    Interrupted {
+        /// Steps done.
+        step: usize,
+        /// The checkpoint folder.
+        checkpoint: PathBuf,
+    },
 }
 
 impl TrainError {

@@ -1,4 +1,4 @@
-//! Masked-language-model training in Burn: continue a BERT checkpoint on new
+//! Masked-language-model training: continue a BERT checkpoint on new
 //! text (domain adaptation) or train one from scratch, then write a Hugging
 //! Face folder that lmbias and transformers both load.
 //!
@@ -6,23 +6,34 @@
 //! runs it: passages packed into blocks of `max_len`, 15 % of the tokens chosen
 //! (80 % `[MASK]`, 10 % random, 10 % kept; special tokens never), the loss at
 //! the chosen positions only, AdamW with linear warm-up and decay, the gradient
-//! clipped to a global norm, dropout in train mode. The network is the same
-//! `BertForMaskedLm` that inference loads: nothing is defined twice.
+//! clipped to a global norm, dropout in train mode. The network is the
+//! `BertForMaskedLm` that inference loads. On the CPU its training step runs
+//! written out by hand (lmbias-kernels' `bert::Step`; its speed against Burn's
+//! graph and PyTorch is in docs/benchmarks.md) on the parameters copied to the host
+//! (`params`), which AdamW updates in place; the module gets them back for a
+//! checkpoint, the evaluation and the export. On a GPU, or for a network the
+//! hand-written step does not cover (`BertForMaskedLm::layout`), Burn's graph
+//! computes the gradients. `equivalence` holds the two to the same numbers.
 
 mod checkpoint;
-mod clip;
 mod data;
+#[cfg(test)]
+mod equivalence;
 mod error;
 mod evaluate;
 mod export;
+mod params;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use burn::module::{Module, ModuleMapper, Param, ParamId};
-use burn::optim::{AdamWConfig, GradientsParams};
+use burn::module::Module;
+use burn::optim::GradientsParams;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
+use lmbias_kernels::AdamW;
+use lmbias_kernels::bert::{self as kernels, Step};
 use lmbias_text::Tokenizer;
 use serde::{Deserialize, Serialize};
 
@@ -37,6 +48,7 @@ pub use error::TrainError;
 pub use evaluate::{HeldOutScores, PPPL_SEQUENCES};
 
 use data::{Blocks, Masking, Order};
+use params::Store;
 
 /// What the model starts from.
 #[derive(Debug, Clone)]
@@ -170,6 +182,7 @@ pub struct Run<'a> {
     corpus: CorpusText<'a>,
     settings: TrainSettings,
     device: DeviceKind,
+    cancel: Option<&'a AtomicBool>,
 }
 
 impl<'a> Run<'a> {
@@ -235,7 +248,16 @@ impl<'a> Run<'a> {
             corpus,
             settings,
             device,
+            cancel: None,
         })
+    }
+
+    /// Stops the run after the step during which `flag` is set, writing a checkpoint of
+    /// that step first ([`TrainError::Interrupted`]): how the Python package's Ctrl-C
+    /// leaves a run that `--resume` continues.
+    pub fn cancel_with(mut self, flag: &'a AtomicBool) -> Self {
+        self.cancel = Some(flag);
+        self
     }
 
     /// Trains, evaluates and writes the folder `output`, which appears only
@@ -254,7 +276,159 @@ impl<'a> Run<'a> {
         let resumed = checkpoint::find(&checkpoints, resume)?;
 
         let device = self.device.device()?.autodiff();
-        let loaded = self.load(&device, resumed.as_ref().map(|r| r.dir()).as_deref())?;
+        let Prepared {
+            loaded,
+            train,
+            held,
+            masking,
+            passages,
+        } = self.prepare(&device, resumed.as_ref().map(|r| r.dir()).as_deref())?;
+        let tokenizer = &loaded.tokenizer;
+
+        let fingerprint = checkpoint::Fingerprint {
+            start: self.start_name(),
+            corpus_sha256: self.corpus.sha256.to_owned(),
+            settings: s.clone(),
+        };
+        let mut model = loaded.model;
+        let mut store = Store::of(&model);
+        let mut optimizer = AdamW::new(store.values.iter().map(Vec::len), s.weight_decay);
+        let (first_step, mut losses) = match &resumed {
+            Some(found) => {
+                let state = found.state(&fingerprint)?;
+                found.optimizer(&mut optimizer, &store.shapes)?;
+                (state.step, state.losses)
+            }
+            None => (0, Vec::new()),
+        };
+        // The hand-written step where it computes this network on this device; Burn's
+        // graph otherwise (a GPU, or a network it does not write out).
+        let mut by_hand = match self.device {
+            DeviceKind::Cpu if cfg!(feature = "flex") => model
+                .layout()
+                .map(|l| Step::new(l.map(|id| store.index(id)))),
+            _ => None,
+        };
+        let mut grads = store.zeros();
+        let mut order = Order::new(train.count(), s.batch, s.seed);
+        let clock = Instant::now();
+        let mut tokens = 0usize;
+        for step in first_step..s.steps {
+            let rows = order.rows(step);
+            let masked = masking.apply(&train, &rows, &mut data::step_rng(s.seed, step));
+            tokens += masked.tokens();
+            let lr = learning_rate(s, step);
+            if masked.positions.is_empty() {
+                // Nothing chosen (a tiny batch): no loss to learn from at this step.
+                losses.push(0.0);
+                continue;
+            }
+            let value = match &mut by_hand {
+                Some(by_hand) => {
+                    let positions: Vec<usize> =
+                        masked.positions.iter().map(|&p| p as usize).collect();
+                    let labels: Vec<usize> = masked.labels.iter().map(|&l| l as usize).collect();
+                    let batch = kernels::Batch {
+                        ids: &masked.input,
+                        seq: masked.len,
+                        positions: &positions,
+                        labels: &labels,
+                    };
+                    by_hand.forward_backward(
+                        &store.values,
+                        &mut grads,
+                        &batch,
+                        &FlexDropout {
+                            seed: dropout_seed(s, step),
+                        },
+                    )
+                }
+                None => {
+                    // Dropout draws from the device's generator.
+                    device.seed(dropout_seed(s, step));
+                    model = store.put_into(model);
+                    let loss = mlm_loss(&model, &masked, &device);
+                    let value = f64::from(loss.clone().into_scalar::<f32>());
+                    grads = store.gradients(
+                        &model,
+                        &GradientsParams::from_grads(loss.backward(), &model),
+                    );
+                    value
+                }
+            };
+            if !value.is_finite() {
+                return Err(TrainError::Diverged {
+                    step: step + 1,
+                    loss: value,
+                    lr: s.lr,
+                });
+            }
+            losses.push(value);
+            optimizer.step(&mut store.values, &grads, lr, s.clip);
+            let seconds = clock.elapsed().as_secs_f64();
+            progress(&Progress {
+                step: step + 1,
+                steps: s.steps,
+                loss: value,
+                lr,
+                tokens_per_s: tokens as f64 / seconds.max(1e-9),
+            });
+            let done = step + 1;
+            let stop = done < s.steps && self.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+            let due = s.checkpoint_every > 0 && done.is_multiple_of(s.checkpoint_every);
+            if (due || stop) && done < s.steps {
+                model = store.put_into(model);
+                let folder = self.folder(&model, &loaded.base_config, tokenizer);
+                checkpoint::save(
+                    &checkpoints,
+                    &folder,
+                    &optimizer,
+                    &store.shapes,
+                    &checkpoint::State {
+                        fingerprint: fingerprint.clone(),
+                        step: done,
+                        losses: losses.clone(),
+                    },
+                )?;
+            }
+            if stop {
+                return Err(TrainError::Interrupted {
+                    step: done,
+                    checkpoint: checkpoints,
+                });
+            }
+        }
+        let seconds = clock.elapsed().as_secs_f64();
+
+        let valid = store.put_into(model).valid();
+        let held_out = evaluate::held_out(&valid, &held, &masking, s, &self.device.device()?);
+        let report = TrainingReport {
+            start: self.start_name(),
+            corpus: self.corpus.name.to_owned(),
+            corpus_sha256: self.corpus.sha256.to_owned(),
+            passages,
+            sequences: [train.count(), held.count()],
+            settings: s.clone(),
+            device: self.device.as_str().to_owned(),
+            fresh_head: loaded.fresh_head,
+            tokens,
+            seconds,
+            tokens_per_s: tokens as f64 / seconds.max(1e-9),
+            losses,
+            held_out,
+            resumed_from: resumed.as_ref().map(|_| first_step),
+        };
+        let folder = self.folder(&valid, &loaded.base_config, tokenizer);
+        folder.write_final(output, &report)?;
+        checkpoint::remove(&checkpoints);
+        Ok(report)
+    }
+
+    /// The network (from `resume_dir` when resuming) on `device`, and the corpus
+    /// packed into training and held-out sequences.
+    fn prepare(&self, device: &Device, resume_dir: Option<&Path>) -> Result<Prepared, TrainError> {
+        let s = &self.settings;
+        let loaded = self.load(device, resume_dir)?;
         let tokenizer = &loaded.tokenizer;
         let config = loaded.model.bert_config().clone();
         if s.max_len > config.max_positions() {
@@ -314,105 +488,13 @@ impl<'a> Run<'a> {
             mask_id: mask.id,
             vocab_size: config.vocab_size() as u32,
         };
-
-        let fingerprint = checkpoint::Fingerprint {
-            start: self.start_name(),
-            corpus_sha256: self.corpus.sha256.to_owned(),
-            settings: s.clone(),
-        };
-        let mut optimizer = adamw(s).init();
-        let (first_step, mut losses) = match &resumed {
-            Some(found) => {
-                let state = found.state(&fingerprint)?;
-                optimizer = found.optimizer(optimizer)?;
-                (state.step, state.losses)
-            }
-            None => (0, Vec::new()),
-        };
-
-        let mut model = renumber(loaded.model);
-        let mut order = Order::new(train.count(), s.batch, s.seed);
-        let clock = Instant::now();
-        let mut tokens = 0usize;
-        for step in first_step..s.steps {
-            let rows = order.rows(step);
-            let masked = masking.apply(&train, &rows, &mut data::step_rng(s.seed, step));
-            tokens += masked.tokens();
-            let lr = learning_rate(s, step);
-            if masked.positions.is_empty() {
-                // Nothing chosen (a tiny batch): no loss to learn from at this step.
-                losses.push(0.0);
-                continue;
-            }
-            // Dropout draws from the device's generator: a function of the step, so a
-            // resumed run draws what the uninterrupted one would have.
-            device.seed(
-                s.seed
-                    .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                    .wrapping_add(step as u64),
-            );
-            let loss = mlm_loss(&model, &masked, &device);
-            let value = f64::from(loss.clone().into_scalar::<f32>());
-            if !value.is_finite() {
-                return Err(TrainError::Diverged {
-                    step: step + 1,
-                    loss: value,
-                    lr: s.lr,
-                });
-            }
-            losses.push(value);
-            let mut grads = GradientsParams::from_grads(loss.backward(), &model);
-            if s.clip > 0.0 {
-                clip::global_norm(&model, &mut grads, s.clip);
-            }
-            model = optimizer.step(lr, model, grads);
-            let seconds = clock.elapsed().as_secs_f64();
-            progress(&Progress {
-                step: step + 1,
-                steps: s.steps,
-                loss: value,
-                lr,
-                tokens_per_s: tokens as f64 / seconds.max(1e-9),
-            });
-            let done = step + 1;
-            if s.checkpoint_every > 0 && done.is_multiple_of(s.checkpoint_every) && done < s.steps {
-                let folder = self.folder(&model, &loaded.base_config, tokenizer);
-                checkpoint::save(
-                    &checkpoints,
-                    &folder,
-                    &optimizer,
-                    &checkpoint::State {
-                        fingerprint: fingerprint.clone(),
-                        step: done,
-                        losses: losses.clone(),
-                    },
-                )?;
-            }
-        }
-        let seconds = clock.elapsed().as_secs_f64();
-
-        let valid = model.valid();
-        let held_out = evaluate::held_out(&valid, &held, &masking, s, &self.device.device()?);
-        let report = TrainingReport {
-            start: self.start_name(),
-            corpus: self.corpus.name.to_owned(),
-            corpus_sha256: self.corpus.sha256.to_owned(),
+        Ok(Prepared {
             passages: [train_passages.len(), held_passages.len()],
-            sequences: [train.count(), held.count()],
-            settings: s.clone(),
-            device: self.device.as_str().to_owned(),
-            fresh_head: loaded.fresh_head,
-            tokens,
-            seconds,
-            tokens_per_s: tokens as f64 / seconds.max(1e-9),
-            losses,
-            held_out,
-            resumed_from: resumed.as_ref().map(|_| first_step),
-        };
-        let folder = self.folder(&valid, &loaded.base_config, tokenizer);
-        folder.write_final(output, &report)?;
-        checkpoint::remove(&checkpoints);
-        Ok(report)
+            loaded,
+            train,
+            held,
+            masking,
+        })
     }
 
     fn start_name(&self) -> String {
@@ -519,6 +601,16 @@ impl<'a> Run<'a> {
     }
 }
 
+/// What a run trains on and with.
+struct Prepared {
+    loaded: Loaded,
+    train: Blocks,
+    held: Blocks,
+    masking: Masking,
+    /// Passages for training / held out.
+    passages: [usize; 2],
+}
+
 struct Loaded {
     model: BertForMaskedLm,
     tokenizer: Tokenizer,
@@ -531,17 +623,6 @@ pub fn checkpoint_dir(output: &Path) -> PathBuf {
     let mut name = output.file_name().unwrap_or_default().to_os_string();
     name.push(".checkpoint");
     output.with_file_name(name)
-}
-
-/// torch's `AdamW` (betas 0.9/0.999, eps 1e-8) with the run's decay. Unlike
-/// transformers' `Trainer`, the decay applies to biases and LayerNorm weights
-/// too (burn's optimizer has one setting for all parameters).
-fn adamw(s: &TrainSettings) -> AdamWConfig {
-    AdamWConfig::new()
-        .with_beta_1(0.9)
-        .with_beta_2(0.999)
-        .with_epsilon(1e-8)
-        .with_weight_decay(s.weight_decay as f32)
 }
 
 /// transformers' `get_linear_schedule_with_warmup` at optimizer step `step` (0-based).
@@ -579,18 +660,35 @@ fn masked_logits(
     model.mask_logits(hidden.reshape([b * seq, h]).select(0, at))
 }
 
-/// Parameter ids numbered in visiting order: the optimizer's state is kept by
-/// id, and a resumed run loads the model anew, so the ids must not be random.
-fn renumber<M: Module>(model: M) -> M {
-    struct Numbering(u64);
-    impl ModuleMapper for Numbering {
-        fn map_float<const D: usize>(&mut self, mut param: Param<Tensor<D>>) -> Param<Tensor<D>> {
-            param.id = ParamId::from(self.0);
-            self.0 += 1;
-            param
+/// The dropout masks Burn's graph would draw on burn-flex, drawn without it: burn-flex's
+/// generator is rand's `StdRng` (ChaCha12) seeded by `Backend::seed` with the step's
+/// seed, and `burn::nn::Dropout` keeps each element with a Bernoulli draw, one `u64`
+/// below `keep · 2⁶⁴` (rand's `Bernoulli`). ChaCha seeks: draw i is the stream's
+/// words 2i and 2i + 1, so the cores draw a mask's parts at once. The equivalence
+/// test holds the two to the same losses.
+struct FlexDropout {
+    seed: u64,
+}
+
+impl kernels::Dropout for FlexDropout {
+    fn fill(&self, first: u64, keep: f64, out: &mut [f32]) {
+        use chacha20::rand_core::{Rng as _, SeedableRng as _};
+        let mut rng = chacha20::ChaCha12Rng::seed_from_u64(self.seed);
+        rng.set_word_pos(u128::from(first) * 2);
+        // rand's `Bernoulli::new(keep)` threshold (keep < 1 here: a site with dropout).
+        let threshold = (keep * 2f64.powi(64)) as u64;
+        for o in out {
+            *o = f32::from(u8::from(rng.next_u64() < threshold));
         }
     }
-    model.map(&mut Numbering(1))
+}
+
+/// The seed of step `step`'s dropout draws: a function of the step, so a resumed
+/// run draws what the uninterrupted one would have.
+fn dropout_seed(s: &TrainSettings, step: usize) -> u64 {
+    s.seed
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        .wrapping_add(step as u64)
 }
 
 #[cfg(test)]
@@ -610,6 +708,31 @@ mod tests {
         assert!((learning_rate(&s, 10) - 1e-3).abs() < 1e-12);
         assert!((learning_rate(&s, 55) - 5e-4).abs() < 1e-12);
         assert!(learning_rate(&s, 99) > 0.0 && learning_rate(&s, 99) < 2e-5);
+    }
+
+    /// burn-flex's generator, rand's StdRng, is the ChaCha12Rng the hand-written step
+    /// seeks in: the same draws from the start and from a word position on.
+    #[test]
+    fn the_dropout_stream_is_burn_flexs() {
+        use chacha20::rand_core::{Rng as _, SeedableRng as _};
+        use kernels::Dropout as _;
+        let mut std = <flex_rand::rngs::StdRng as flex_rand::SeedableRng>::seed_from_u64(42);
+        let threshold = (0.9 * 2f64.powi(64)) as u64;
+        let want: Vec<f32> = (0..1000)
+            .map(|_| f32::from(u8::from(flex_rand::Rng::next_u64(&mut std) < threshold)))
+            .collect();
+        let mut got = vec![0f32; 1000];
+        let dropout = FlexDropout { seed: 42 };
+        dropout.fill(0, 0.9, &mut got[..333]);
+        dropout.fill(333, 0.9, &mut got[333..]);
+        assert_eq!(got, want);
+        let kept = want.iter().filter(|&&k| k == 1.0).count();
+        assert!((850..950).contains(&kept), "{kept} of 1000 kept at 0.9");
+        let mut a = chacha20::ChaCha12Rng::seed_from_u64(7);
+        let first: Vec<u64> = (0..40).map(|_| a.next_u64()).collect();
+        let mut b = chacha20::ChaCha12Rng::seed_from_u64(7);
+        b.set_word_pos(2 * 17);
+        assert_eq!(b.next_u64(), first[17]);
     }
 
     #[test]

@@ -1,0 +1,162 @@
+//! `lmbias.train_mlm`: `lmbias train-mlm` from Python, with the CLI's options as keyword
+//! arguments, progress through a callback, and Ctrl-C leaving a checkpoint that
+//! `resume=True` continues.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use anyhow::Context;
+use lmbias_runs::DeviceKind;
+use lmbias_runs::data::corpus::Corpus;
+use lmbias_runs::train::{BertShape, CorpusText, Progress, Run, Start, TrainError, TrainSettings};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::convert::{to_python, unsigned};
+use crate::errors::{to_py, value_error};
+use crate::work;
+
+/// Continues a BERT checkpoint (`from_`) on a corpus, or trains one from scratch (`scratch=True`
+/// with `tokenizer`), into the Hugging Face folder `output`; returns training.json as a dict.
+#[pyfunction]
+#[pyo3(signature = (
+    corpus, output, *, from_ = None, scratch = false, tokenizer = None,
+    layers = 2, hidden = 128, heads = 2, intermediate = 512, max_positions = 128,
+    max_len = TrainSettings::default().max_len as i128,
+    batch = TrainSettings::default().batch as i128,
+    steps = TrainSettings::default().steps as i128,
+    lr = TrainSettings::default().lr,
+    warmup_steps = TrainSettings::default().warmup_steps as i128,
+    weight_decay = TrainSettings::default().weight_decay,
+    clip = TrainSettings::default().clip,
+    seed = TrainSettings::default().seed as i128,
+    mlm_probability = TrainSettings::default().mlm_probability,
+    whole_word = false,
+    held_out = TrainSettings::default().held_out,
+    checkpoint_every = TrainSettings::default().checkpoint_every as i128,
+    resume = false,
+    device = "cpu",
+    progress = None,
+))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
+pub(crate) fn train_mlm<'py>(
+    py: Python<'py>,
+    corpus: PathBuf,
+    output: PathBuf,
+    from_: Option<String>,
+    scratch: bool,
+    tokenizer: Option<PathBuf>,
+    layers: i128,
+    hidden: i128,
+    heads: i128,
+    intermediate: i128,
+    max_positions: i128,
+    max_len: i128,
+    batch: i128,
+    steps: i128,
+    lr: f64,
+    warmup_steps: i128,
+    weight_decay: f64,
+    clip: f64,
+    seed: i128,
+    mlm_probability: f64,
+    whole_word: bool,
+    held_out: f64,
+    checkpoint_every: i128,
+    resume: bool,
+    device: &str,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let size = |name, v| unsigned(name, v).map(|v| v as usize);
+    let start = match (from_, scratch, tokenizer) {
+        (Some(_), true, _) => return Err(value_error("from_ and scratch=True exclude each other")),
+        (Some(model), false, None) => Start::Continue(
+            work::run(py, |_| {
+                lmbias_runs::checkpoint(&model).with_context(|| format!("from_ {model}"))
+            })?
+            .map_err(to_py)?,
+        ),
+        (None, true, Some(tokenizer)) => Start::Scratch {
+            tokenizer,
+            shape: BertShape {
+                layers: size("layers", layers)?,
+                hidden: size("hidden", hidden)?,
+                heads: size("heads", heads)?,
+                intermediate: size("intermediate", intermediate)?,
+                max_positions: size("max_positions", max_positions)?,
+            },
+        },
+        (Some(_), false, Some(_)) => {
+            return Err(value_error(
+                "tokenizer goes with scratch=True (from_ brings its own)",
+            ));
+        }
+        (None, _, _) => {
+            return Err(value_error(
+                "give from_ (a checkpoint), or scratch=True with tokenizer",
+            ));
+        }
+    };
+    let settings = TrainSettings {
+        max_len: size("max_len", max_len)?,
+        batch: size("batch", batch)?,
+        steps: size("steps", steps)?,
+        lr,
+        warmup_steps: size("warmup_steps", warmup_steps)?,
+        weight_decay,
+        clip,
+        seed: unsigned("seed", seed)?,
+        mlm_probability,
+        whole_word,
+        held_out,
+        checkpoint_every: size("checkpoint_every", checkpoint_every)?,
+    };
+    let device: DeviceKind = device.parse().map_err(|e| to_py(anyhow::Error::new(e)))?;
+    let progress: Option<Py<PyAny>> = progress.map(Bound::unbind);
+    // An exception raised by the callback stops the run as Ctrl-C does, and is raised here.
+    let raised: Mutex<Option<PyErr>> = Mutex::new(None);
+    let report = work::run(py, |cancel| -> anyhow::Result<_> {
+        let corpus = Corpus::read(&corpus)?;
+        let name = corpus.path().display().to_string();
+        let text = CorpusText {
+            name: &name,
+            sha256: corpus.sha256(),
+            passages: corpus.passages(),
+        };
+        let run = Run::new(&start, text, settings, device)?.cancel_with(cancel);
+        let mut report = |p: &Progress| {
+            let Some(callback) = &progress else { return };
+            let result = Python::attach(|py| -> PyResult<()> {
+                let info = PyDict::new(py);
+                info.set_item("step", p.step)?;
+                info.set_item("steps", p.steps)?;
+                info.set_item("loss", p.loss)?;
+                info.set_item("lr", p.lr)?;
+                info.set_item("tokens_per_s", p.tokens_per_s)?;
+                callback.call1(py, (info,))?;
+                Ok(())
+            });
+            if let Err(e) = result {
+                *raised.lock().unwrap_or_else(PoisonError::into_inner) = Some(e);
+                stop(cancel);
+            }
+        };
+        Ok(run.train(&output, resume, &mut report)?)
+    });
+    if let Some(e) = raised.lock().unwrap_or_else(PoisonError::into_inner).take() {
+        return Err(e);
+    }
+    let report = report?.map_err(|e| match e.downcast_ref::<TrainError>() {
+        Some(TrainError::Interrupted { .. }) => {
+            pyo3::exceptions::PyKeyboardInterrupt::new_err(format!("{e:#}"))
+        }
+        _ => to_py(e),
+    })?;
+    to_python(py, &report)
+}
+
+/// Sets the run's flag: work::run's is an `AtomicBool` it shares with the waiting thread.
+fn stop(cancel: &AtomicBool) {
+    cancel.store(true, Ordering::Relaxed);
+}
