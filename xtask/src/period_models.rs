@@ -53,9 +53,9 @@ const PROGRESS_EVERY: usize = 25;
 
 /// The settings of both models: the trainer's defaults (sequences of 32 tokens, batches of
 /// 32, AdamW at 5e-4, seed 0, 5 % held out) for 250 steps, 25 of warm-up, a checkpoint every
-/// 100. Each trains in about 4 minutes on two quiet cores in the release profile (1,011
-/// tokens/s, docs/benchmarks.md), within issue #24's budget of 6; in `reproduce-paper`'s dev
-/// profile under other load, 5–7 minutes.
+/// 100. Each trains in about 2.6 minutes on two cores in `reproduce-paper`'s dev profile
+/// (1,614–1,676 tokens/s with the hand-written CPU step, docs/benchmarks.md), within issue
+/// #24's budget of 6.
 pub fn settings() -> TrainSettings {
     TrainSettings {
         steps: 250,

@@ -280,6 +280,31 @@ fn a_resumed_run_computes_what_an_uninterrupted_one_does() {
     std::fs::remove_dir_all(&cut).unwrap();
 }
 
+/// On the CPU a run gives the same weights bit for bit on one thread and on three: every
+/// sum of the hand-written step has an order that does not depend on the threads.
+#[test]
+fn one_thread_and_three_train_the_same_weights() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let passages = passages();
+    let start = start("tiny-bert-mlm");
+    let weights = |threads: usize| {
+        let out = out_dir(&format!("threads{threads}"));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| train(&start, &passages, settings(6), &out))
+            .unwrap();
+        let bytes = std::fs::read(out.join("model.safetensors")).unwrap();
+        std::fs::remove_dir_all(&out).unwrap();
+        bytes
+    };
+    assert!(
+        weights(1) == weights(3),
+        "the weights depend on the number of threads"
+    );
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap().flatten() {
