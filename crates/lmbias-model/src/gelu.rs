@@ -3,10 +3,11 @@
 //! Burn's `gelu` calls libm's scalar `erff` once per element: 17 % of a MiniLM
 //! forward pass in a profile (docs/benchmarks.md). On the CPU backends the
 //! activations are already in host memory, so one pass over the slice with a
-//! branch-free rational erf, which the compiler vectorises, does the same work;
-//! on a GPU Burn's own kernel stays.
+//! branch-free rational erf (lmbias-kernels' `math::erf`, which the compiler
+//! vectorises) does the same work; on a GPU Burn's own kernel stays.
 //!
-//! Training on the CPU takes the same route: Burn's autodiff GELU calls the
+//! Training through Burn's graph on the CPU (a network the hand-written step
+//! does not cover) takes the same route: Burn's autodiff GELU calls the
 //! scalar `erff` forward and again backward (14 % of a MiniLM training step's
 //! samples in a profile; this path takes 10 % less CPU time per step). The
 //! host pass computes GELU's derivative `d = Φ(x) + x·φ(x)` beside it, and the result is built as `x·d + (gelu(x) − x·d)` with both `d`
@@ -15,6 +16,8 @@
 
 use burn::tensor::activation;
 use burn::tensor::{DType, Tensor, TensorData};
+
+use lmbias_kernels::math::erf;
 
 use crate::device::on_host;
 
@@ -102,60 +105,9 @@ fn gelu_scalar(x: f32) -> f32 {
     (0.5 * x * (1.0 + erf(x * std::f64::consts::FRAC_1_SQRT_2))) as f32
 }
 
-/// erf as a ratio of an odd and an even polynomial in x on [-4, 4] (beyond it
-/// erf is ±1 in f32): the coefficients of XLA's `ErfImpl32` and Eigen's
-/// `generic_fast_erf_float`, evaluated in f64, where the approximation is
-/// within 6.5e-8 of erf (in f32 arithmetic its rounding reaches 4e-7; torch's
-/// f32 erf is within 3.3e-8). No branch, plain `*` and `+` (`mul_add` is a libm
-/// call on a CPU baseline without FMA), so a loop over a slice vectorises.
-#[inline(always)]
-fn erf(x: f64) -> f64 {
-    const ALPHA: [f64; 7] = [
-        -2.726_142_258_013_06e-10,
-        2.770_681_424_959_02e-8,
-        -2.101_024_020_825_08e-6,
-        -5.692_506_394_623_46e-5,
-        -7.349_906_303_268_55e-4,
-        -2.954_599_808_540_25e-3,
-        -1.609_603_332_624_15e-2,
-    ];
-    const BETA: [f64; 5] = [
-        -1.456_607_184_649_96e-5,
-        -2.133_740_552_789_05e-4,
-        -1.682_826_974_382_03e-3,
-        -7.373_329_167_204_68e-3,
-        -1.426_473_905_141_89e-2,
-    ];
-    let x = x.clamp(-4.0, 4.0);
-    let x2 = x * x;
-    let p = ALPHA.iter().fold(0.0, |acc: f64, &a| acc * x2 + a);
-    let q = BETA.iter().fold(0.0, |acc: f64, &b| acc * x2 + b);
-    // The ratio overshoots ±1 by up to 5e-8 near the clamp, where erf is ±1 in f32.
-    (x * p / q).clamp(-1.0, 1.0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every f32 step of 1e-4 on [-6, 6] (120 001 points) against f64's erf.
-    #[test]
-    fn erf_is_within_1e7_of_exact() {
-        let mut worst = (0.0f64, 0.0f32);
-        for i in -60_000..=60_000 {
-            let x = i as f32 * 1e-4;
-            let err = (erf(f64::from(x)) - libm::erf(f64::from(x))).abs();
-            if err > worst.0 {
-                worst = (err, x);
-            }
-        }
-        assert!(
-            worst.0 < 1e-7,
-            "worst |erf - exact| = {:e} at x = {}",
-            worst.0,
-            worst.1
-        );
-    }
 
     /// GELU against the f64 formula (within one f32 rounding and the erf error,
     /// relative to max(1, |x|)), and its tails.

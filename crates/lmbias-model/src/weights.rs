@@ -461,7 +461,7 @@ impl WeightsOut<'_> {
 }
 
 /// The f32 values of a tensor, row-major (a transposed view is laid out anew).
-fn host_values<const D: usize>(tensor: Tensor<D>) -> Vec<f32> {
+pub(crate) fn host_values<const D: usize>(tensor: Tensor<D>) -> Vec<f32> {
     tensor
         .into_data()
         .convert::<f32>()

@@ -48,6 +48,19 @@ pub fn model_dir(name: &str) -> PathBuf {
     fixtures().join("models").join(name)
 }
 
+/// The ~300 passages the tiny fixtures' vocabularies were built from
+/// (`tests/fixtures/generate/corpus.txt`, blank lines dropped): the training tests' corpus.
+pub fn fixture_passages() -> Vec<String> {
+    let path = fixtures().join("generate").join("corpus.txt");
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
 /// A writable copy of fixture model `name` in a fresh temporary folder named by
 /// `tag` (unique per test), for tests that break a file and load the folder.
 pub fn copy_fixture(name: &str, tag: &str) -> PathBuf {

@@ -2,29 +2,11 @@
 //! "unchanged behaviour"): Burn's graph with Burn's `AdamW` and the global-norm
 //! clip as they ran before, kept here, in the test, as the reference.
 
-use std::path::PathBuf;
-
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::optim::{AdamWConfig, GradientsParams};
 use burn::tensor::Tensor;
 
 use super::*;
-
-fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/models/tiny-bert-mlm")
-}
-
-fn passages() -> Vec<String> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/generate/corpus.txt");
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect()
-}
 
 /// The clipping of the replaced step: torch's `clip_grad_norm_` over Burn's gradients.
 fn clip_global_norm<M: Module>(model: &M, grads: &mut GradientsParams, max_norm: f64) {
@@ -73,8 +55,10 @@ fn clip_global_norm<M: Module>(model: &M, grads: &mut GradientsParams, max_norm:
 /// the optimizer, not of the step; the test shows their gradients are noise.
 #[test]
 fn twenty_steps_by_hand_equal_twenty_through_burns_graph() {
-    let passages = passages();
-    let start = Start::Continue(Checkpoint::from_dir("tiny-bert-mlm", &fixture()).unwrap());
+    let passages = lmbias_testing::fixture_passages();
+    let start = Start::Continue(
+        Checkpoint::from_dir("tiny-bert-mlm", &lmbias_testing::model_dir("tiny-bert-mlm")).unwrap(),
+    );
     let corpus = CorpusText {
         name: "corpus.txt",
         sha256: "0",
@@ -182,22 +166,13 @@ fn key_biases_have_no_gradient(prepared: &Prepared, s: &TrainSettings) -> Vec<us
         &order.rows(0),
         &mut data::step_rng(s.seed, 0),
     );
-    let positions: Vec<usize> = masked.positions.iter().map(|&p| p as usize).collect();
-    let labels: Vec<usize> = masked.labels.iter().map(|&l| l as usize).collect();
-    let batch = kernels::Batch {
-        ids: &masked.input,
-        seq: masked.len,
-        positions: &positions,
-        labels: &labels,
-    };
     let mut grads = store.zeros();
-    Step::new(layout).forward_backward(
-        &store.values,
+    step_by_hand(
+        &mut Step::new(layout),
+        &store,
         &mut grads,
-        &batch,
-        &FlexDropout {
-            seed: dropout_seed(s, 0),
-        },
+        &masked,
+        dropout_seed(s, 0),
     );
     let largest = |g: &[f32]| g.iter().fold(0f32, |m, x| m.max(x.abs()));
     let overall = grads.iter().map(|g| largest(g)).fold(0f32, f32::max);

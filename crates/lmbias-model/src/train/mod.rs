@@ -325,23 +325,7 @@ impl<'a> Run<'a> {
             }
             let value = match &mut by_hand {
                 Some(by_hand) => {
-                    let positions: Vec<usize> =
-                        masked.positions.iter().map(|&p| p as usize).collect();
-                    let labels: Vec<usize> = masked.labels.iter().map(|&l| l as usize).collect();
-                    let batch = kernels::Batch {
-                        ids: &masked.input,
-                        seq: masked.len,
-                        positions: &positions,
-                        labels: &labels,
-                    };
-                    by_hand.forward_backward(
-                        &store.values,
-                        &mut grads,
-                        &batch,
-                        &FlexDropout {
-                            seed: dropout_seed(s, step),
-                        },
-                    )
+                    step_by_hand(by_hand, &store, &mut grads, &masked, dropout_seed(s, step))
                 }
                 None => {
                     // Dropout draws from the device's generator.
@@ -681,6 +665,30 @@ impl kernels::Dropout for FlexDropout {
             *o = f32::from(u8::from(rng.next_u64() < threshold));
         }
     }
+}
+
+/// The loss of `masked` through the hand-written step, its gradients into `grads`.
+fn step_by_hand(
+    by_hand: &mut Step,
+    store: &Store,
+    grads: &mut [Vec<f32>],
+    masked: &data::MaskedBatch,
+    dropout_seed: u64,
+) -> f64 {
+    let positions: Vec<usize> = masked.positions.iter().map(|&p| p as usize).collect();
+    let labels: Vec<usize> = masked.labels.iter().map(|&l| l as usize).collect();
+    let batch = kernels::Batch {
+        ids: &masked.input,
+        seq: masked.len,
+        positions: &positions,
+        labels: &labels,
+    };
+    by_hand.forward_backward(
+        &store.values,
+        grads,
+        &batch,
+        &FlexDropout { seed: dropout_seed },
+    )
 }
 
 /// The seed of step `step`'s dropout draws: a function of the step, so a resumed

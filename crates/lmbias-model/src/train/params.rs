@@ -6,6 +6,8 @@ use burn::module::{Module, ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::optim::GradientsParams;
 use burn::tensor::{Tensor, TensorData};
 
+use crate::weights::host_values;
+
 /// One float tensor per parameter, in the module's visiting order.
 pub(super) struct Store {
     /// The values, row-major.
@@ -24,7 +26,7 @@ impl Store {
             fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
                 let value = param.val();
                 self.0.shapes.push(value.dims().to_vec());
-                self.0.values.push(host(value));
+                self.0.values.push(host_values(value));
                 self.0.ids.push(param.id);
             }
         }
@@ -77,7 +79,7 @@ impl Store {
             fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
                 let i = self.1.len();
                 self.1.push(match self.0.get::<D>(param.id) {
-                    Some(g) => host(g),
+                    Some(g) => host_values(g),
                     None => vec![0.0; self.2.values[i].len()],
                 });
             }
@@ -86,12 +88,4 @@ impl Store {
         model.visit(&mut take);
         take.1
     }
-}
-
-fn host<const D: usize>(tensor: Tensor<D>) -> Vec<f32> {
-    tensor
-        .into_data()
-        .convert::<f32>()
-        .try_into_vec::<f32>()
-        .expect("a float tensor converts to f32")
 }

@@ -16,24 +16,7 @@ use lmbias_model::{Checkpoint, DeviceKind, load_masked_lm};
 /// parallel threads would interleave their draws, so training tests take turns.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/models")
-        .join(name)
-}
-
-/// The ~300 lines the tiny fixtures' vocabularies were built from.
-fn passages() -> Vec<String> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/generate/corpus.txt");
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect()
-}
+use lmbias_testing::{fixture_passages as passages, model_dir as fixture};
 
 fn settings(steps: usize) -> TrainSettings {
     TrainSettings {
