@@ -14,6 +14,7 @@
 use std::error::Error;
 use std::io;
 
+use lmbias_runs::data::corpus::CorpusError;
 use lmbias_runs::data::probe::ProbeDataError;
 use lmbias_runs::data::valence::ValenceError;
 use lmbias_runs::data::{AssociationError, EmbeddingsError};
@@ -89,6 +90,8 @@ fn is_bad_input(e: &(dyn Error + 'static)) -> bool {
             e.downcast_ref(),
             Some(TrainError::Setting { .. } | TrainError::Corpus { .. })
         )
+        || e.downcast_ref::<CorpusError>()
+            .is_some_and(|c| !matches!(c, CorpusError::Read(_)))
         || matches!(
             e.downcast_ref(),
             Some(

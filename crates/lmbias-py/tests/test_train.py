@@ -93,5 +93,9 @@ def test_bad_settings_are_value_errors(tmp_path):
         lmbias.train_mlm(CORPUS, tmp_path / "a", from_=str(TINY_MLM), max_len=2)
     with pytest.raises(ValueError, match="scratch=True"):
         lmbias.train_mlm(CORPUS, tmp_path / "b")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    with pytest.raises(ValueError, match="the corpus has no passage"):
+        lmbias.train_mlm(empty, tmp_path / "d", from_=str(TINY_MLM))
     with pytest.raises(FileNotFoundError):
         lmbias.train_mlm(tmp_path / "missing.txt", tmp_path / "c", from_=str(TINY_MLM))
