@@ -19,6 +19,12 @@ usage() {
 }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
+fail() {
+  echo "submit.sh: $*" >&2
+  exit 2
+}
+# Said before anything is built or written.
+command -v sbatch >/dev/null || fail "sbatch: not found on PATH (run this on a Slurm login node)"
 
 # Queues shards $1 (an --array range) of the sweep in $2/sweep.env, then the merge.
 queue() {
@@ -53,18 +59,24 @@ fi
 (($# >= 3)) || usage
 n=$1 models=$2
 shift 2
-[[ $n =~ ^[1-9][0-9]*$ ]] || {
-  echo "submit.sh: N: '$n' is not a positive number of shards" >&2
-  exit 2
-}
-mkdir -p "$1/logs"
-out=$(cd "$1" && pwd)
-shift
+[[ $n =~ ^[1-9][0-9]*$ ]] || fail "N: '${n:0:80}' is not a positive number of shards"
+list=$models
 if [[ $models == @* ]]; then
   # One model per line; blank lines and #-comments skipped. Read once, here, so every
   # shard and a rerun see the same list.
-  models=$(grep -v -e '^[[:space:]]*$' -e '^[[:space:]]*#' "${models#@}" | paste -sd, -)
+  [[ -f ${models#@} && -r ${models#@} ]] || fail "MODELS: ${models#@}: not a readable file"
+  models=$(grep -v -e '^[[:space:]]*$' -e '^[[:space:]]*#' "${models#@}" | paste -sd, -) || true
 fi
+[[ -n ${models//,/} ]] || fail "MODELS: ${list:0:80}: no model (give a comma-separated list or @FILE, one per line)"
+IFS=, read -r -a names <<<"$models"
+# More shards than models would queue shards with nothing to run (and bash's arithmetic
+# stops at 2^63: compare lengths first).
+if ((${#n} > 9)) || ((n > ${#names[@]})); then
+  fail "N: ${n:0:80} shards for ${#names[@]} models: at most one shard per model"
+fi
+mkdir -p "$1/logs"
+out=$(cd "$1" && pwd)
+shift
 xtask=${LMBIAS_XTASK:-}
 if [[ -z $xtask ]]; then
   cargo build --release --package xtask --manifest-path "$root/Cargo.toml"

@@ -1,8 +1,6 @@
 //! `lmbias embed`: sentence vectors from any supported checkpoint (BERT, T5/mT5 encoder)
 //! or static word vectors (GloVe, word2vec).
 
-use std::io::{Read, Seek, SeekFrom, Write};
-
 use anyhow::Context;
 use lmbias_runs::encoder::EncoderError;
 use lmbias_runs::text::Tokenizer;
@@ -11,7 +9,7 @@ use serde_json::json;
 
 use crate::input::{self, InputArgs};
 use crate::model_args::ModelArgs;
-use crate::output::{self, out, outln};
+use crate::output::{Spool, out, outln};
 
 #[derive(clap::Args, Debug)]
 pub struct EmbedArgs {
@@ -153,22 +151,22 @@ fn print_chunk(
 }
 
 /// `--json`: one object, `{"layer", "model", "pooling", "static", ("precision": "bf16",)
-/// "vectors": […], "tokens": […], "no_vector": […]}`, written as the chunks come: the vectors go to stdout
-/// at once, the tokens and the words without a vector to two unnamed temporary files that
-/// follow them at the end, so memory holds a chunk and not the input.
+/// "vectors": […], "tokens": […], "no_vector": […]}`. The chunks' vectors, tokens and words
+/// without a vector go to three unnamed temporary files as they come, so memory holds a chunk
+/// and not the input, and stdout gets the object only once every text is embedded: an error
+/// on the last text leaves no half document there.
 struct JsonOut {
-    first: bool,
+    head: String,
+    vectors: Spool,
     tokens: Spool,
     unknown: Spool,
 }
 
 impl JsonOut {
     fn start(head: &serde_json::Value) -> anyhow::Result<JsonOut> {
-        let head = serde_json::to_string(head)?;
-        let open = head.strip_suffix('}').expect("an object");
-        out!("{open},\"vectors\":[")?;
         Ok(JsonOut {
-            first: true,
+            head: serde_json::to_string(head)?,
+            vectors: Spool::new()?,
             tokens: Spool::new()?,
             unknown: Spool::new()?,
         })
@@ -180,82 +178,20 @@ impl JsonOut {
         tokens: &[Vec<String>],
         unknown: &[Vec<String>],
     ) -> anyhow::Result<()> {
-        let mut chunk = String::new();
-        for vector in vectors {
-            if !std::mem::take(&mut self.first) {
-                chunk.push(',');
-            }
-            chunk.push_str(&serde_json::to_string(vector)?);
-        }
-        out!("{chunk}")?;
+        self.vectors.push(vectors)?;
         self.tokens.push(tokens)?;
         self.unknown.push(unknown)
     }
 
     fn finish(self) -> anyhow::Result<()> {
+        let open = self.head.strip_suffix('}').expect("an object");
+        out!("{open},\"vectors\":[")?;
+        self.vectors.copy_out()?;
         out!("],\"tokens\":[")?;
         self.tokens.copy_out()?;
         out!("],\"no_vector\":[")?;
         self.unknown.copy_out()?;
         outln!("]}}")?;
         Ok(())
-    }
-}
-
-/// Comma-separated JSON values in a temporary file removed on creation (it lives as long as
-/// the handle).
-struct Spool {
-    file: std::fs::File,
-    empty: bool,
-}
-
-impl Spool {
-    fn new() -> anyhow::Result<Spool> {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            ".lmbias-embed-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let context = || format!("temporary file {}", path.display());
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .with_context(context)?;
-        std::fs::remove_file(&path).with_context(context)?;
-        Ok(Spool { file, empty: true })
-    }
-
-    fn push(&mut self, values: &[Vec<String>]) -> anyhow::Result<()> {
-        let mut bytes = Vec::new();
-        for value in values {
-            if !std::mem::take(&mut self.empty) {
-                bytes.push(b',');
-            }
-            serde_json::to_writer(&mut bytes, value)?;
-        }
-        self.file
-            .write_all(&bytes)
-            .context("writing a temporary file")
-    }
-
-    fn copy_out(mut self) -> anyhow::Result<()> {
-        self.file
-            .seek(SeekFrom::Start(0))
-            .context("reading a temporary file")?;
-        let mut buf = vec![0; 1 << 16];
-        loop {
-            let n = self
-                .file
-                .read(&mut buf)
-                .context("reading a temporary file")?;
-            if n == 0 {
-                return Ok(());
-            }
-            output::write_bytes(&buf[..n])?;
-        }
     }
 }

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::input::{self, InputArgs};
 use crate::model_args::ModelArgs;
-use crate::output::{out, outln};
+use crate::output::{Spool, out, outln};
 
 #[derive(clap::Args, Debug)]
 pub struct FillMaskArgs {
@@ -29,24 +29,22 @@ pub struct FillMaskArgs {
 pub fn run(args: FillMaskArgs) -> anyhow::Result<()> {
     let texts = input::Texts::open(&args.input, args.texts)?;
     let model = args.model.masked_lm()?;
-    // --json: one array of {"predictions", "text"}, written as the chunks come.
-    let mut first = true;
-    if args.json {
-        out!("[")?;
-    }
+    // --json: one array of {"predictions", "text"}, kept in a spool until the last text is
+    // done, so that an error leaves no half array on stdout.
+    let mut spool = if args.json { Some(Spool::new()?) } else { None };
     input::chunked(texts, "fill-mask", |chunk| {
         let predictions = model.fill_mask(chunk, args.top_k.get())?;
+        if let Some(spool) = &mut spool {
+            let items: Vec<_> = chunk
+                .iter()
+                .zip(&predictions)
+                .map(|(text, predictions)| json!({"text": text, "predictions": predictions}))
+                .collect();
+            return spool.push(&items);
+        }
         // One write per chunk, not per line.
         let mut out = String::new();
         for (text, predictions) in chunk.iter().zip(&predictions) {
-            if args.json {
-                let item = json!({"text": text, "predictions": predictions});
-                if !std::mem::take(&mut first) {
-                    out.push(',');
-                }
-                out.push_str(&serde_json::to_string(&item)?);
-                continue;
-            }
             writeln!(out, "{text}")?;
             writeln!(
                 out,
@@ -67,7 +65,9 @@ pub fn run(args: FillMaskArgs) -> anyhow::Result<()> {
         out!("{out}")?;
         Ok(())
     })?;
-    if args.json {
+    if let Some(spool) = spool {
+        out!("[")?;
+        spool.copy_out()?;
         outln!("]")?;
     }
     Ok(())

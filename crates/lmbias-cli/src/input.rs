@@ -43,8 +43,12 @@ pub struct Texts {
     json: Option<bool>,
     /// Lines read so far, for errors.
     line: usize,
-    /// The first chunk, read on opening so that an empty input fails before a model loads.
-    first: Option<Vec<String>>,
+    /// The first chunk and its texts' lines, read on opening so that an empty input fails
+    /// before a model loads.
+    first: Option<(Vec<String>, Vec<usize>)>,
+    /// The line of each text of the chunk last handed out (a file's texts only), so that an
+    /// error names the line and not the text's position among the non-blank ones.
+    lines: Vec<usize>,
     /// Texts handed out so far: the offset of the next chunk.
     done: usize,
 }
@@ -80,13 +84,14 @@ impl Texts {
             json: None,
             line: 0,
             first: None,
+            lines: Vec::new(),
             done: 0,
         };
         if let Source::Reader { name, reader } = &mut texts.source {
             lmbias_runs::data::skip_bom(reader).with_context(|| format!("--input {name}"))?;
         }
         let first = texts.read_chunk()?;
-        if first.is_empty() {
+        if first.0.is_empty() {
             bail!(
                 "--input {}: no texts (the input is empty or blank)",
                 texts.name()
@@ -106,10 +111,11 @@ impl Texts {
     /// The next chunk of at most [`CHUNK`] texts and the index of its first text in the
     /// whole input; `None` after the last.
     pub fn next_chunk(&mut self) -> Result<Option<(usize, Vec<String>)>> {
-        let chunk = match self.first.take() {
+        let (chunk, lines) = match self.first.take() {
             Some(first) => first,
             None => self.read_chunk()?,
         };
+        self.lines = lines;
         if chunk.is_empty() {
             return Ok(None);
         }
@@ -118,13 +124,31 @@ impl Texts {
         Ok(Some((offset, chunk)))
     }
 
-    fn read_chunk(&mut self) -> Result<Vec<String>> {
+    fn read_chunk(&mut self) -> Result<(Vec<String>, Vec<usize>)> {
         let mut chunk = Vec::new();
+        let mut lines = Vec::new();
         while chunk.len() < CHUNK {
             let Some(text) = self.next_text()? else { break };
             chunk.push(text);
+            if let Source::Reader { .. } = self.source {
+                lines.push(self.line);
+            }
         }
-        Ok(chunk)
+        Ok((chunk, lines))
+    }
+
+    /// A model's error on text `index` of the last chunk: for a file, said of its line
+    /// ("--input FILE: line 7 has 600 tokens …"); else of its place among all the texts.
+    fn locate(&self, err: EncoderError, offset: usize) -> anyhow::Error {
+        let (Some(index), Some(&line)) = (err.index(), err.index().and_then(|i| self.lines.get(i)))
+        else {
+            return err.offset(offset).into();
+        };
+        let message = err.to_string();
+        match message.strip_prefix(&format!("text {index}")) {
+            Some(rest) => anyhow::anyhow!("--input {}: line {line}{rest}", self.name()),
+            None => err.offset(offset).into(),
+        }
     }
 
     /// The next text: the next non-blank line, as a line or as JSON lines.
@@ -209,7 +233,7 @@ pub fn chunked(
     while let Some((offset, chunk)) = texts.next_chunk()? {
         let chunk: Vec<&str> = chunk.iter().map(String::as_str).collect();
         each(&chunk).map_err(|err| match err.downcast::<EncoderError>() {
-            Ok(err) => shifted(err, offset).into(),
+            Ok(err) => texts.locate(err, offset),
             Err(other) => other,
         })?;
         progress.inc(chunk.len() as u64);
@@ -239,19 +263,6 @@ pub fn bar(len: Option<usize>, what: &str) -> ProgressBar {
     bar.with_message(what.to_owned())
 }
 
-fn shifted(mut err: EncoderError, offset: usize) -> EncoderError {
-    match &mut err {
-        EncoderError::MaskCount { index, .. }
-        | EncoderError::WordRange { index, .. }
-        | EncoderError::TooLong { index, .. }
-        | EncoderError::EmptyText { index }
-        | EncoderError::Tokenizer { index, .. }
-        | EncoderError::NonFinite { index, .. } => *index += offset,
-        EncoderError::Layer { .. } | EncoderError::UnknownId { .. } | EncoderError::Backend(_) => {}
-    }
-    err
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,6 +276,7 @@ mod tests {
             json: None,
             line: 0,
             first: None,
+            lines: Vec::new(),
             done: 0,
         }
     }
@@ -326,8 +338,9 @@ mod tests {
     }
 
     #[test]
-    fn chunk_errors_name_the_text_in_the_whole_input() {
-        let content = "x\n".repeat(CHUNK + 3);
+    fn chunk_errors_name_the_line_in_the_file() {
+        // A blank line first: the second text of the second chunk is on line CHUNK + 3.
+        let content = format!("\n{}", "x\n".repeat(CHUNK + 3));
         let err = chunked(reading(content.as_bytes()), "test", |chunk| {
             if chunk.len() == 3 {
                 Err(EncoderError::EmptyText { index: 1 }.into())
@@ -336,7 +349,12 @@ mod tests {
             }
         })
         .unwrap_err();
-        let err = err.downcast::<EncoderError>().unwrap();
-        assert_eq!(err.index(), Some(CHUNK + 1));
+        assert_eq!(
+            format!("{err:#}"),
+            format!(
+                "--input f: line {} has no tokens: it is empty or blank",
+                CHUNK + 3
+            )
+        );
     }
 }

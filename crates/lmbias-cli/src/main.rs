@@ -44,7 +44,18 @@ enum Command {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|err| {
+        // clap quotes a refused value whole: a 309-digit number or a pasted paragraph would
+        // fill the terminal. Such a message is printed with the value cut to 80 characters.
+        let message = err.render().to_string();
+        match shorten_quoted(&message) {
+            Some(short) if err.use_stderr() => {
+                eprint!("{short}");
+                std::process::exit(err.exit_code());
+            }
+            _ => err.exit(),
+        }
+    });
     let result: anyhow::Result<()> = match cli.command {
         Command::Embed(args) => embed::run(args),
         Command::FillMask(args) => fill_mask::run(args),
@@ -65,4 +76,35 @@ fn main() {
         eprintln!("error: {err:#}");
         std::process::exit(1);
     }
+}
+
+/// `message` with each '…'-quoted part longer than [`lmbias_runs::encoder::QUOTED_CHARS`]
+/// cut to that many characters, its length after the quote; `None` when none is that long.
+fn shorten_quoted(message: &str) -> Option<String> {
+    let limit = lmbias_runs::encoder::QUOTED_CHARS;
+    let parts: Vec<&str> = message.split('\'').collect();
+    // Odd parts lie between two quotes.
+    let long =
+        |i: usize, part: &str| i % 2 == 1 && i + 1 < parts.len() && part.chars().count() > limit;
+    if !parts.iter().enumerate().any(|(i, p)| long(i, p)) {
+        return None;
+    }
+    let mut out = String::new();
+    let mut after_quote = None;
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push('\'');
+            if let Some(n) = after_quote.take() {
+                out.push_str(&format!(" ({n} characters)"));
+            }
+        }
+        if long(i, part) {
+            out.extend(part.chars().take(limit));
+            out.push('…');
+            after_quote = Some(part.chars().count());
+        } else {
+            out.push_str(part);
+        }
+    }
+    Some(out)
 }

@@ -59,7 +59,17 @@ impl ModelArgs {
 /// `--model SPEC`, opened.
 pub fn open(spec: &str, compute: &ComputeArgs) -> anyhow::Result<Model> {
     let compute = compute.compute()?;
-    lmbias_runs::open(spec, compute).with_context(|| format!("--model {spec}"))
+    let model = lmbias_runs::open(spec, compute).with_context(|| format!("--model {spec}"))?;
+    // Said, not kept silently: a JSON embeddings file with a repeated key is refused.
+    match model.duplicate_words() {
+        0 => {}
+        n => eprintln!(
+            "warning: --model {spec}: {n} word{} listed more than once; each keeps its first \
+             vector (as gensim does)",
+            if n == 1 { " is" } else { "s are" }
+        ),
+    }
+    Ok(model)
 }
 
 /// `--model SPEC` for a command that fills masks: static vectors are refused at once,

@@ -9,7 +9,7 @@
 //! failed write never leaves half a file where a result was expected.
 
 use std::fmt;
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -95,6 +95,65 @@ pub fn check_file(flag: &str, file: &Path) -> Result<()> {
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     lmbias_runs::write_atomically(path, bytes)
         .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Comma-separated JSON values in a temporary file removed on creation (it lives as long as
+/// the handle): what a `--json` command keeps until its last input is done, so that an error
+/// leaves no half document on stdout and memory holds one chunk, not the input.
+pub struct Spool {
+    file: std::fs::File,
+    empty: bool,
+}
+
+impl Spool {
+    pub fn new() -> anyhow::Result<Spool> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            ".lmbias-spool-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let context = || format!("temporary file {}", path.display());
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .with_context(context)?;
+        std::fs::remove_file(&path).with_context(context)?;
+        Ok(Spool { file, empty: true })
+    }
+
+    pub fn push(&mut self, values: &[impl serde::Serialize]) -> anyhow::Result<()> {
+        let mut bytes = Vec::new();
+        for value in values {
+            if !std::mem::take(&mut self.empty) {
+                bytes.push(b',');
+            }
+            serde_json::to_writer(&mut bytes, value)?;
+        }
+        self.file
+            .write_all(&bytes)
+            .context("writing a temporary file")
+    }
+
+    pub fn copy_out(mut self) -> anyhow::Result<()> {
+        self.file
+            .seek(SeekFrom::Start(0))
+            .context("reading a temporary file")?;
+        let mut buf = vec![0; 1 << 16];
+        loop {
+            let n = self
+                .file
+                .read(&mut buf)
+                .context("reading a temporary file")?;
+            if n == 0 {
+                return Ok(());
+            }
+            write_bytes(&buf[..n])?;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -206,5 +206,9 @@ fn print(runs: &[SeatRun], pooling: Option<Pooling>, layer: Layer, args: &SeatAr
         out!("{}", battery_markdown(&result, args.marks))?;
     }
     figures.transpose()?;
+    // Every test refused is no result: said by the exit status too, so a script stops.
+    if rows.is_empty() && !result.refused.is_empty() {
+        anyhow::bail!("no test could be run: each was refused (see the warnings above)");
+    }
     Ok(())
 }

@@ -469,7 +469,7 @@ pub enum AssociationError {
     },
     /// |targ1| ≠ |targ2| while [`TargetSizes::Equal`] is asked for.
     #[error(
-        "{origin}: targ1 ({}) has {size1} examples but targ2 ({}) has {size2}: sent-bias requires equal target sizes (allow unequal sizes to run it anyway)",
+        "{origin}: targ1 ({}) has {size1} examples but targ2 ({}) has {size2}: sent-bias requires equal target sizes (`lmbias weat --allow-unequal-sizes`, or allow_unequal_sizes=True in Python, runs it anyway; `lmbias seat` keeps the rule)",
         quote(category1),
         quote(category2)
     )]
@@ -525,7 +525,7 @@ pub enum SetProblem {
     },
     /// The same text twice, refused under [`Duplicates::Error`].
     #[error(
-        "example {} appears more than once (sent-bias silently merges duplicates; lmbias merges only when asked)",
+        "example {} appears more than once (sent-bias silently merges duplicates; `lmbias weat --merge-duplicates`, or merge_duplicates=True in Python, merges them; `lmbias seat` refuses them)",
         quote(text)
     )]
     Duplicate {

@@ -136,10 +136,17 @@ pub fn load_word_list(path: &Path) -> Result<WordList, ProbeDataError> {
     let has_descriptor = match header.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["word", "value"] => false,
         ["word", "value", "descriptor"] => true,
+        [] | [""] => {
+            return Err(file(
+                "is empty: a word list starts with its header, word,value or \
+                 word,value,descriptor"
+                    .to_owned(),
+            ));
+        }
         _ => {
             return Err(file(format!(
                 "header must be word,value or word,value,descriptor, found {}",
-                header.join(",")
+                quote(&header.join(","))
             )));
         }
     };
@@ -354,6 +361,16 @@ mod tests {
         let err = load_word_list(&latin1).unwrap_err().to_string();
         assert!(err.contains("latin1.csv:5: "), "{err}");
         assert!(err.contains("UTF-8"), "{err}");
+
+        let empty = write("empty.csv", "");
+        let err = load_word_list(&empty).unwrap_err().to_string();
+        assert!(
+            err.ends_with(
+                "empty.csv: is empty: a word list starts with its header, word,value \
+                           or word,value,descriptor"
+            ),
+            "{err}"
+        );
 
         let header = write("header.csv", "term,class\na,x\n");
         let err = load_word_list(&header).unwrap_err().to_string();

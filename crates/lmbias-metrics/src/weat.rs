@@ -104,7 +104,7 @@ pub enum WeatError {
     EmptySet(Role),
     /// sent-bias's permutation test assumes |X| = |Y|; [`Options::allow_unequal_sizes`] lifts it.
     #[error(
-        "X has {x} items and Y has {y}: sent-bias requires equal sizes (allow unequal sizes to test anyway)"
+        "X has {x} items and Y has {y}: sent-bias requires equal sizes (`lmbias weat --allow-unequal-sizes`, or allow_unequal_sizes=True in Python, tests anyway)"
     )]
     UnequalSizes {
         /// |X|.
@@ -171,7 +171,7 @@ pub enum WeatError {
     /// Enumerating every split would take too long ([`MAX_TEST_WORK`]); refused before it starts.
     #[error(
         "an exact test over the {} splits of X ∪ Y ({x} + {y} items) would take about {} \
-         (more than lmbias allows, about a minute): set n_samples below the number of splits \
+         (more than lmbias allows, about a minute): set --n-samples (n_samples in Python) below the number of splits \
          (e.g. {DEFAULT_N_SAMPLES}, the default, or 1000000 for p down to 1e-6) to sample them instead",
         splits.map_or_else(|| "more than 2^128".to_owned(), |n| n.to_string()),
         duration(*estimate_s)
@@ -190,7 +190,7 @@ pub enum WeatError {
     /// before it starts.
     #[error(
         "a sampled test of {samples} splits of X ∪ Y ({x} + {y} items) would take about {} \
-         (more than lmbias allows, about a minute): set n_samples lower (e.g. \
+         (more than lmbias allows, about a minute): set --n-samples (n_samples in Python) lower (e.g. \
          {DEFAULT_N_SAMPLES}, the default, or 1000000 for p down to 1e-6)",
         duration(*estimate_s)
     )]

@@ -51,6 +51,7 @@ impl<N: Network> Adapter<N> {
         let config = N::config(checkpoint)?;
         let file = WeightsFile::open(checkpoint, device)?.with_bf16(compute.bf16_units());
         let network = N::load(config, file.root())?;
+        file.check_layers()?;
         // Padding is looked up in the embedding table too.
         let pad = tokenizer.pad();
         if pad.id as usize >= network.vocab_size() {

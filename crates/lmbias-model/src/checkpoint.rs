@@ -222,6 +222,18 @@ impl Checkpoint {
                 path: path.to_path_buf(),
             });
         }
+        // A link that is there but leads nowhere readable (a loop, a denied folder) is
+        // said as the system says it, not as a model that does not exist.
+        if path.symlink_metadata().is_ok()
+            && let Err(source) = std::fs::metadata(path)
+            && source.kind() != std::io::ErrorKind::NotFound
+        {
+            return Err(ModelError::Io {
+                path: path.to_path_buf(),
+                doing: "read",
+                source,
+            });
+        }
         let cached = crate::hub::cached_snapshot(&hub.cache, model);
         if let Some(dir) = &cached
             && crate::hub::is_complete(dir)
@@ -287,7 +299,20 @@ impl Checkpoint {
     /// [`Origin`] is [`Origin::Folder`].
     pub fn from_dir(name: &str, dir: &Path) -> Result<Self, ModelError> {
         let config_path = dir.join("config.json");
-        let fields: ArchitectureFields = read_json(&config_path)?;
+        // A JSON array would be read field by field into the struct (serde reads structs
+        // from sequences) and end as "no model_type field".
+        let value: serde_json::Value = read_json(&config_path)?;
+        if !value.is_object() {
+            return Err(ModelError::ConfigValue {
+                path: config_path,
+                problem: "not a JSON object (config.json holds one object of settings)".into(),
+            });
+        }
+        let fields =
+            ArchitectureFields::deserialize(value).map_err(|source| ModelError::Config {
+                path: config_path.clone(),
+                source,
+            })?;
         let architecture = architecture_of(&config_path, &fields)?;
         // The first weight file present, as a file: a folder in its place is named, not skipped.
         let (weights, format) = match [
@@ -367,6 +392,16 @@ impl Checkpoint {
 
     pub(crate) fn weights_format(&self) -> WeightsFormat {
         self.format
+    }
+}
+
+/// `Err` naming `field` when a LayerNorm epsilon (or another value that must be a finite
+/// number ≥ 0) is not one: a negative epsilon makes every output NaN for some inputs.
+pub(crate) fn nonnegative(field: &str, value: f64) -> Result<(), String> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(format!("{field} {value} must be a finite number ≥ 0"))
     }
 }
 

@@ -155,7 +155,28 @@ pub enum ModelError {
         #[source]
         source: safetensors::SafeTensorError,
     },
-    /// A tensor the model needs is not in the weight file.
+    /// The weight file holds a layer beyond those config.json declares.
+    #[error(
+        "{path}: tensor {tensor} belongs to a layer config.json does not declare (it declares \
+         {layers}): the config and the weights are of different models"
+    )]
+    ExtraTensor {
+        /// The weights file.
+        path: PathBuf,
+        /// The tensor left over.
+        tensor: String,
+        /// The layers the config declares.
+        layers: usize,
+    },
+    /// The safetensors header lists a tensor name twice.
+    #[error("{path}: tensor {tensor} is listed twice in the header")]
+    RepeatedTensor {
+        /// The weight file.
+        path: PathBuf,
+        /// The name listed twice.
+        tensor: String,
+    },
+    /// The weights file lacks a tensor the model needs.
     #[error("{path}: missing tensor {tensor}")]
     MissingTensor {
         /// The weight file.

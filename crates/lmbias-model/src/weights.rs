@@ -7,7 +7,7 @@
 //! `encoder.layer.3.weight` and `.bias`. A missing tensor is an error that names
 //! it: nothing is ever left at its random init.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -36,6 +36,8 @@ pub(crate) struct WeightsFile {
     fresh: Option<Fresh>,
     /// Linear layers are packed for these bf16 units (`Compute`'s precision).
     bf16: Option<Bf16Units>,
+    /// The names read so far, for [`WeightsFile::check_layers`].
+    read: Mutex<BTreeSet<String>>,
 }
 
 /// transformers' `_init_weights` for BERT, for the tensors a file lacks under
@@ -102,13 +104,18 @@ impl WeightsFile {
             source,
         };
         let tensors = match checkpoint.weights_format() {
-            WeightsFormat::Safetensors => SafetensorsStore::from_file(&path)
-                .get_all_tensors()
-                .cloned()
-                .map_err(|e| match e {
-                    SafetensorsStoreError::Io(e) => io(e),
-                    e => fail(e.into()),
-                })?,
+            WeightsFormat::Safetensors => {
+                if let Some(name) = repeated_tensor(&path).map_err(io)? {
+                    return Err(ModelError::RepeatedTensor { path, tensor: name });
+                }
+                SafetensorsStore::from_file(&path)
+                    .get_all_tensors()
+                    .cloned()
+                    .map_err(|e| match e {
+                        SafetensorsStoreError::Io(e) => io(e),
+                        e => fail(e.into()),
+                    })?
+            }
             WeightsFormat::PytorchBin => PytorchStore::from_file(&path)
                 .get_all_tensors()
                 .cloned()
@@ -123,7 +130,42 @@ impl WeightsFile {
             device: device.clone(),
             fresh: None,
             bf16: None,
+            read: Mutex::default(),
         })
+    }
+
+    /// After a model is built: a tensor of a layer the config does not declare (weights for
+    /// three layers under a config of two) is an error, not silently left out. A layer is a
+    /// numbered name segment after `layer`, `layers` or `block` whose siblings were read.
+    pub(crate) fn check_layers(&self) -> Result<(), ModelError> {
+        let read = self.read.lock().unwrap_or_else(PoisonError::into_inner);
+        let numbered = |name: &str| -> Option<(String, usize)> {
+            let parts: Vec<&str> = name.split('.').collect();
+            (1..parts.len()).find_map(|i| {
+                let index = parts[i].parse::<usize>().ok()?;
+                matches!(parts[i - 1], "layer" | "layers" | "block").then(|| {
+                    let mut pattern = parts.clone();
+                    pattern[i] = "#";
+                    (pattern.join("."), index)
+                })
+            })
+        };
+        let mut layers: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+        for (pattern, index) in read.iter().filter_map(|name| numbered(name)) {
+            layers.entry(pattern).or_default().insert(index);
+        }
+        for name in self.tensors.keys().filter(|n| !read.contains(*n)) {
+            if let Some((pattern, _)) = numbered(name)
+                && let Some(indices) = layers.get(&pattern)
+            {
+                return Err(ModelError::ExtraTensor {
+                    path: self.path.clone(),
+                    tensor: name.clone(),
+                    layers: indices.len(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Linear layers read from now on are packed for `units` (bf16), or f32 when `None`.
@@ -141,6 +183,7 @@ impl WeightsFile {
             device: device.clone(),
             fresh: None,
             bf16: None,
+            read: Mutex::default(),
         }
         .fresh_under("", std, seed)
     }
@@ -162,6 +205,61 @@ impl WeightsFile {
             file: self,
             prefix: String::new(),
         }
+    }
+}
+
+/// A tensor name the safetensors header at `path` lists twice. serde reads a JSON object
+/// into a map keeping the last entry, so the safetensors reader would see one tensor and
+/// blame the offsets ("invalid offset") instead; a header it cannot read is left to it.
+fn repeated_tensor(path: &Path) -> std::io::Result<Option<String>> {
+    use std::io::Read;
+    /// safetensors' own cap on a header.
+    const MAX_HEADER: u64 = 100_000_000;
+    let mut file = std::fs::File::open(path)?;
+    let mut len = [0u8; 8];
+    if file.read_exact(&mut len).is_err() {
+        return Ok(None);
+    }
+    let len = u64::from_le_bytes(len);
+    if len > MAX_HEADER {
+        return Ok(None);
+    }
+    let mut header = Vec::new();
+    file.take(len).read_to_end(&mut header)?;
+    Ok(serde_json::from_slice::<Names>(&header)
+        .ok()
+        .and_then(|names| names.repeated))
+}
+
+/// The first key a JSON object repeats.
+struct Names {
+    repeated: Option<String>,
+}
+
+impl<'de> serde::Deserialize<'de> for Names {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = Names;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Names, A::Error> {
+                let mut seen = BTreeSet::new();
+                let mut repeated = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    if !seen.insert(key.clone()) && repeated.is_none() {
+                        repeated = Some(key);
+                    }
+                }
+                Ok(Names { repeated })
+            }
+        }
+        d.deserialize_map(Keys)
     }
 }
 
@@ -210,6 +308,12 @@ impl<'a> Weights<'a> {
     fn values(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, ModelError> {
         let path = &self.file.path;
         let full = self.name(name);
+        (self
+            .file
+            .read
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner))
+        .insert(full.clone());
         let Some(tensor) = self.file.tensors.get(&full) else {
             return match &self.file.fresh {
                 Some(fresh) if fresh.covers(&full) => {

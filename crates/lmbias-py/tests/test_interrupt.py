@@ -151,7 +151,7 @@ def test_an_exact_test_too_large_is_refused_at_once():
     message = str(raised.value)
     assert "\n" not in message
     assert message.startswith("an exact test over the 126410606437752 splits of X ∪ Y (25 + 25 items) would take about ")
-    assert message.endswith("set n_samples below the number of splits (e.g. 100000, the default, "
+    assert message.endswith("set --n-samples (n_samples in Python) below the number of splits (e.g. 100000, the default, "
                             "or 1000000 for p down to 1e-6) to sample them instead")
     # The option it names works.
     assert not lmbias.weat(x, y, a, b, n_samples=100_000).exact

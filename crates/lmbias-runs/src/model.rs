@@ -143,6 +143,15 @@ impl Model {
         &self.name
     }
 
+    /// Words a static vectors file lists more than once (each keeps its first vector, as
+    /// gensim's `load_word2vec_format` does); 0 for a checkpoint.
+    pub fn duplicate_words(&self) -> usize {
+        match &self.kind {
+            Kind::Static(vectors) => vectors.duplicates(),
+            _ => 0,
+        }
+    }
+
     /// Whether these are static word vectors (no context, no layers, no mask).
     pub fn is_static(&self) -> bool {
         matches!(self.kind, Kind::Static(_))

@@ -205,8 +205,13 @@ pub fn check_set(shards: &[Shard]) -> Result<(), ShardSetError> {
 }
 
 /// The layout of shard files, raised whenever what a shard holds changes shape, so
-/// that no merge reads one layout as another. Format 1 was the unversioned layout.
-pub const FORMAT: u32 = 2;
+/// that no merge reads one layout as another. Format 1 was the unversioned layout; 2 had
+/// no checksum; 3 ends with the sha256 of the CBOR document before it.
+pub const FORMAT: u32 = 3;
+
+/// The sha256 after the document: a byte changed anywhere (a float of the results
+/// included, which CBOR would read back as another float) is found.
+const CHECKSUM_LEN: usize = 32;
 
 /// The lmbias version every crate of the workspace shares.
 pub const LMBIAS_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -330,11 +335,13 @@ pub enum ShardFileError {
     Encode(String),
 }
 
-/// `stamp` and `body` as the bytes of a shard file.
+/// `stamp` and `body` as the bytes of a shard file: the CBOR document, then its sha256.
 pub fn encode<T: Serialize>(stamp: &Stamp, body: &T) -> Result<Vec<u8>, ShardFileError> {
     let mut bytes = Vec::new();
     ciborium::into_writer(&File { stamp, body }, &mut bytes)
         .map_err(|e| ShardFileError::Encode(cbor_error(e)))?;
+    let checksum = Sha256::digest(&bytes);
+    bytes.extend_from_slice(&checksum);
     Ok(bytes)
 }
 
@@ -362,10 +369,18 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8], kind: &str) -> Result<(Stamp, T
             lmbias: head.lmbias,
         });
     }
-    let file: File<Stamp, T> = ciborium::from_reader(bytes).map_err(|e| match e {
+    let (document, checksum) = bytes.split_at(bytes.len().saturating_sub(CHECKSUM_LEN));
+    let file: File<Stamp, T> = ciborium::from_reader(document).map_err(|e| match e {
         ciborium::de::Error::Io(_) => truncated.clone(),
         other => ShardFileError::Damaged(cbor_error(other)),
     })?;
+    if Sha256::digest(document).as_slice() != checksum {
+        return Err(ShardFileError::Damaged(
+            "its checksum (the sha256 in its last 32 bytes) does not match its contents: the \
+             file was changed after it was written; run the shard again"
+                .to_owned(),
+        ));
+    }
     Ok((file.stamp, file.body))
 }
 
@@ -630,6 +645,16 @@ mod tests {
         assert_eq!(
             text.to_string(),
             "not a shard file (its bytes are not what `lmbias seat --save` writes)"
+        );
+        // A result changed where CBOR still reads a number: the checksum finds it.
+        let mut changed = encode(&stamp(), &vec![(1usize, 0.6f64)]).unwrap();
+        let float = changed.len() - CHECKSUM_LEN - 2;
+        changed[float] ^= 0x40;
+        let err = super::decode::<Vec<(usize, f64)>>(&changed, "lmbias seat --save").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("damaged: its checksum (the sha256 in its last 32 bytes)"),
+            "{err}"
         );
         // The right stamp on a body of another shape.
         let wrong = encode(&stamp(), &"text").unwrap();

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod hostile;
 pub mod hub_server;
 
 /// The repository root (datasets live under it).
@@ -106,4 +107,43 @@ pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
         .zip(b)
         .map(|(x, y)| (x - y).abs())
         .fold(0.0, f32::max)
+}
+
+/// The complete checkpoint of a training run under `output`'s checkpoint folder
+/// (`OUTPUT.checkpoint`, or a copy an interrupted replacement left beside it, `.tmp-PID` or
+/// `.prev-PID`): one whose `digest.json` lists every file it holds with its sha256. Checked
+/// here from the files alone, as a user could, not through the trainer's own check.
+pub fn complete_checkpoint(output: &Path) -> Option<PathBuf> {
+    use sha2::{Digest, Sha256};
+    let parent = output.parent()?;
+    let name = format!("{}.checkpoint", output.file_name()?.to_string_lossy());
+    let verifies = |dir: &Path| -> bool {
+        let Ok(text) = std::fs::read_to_string(dir.join("digest.json")) else {
+            return false;
+        };
+        let Ok(digests) = serde_json::from_str::<serde_json::Value>(&text) else {
+            return false;
+        };
+        let Some(listed) = digests["sha256"].as_object() else {
+            return false;
+        };
+        listed.iter().all(|(file, want)| {
+            std::fs::read(dir.join(file)).is_ok_and(|bytes| {
+                Some(format!("{:x}", Sha256::digest(bytes)).as_str()) == want.as_str()
+            })
+        }) && ["state.json", "model/model.safetensors"]
+            .iter()
+            .all(|f| listed.contains_key(*f))
+    };
+    std::fs::read_dir(parent)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p.file_name().unwrap_or_default().to_string_lossy();
+            n == name
+                || n.starts_with(&format!("{name}.tmp-"))
+                || n.starts_with(&format!("{name}.prev-"))
+        })
+        .find(|p| verifies(p))
 }

@@ -4,6 +4,7 @@
 mod bf16_parity;
 mod family_parity;
 mod glove_weat;
+mod hostile_files;
 mod minilm;
 mod model_load_errors;
 mod model_parity;

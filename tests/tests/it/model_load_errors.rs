@@ -361,3 +361,155 @@ fn unknown_model_says_how_to_get_it() {
         "{err}"
     );
 }
+
+/// A tensor listed twice in the safetensors header is named as such, not as the offsets
+/// the second entry's removal would leave wrong (#35, MINOR list).
+#[test]
+fn a_tensor_listed_twice_is_named() {
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "twice");
+    let path = dir.join("model.safetensors");
+    let bytes = std::fs::read(&path).unwrap();
+    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let header = std::str::from_utf8(&bytes[8..8 + n]).unwrap();
+    let parsed: serde_json::Value = serde_json::from_str(header).unwrap();
+    let name = "bert.embeddings.LayerNorm.bias";
+    let entry = format!("\"{name}\":{},", parsed[name]);
+    let doubled = header.replacen('{', &format!("{{{entry}"), 1);
+    let mut out = (doubled.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(doubled.as_bytes());
+    out.extend_from_slice(&bytes[8 + n..]);
+    std::fs::write(&path, out).unwrap();
+    assert_eq!(
+        load_error(&dir),
+        format!(
+            "{}: tensor {name} is listed twice in the header",
+            path.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Weights for more layers than config.json declares are refused, naming the first tensor
+/// left over, rather than silently ignored (#35, MINOR list).
+#[test]
+fn weights_for_a_layer_the_config_lacks_are_refused() {
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "extra-layer");
+    let config_path = dir.join("config.json");
+    let mut config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config_path).unwrap()).unwrap();
+    let layers = config["num_hidden_layers"].as_u64().unwrap();
+    config["num_hidden_layers"] = serde_json::json!(layers - 1);
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let err = load_error(&dir);
+    assert!(
+        err.starts_with(&format!(
+            "{}: tensor bert.encoder.layer.{}.",
+            dir.join("model.safetensors").display(),
+            layers - 1
+        )),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(&format!(
+            "belongs to a layer config.json does not declare (it declares {}): the config and \
+             the weights are of different models",
+            layers - 1
+        )),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Values that would make every output NaN are named by their config.json field: a
+/// negative LayerNorm epsilon, a rotary base of 0; and a config that is a JSON array is
+/// said to be one (#35, MINOR list).
+#[test]
+fn config_values_that_give_nan_are_named() {
+    let edit = |fixture: &str, tag: &str, field: &str, value: serde_json::Value| {
+        let dir = lmbias_testing::copy_fixture(fixture, tag);
+        let path = dir.join("config.json");
+        let mut config: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        config[field] = value;
+        std::fs::write(&path, config.to_string()).unwrap();
+        // The encoder alone: mT5 has no masked-LM head.
+        let err = crate::load_error(&dir, |c| load_embedder(c, DeviceKind::Cpu));
+        std::fs::remove_dir_all(&dir).unwrap();
+        (path, err)
+    };
+    let (path, err) = edit(
+        "tiny-bert-mlm",
+        "eps",
+        "layer_norm_eps",
+        serde_json::json!(-1e-5),
+    );
+    assert_eq!(
+        err,
+        format!(
+            "{}: invalid config: layer_norm_eps -0.00001 must be a finite number ≥ 0",
+            path.display()
+        )
+    );
+    let (path, err) = edit(
+        "tiny-modernbert-mlm",
+        "theta",
+        "global_rope_theta",
+        serde_json::json!(0),
+    );
+    assert_eq!(
+        err,
+        format!(
+            "{}: invalid config: global_rope_theta (rope_parameters.full_attention) 0 must be a \
+             finite number > 0",
+            path.display()
+        )
+    );
+    let (path, err) = edit(
+        "tiny-mt5",
+        "buckets",
+        "relative_attention_num_buckets",
+        serde_json::json!(2),
+    );
+    assert!(
+        err.starts_with(&format!(
+            "{}: invalid config: relative_attention_num_buckets 2 is below 4",
+            path.display()
+        )),
+        "{err}"
+    );
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "array");
+    std::fs::write(dir.join("config.json"), "[1, 2]").unwrap();
+    assert_eq!(
+        load_error(&dir),
+        format!(
+            "{}: invalid config: not a JSON object (config.json holds one object of settings)",
+            dir.join("config.json").display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A model path that is a symbolic link loop is said as the system says it, not as a model
+/// that is neither a folder nor in the cache (#35, MINOR list).
+#[test]
+fn a_link_loop_is_not_a_missing_model() {
+    let dir = std::env::temp_dir().join(format!("lmbias-loop-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let looped = dir.join("model");
+    std::os::unix::fs::symlink(&looped, &looped).unwrap();
+    let err = match Checkpoint::resolve(looped.to_str().unwrap()) {
+        Err(e) => e,
+        Ok(_) => panic!("a link loop resolved"),
+    };
+    assert!(matches!(err, ModelError::Io { .. }), "{err}");
+    let source = std::error::Error::source(&err).unwrap().to_string();
+    assert_eq!(
+        format!("{err}: {source}"),
+        format!(
+            "{}: cannot read: Too many levels of symbolic links (os error 40)",
+            looped.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

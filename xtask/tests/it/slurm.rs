@@ -338,3 +338,71 @@ fn slurm_job_array_and_merge_equal_one_run() {
     cluster.stop();
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// submit.sh refuses, in one line and before building or writing anything: no `sbatch` on
+/// PATH, an empty model list (given, or a file of blank lines and comments), a list file
+/// that is not there, and more shards than models (10^23 included, past bash's
+/// arithmetic). Needs no Slurm: a stand-in `sbatch` that must never be called (#35).
+#[test]
+fn submit_refuses_what_cannot_be_a_sweep_before_doing_anything() {
+    let dir = std::env::temp_dir().join(format!("lmbias-submit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let sbatch = bin.join("sbatch");
+    std::fs::write(&sbatch, "#!/bin/sh\necho called >&2\nexit 1\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&sbatch, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let blank = dir.join("blank.txt");
+    std::fs::write(&blank, "\n  \n# a comment\n").unwrap();
+    let out = dir.join("out");
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let refused = |path: &str, args: &[&str], message: &str| {
+        let output = Command::new(script("submit.sh"))
+            .args(args)
+            .env("PATH", path)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8(output.stderr).unwrap(),
+            format!("submit.sh: {message}\n")
+        );
+        assert!(!out.exists(), "{args:?} wrote {}", out.display());
+    };
+    let o = out.to_str().unwrap();
+    refused(
+        "/usr/bin:/bin",
+        &["2", "a,b", o],
+        "sbatch: not found on PATH (run this on a Slurm login node)",
+    );
+    refused(
+        &path,
+        &["2", ",", o],
+        "MODELS: ,: no model (give a comma-separated list or @FILE, one per line)",
+    );
+    let at_blank = format!("@{}", blank.display());
+    refused(
+        &path,
+        &["2", &at_blank, o],
+        &format!(
+            "MODELS: {at_blank}: no model (give a comma-separated list or @FILE, one per line)"
+        ),
+    );
+    refused(
+        &path,
+        &["2", "@/nonexistent/models.txt", o],
+        "MODELS: /nonexistent/models.txt: not a readable file",
+    );
+    refused(
+        &path,
+        &["100000000000000000000000", "a,b", o],
+        "N: 100000000000000000000000 shards for 2 models: at most one shard per model",
+    );
+    refused(
+        &path,
+        &["3", "a,b", o],
+        "N: 3 shards for 2 models: at most one shard per model",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

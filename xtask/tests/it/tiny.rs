@@ -548,6 +548,10 @@ fn a_merge_refuses_shards_of_different_settings_datasets_or_cut_short() {
         + 2; // CBOR's header of a 64-character text
     assert!(bytes[at].is_ascii_hexdigit(), "{}", bytes[at]);
     bytes[at] = if bytes[at] == b'0' { b'1' } else { b'0' };
+    // As that run would have written it: the file's checksum (its last 32 bytes) made anew.
+    let end = bytes.len() - 32;
+    let checksum = <sha2::Sha256 as sha2::Digest>::digest(&bytes[..end]);
+    bytes[end..].copy_from_slice(&checksum);
     let edited = root.join("edited.cbor");
     std::fs::write(&edited, &bytes).unwrap();
     let stderr = merge(&[&first, &edited]);

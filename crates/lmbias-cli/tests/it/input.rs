@@ -169,3 +169,28 @@ fn bad_inputs_are_one_line_errors_naming_the_file() {
         "{stderr}"
     );
 }
+
+/// A text the model refuses is named by its line in the file (blank lines counted), and
+/// `--json` prints nothing on stdout: no half document before the error (#35, MINOR list).
+#[test]
+fn a_refused_text_is_named_by_its_line_and_leaves_stdout_empty() {
+    let scratch = Scratch::new("line");
+    let long = "a ".repeat(200);
+    let file = scratch.file("texts.txt", &format!("hello\n\nworld\n{long}\n"));
+    let out = embed(&["--input", &file], None);
+    let err = one_line_error(&out);
+    assert!(
+        err.starts_with(&format!(
+            "error: --input {file}: line 4 has 202 tokens, more than the model's 64 positions: "
+        )),
+        "{err}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // On the command line, a text is still named by its place among the texts.
+    let err = one_line_error(&embed(&["hello", &long], None));
+    assert!(err.starts_with("error: text 1 has 202 tokens"), "{err}");
+}

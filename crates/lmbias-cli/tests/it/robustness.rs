@@ -593,3 +593,33 @@ fn endless_files_stop_at_their_kind_s_cap() {
         "{stderr}"
     );
 }
+
+/// A refused option value is quoted to 80 characters and its length, not echoed whole
+/// (a 309-digit number filled the terminal); a short one is clap's message as it was (#35).
+#[test]
+fn a_long_refused_value_is_quoted_short() {
+    let long = "9".repeat(309);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lmbias"))
+        .args(["fill-mask", "--model", "m", "--top-k", &long, "a [MASK]"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with(&format!(
+            "error: invalid value '{}…' (309 characters) for '--top-k <TOP_K>': number too large",
+            "9".repeat(80)
+        )),
+        "{err}"
+    );
+    assert!(err.len() < 400, "{err}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lmbias"))
+        .args(["fill-mask", "--model", "m", "--top-k", "x", "a [MASK]"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("error: invalid value 'x' for '--top-k <TOP_K>': invalid digit"),
+        "{err}"
+    );
+}

@@ -541,21 +541,21 @@ fn a_merge_refuses_shards_of_different_tests_formats_and_truncated_files() {
     );
 
     // Another format version: the byte after the key "format" is the version (CBOR's
-    // small integer); this lmbias writes 2.
+    // small integer); this lmbias writes 3.
     let mut bytes = std::fs::read(&second).unwrap();
     let at = bytes
         .windows(7)
         .position(|w| w == b"\x66format")
         .expect("the stamp holds the format")
         + 7;
-    assert_eq!(bytes[at], 2);
+    assert_eq!(bytes[at], 3);
     bytes[at] = 9;
     let newer = scratch.0.join("newer.cbor");
     std::fs::write(&newer, &bytes).unwrap();
     let err = one_line_error(&lmbias(&["--merge", &first, newer.to_str().unwrap()]));
     assert!(
         err.starts_with(&format!(
-            "error: --merge: {}: shard format 9, written by lmbias {}; lmbias {1} reads format 2 only",
+            "error: --merge: {}: shard format 9, written by lmbias {}; lmbias {1} reads format 3 only",
             newer.display(),
             env!("CARGO_PKG_VERSION")
         )),
@@ -576,4 +576,33 @@ fn a_merge_refuses_shards_of_different_tests_formats_and_truncated_files() {
         "{err}"
     );
     assert!(!err.contains("Error {") && !err.contains("Io("), "{err}");
+}
+
+/// A run in which every test is refused (static vectors that lack every word of a set) says
+/// so and exits 1, after the warnings; one test run among refused ones still exits 0 (#35).
+#[test]
+fn a_run_with_every_test_refused_exits_1() {
+    let scratch = Scratch::new("all-refused");
+    let vectors = scratch.0.join("vectors.txt");
+    std::fs::write(&vectors, "3 2\nrose 1 0\nant 0 1\npleasant 1 1\n").unwrap();
+    let test = scratch.0.join("lost.jsonl");
+    std::fs::write(
+        &test,
+        r#"{"targ1": {"category": "F", "examples": ["rose"]}, "targ2": {"category": "I", "examples": ["ant"]}, "attr1": {"category": "P", "examples": ["pleasant"]}, "attr2": {"category": "U", "examples": ["awful"]}}"#,
+    )
+    .unwrap();
+    let out = lmbias(&[
+        "--model",
+        vectors.to_str().unwrap(),
+        "--test",
+        test.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let last = err.lines().last().unwrap();
+    assert_eq!(
+        last,
+        "error: no test could be run: each was refused (see the warnings above)"
+    );
+    assert!(err.starts_with("warning: "), "{err}");
 }

@@ -312,3 +312,29 @@ fn masked_lm_commands_refuse_static_vectors_in_one_line() {
         );
     }
 }
+
+/// A word listed twice in a vectors file is said on stderr (its first vector is kept, as
+/// gensim does), not kept silently; a file without repeats says nothing (#35, MINOR list).
+#[test]
+fn repeated_words_in_a_vectors_file_are_said() {
+    let dir = std::env::temp_dir().join(format!("lmbias-dup-vectors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let twice = dir.join("twice.txt");
+    std::fs::write(&twice, "the 1 2\nking 3 4\nthe 5 6\n").unwrap();
+    let (ok, stdout, stderr) = lmbias(&["embed", "--model", twice.to_str().unwrap(), "the"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "warning: --model {}: 1 word is listed more than once; each keeps its first vector \
+             (as gensim does)\n",
+            twice.display()
+        )
+    );
+    assert!(stdout.contains("[+1.0000, +2.0000, …]"), "{stdout}");
+    let once = dir.join("once.txt");
+    std::fs::write(&once, "the 1 2\nking 3 4\n").unwrap();
+    let (ok, _, stderr) = lmbias(&["embed", "--model", once.to_str().unwrap(), "the"]);
+    assert!(ok && stderr.is_empty(), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

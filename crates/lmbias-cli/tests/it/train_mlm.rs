@@ -203,11 +203,13 @@ fn a_second_training_on_the_same_output_is_refused_at_once() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Killed outright (SIGKILL) at moments spread over the run, checkpointing every step, a
-/// training always leaves a checkpoint `--resume` accepts once it has written one (no
-/// relaunch is ever refused), and the resumed runs end with the uninterrupted run's weights.
+/// Interrupted (SIGINT, as Ctrl-C sends, and SIGKILL, in turn) at moments spread over the
+/// run, checkpointing every step: once a complete checkpoint is on disk (its digest.json
+/// verifying every file, checked here from the files) there is always one, whatever the
+/// moment; no relaunch is ever refused; and the resumed runs end with the uninterrupted
+/// run's weights (#35).
 #[test]
-fn a_run_killed_at_any_moment_resumes_to_the_uninterrupted_weights() {
+fn a_run_interrupted_at_any_moment_resumes_to_the_uninterrupted_weights() {
     let dir = scratch_dir("kill");
     let args = |out: &std::path::Path, resume: bool| -> Vec<String> {
         let mut args: Vec<String> = [
@@ -241,15 +243,9 @@ fn a_run_killed_at_any_moment_resumes_to_the_uninterrupted_weights() {
     assert!(ok, "{stderr}");
 
     let cut = dir.join("cut");
-    let checkpoint = dir.join("cut.checkpoint");
     let (mut kills, mut resumed_kills) = (0, 0);
     for round in 0..40 {
-        let started = checkpoint.exists()
-            || std::fs::read_dir(&dir).unwrap().flatten().any(|e| {
-                e.file_name()
-                    .to_string_lossy()
-                    .starts_with("cut.checkpoint.")
-            });
+        let started = lmbias_testing::complete_checkpoint(&cut).is_some();
         let child = std::process::Command::new(env!("CARGO_BIN_EXE_lmbias"))
             .args(args(&cut, started))
             .stdout(std::process::Stdio::null())
@@ -261,8 +257,9 @@ fn a_run_killed_at_any_moment_resumes_to_the_uninterrupted_weights() {
         let wait_ms = 40 + (round * 97) % 400;
         std::thread::sleep(std::time::Duration::from_millis(wait_ms as u64));
         let pid = child.id();
+        let signal = if round % 2 == 0 { "-INT" } else { "-KILL" };
         let _ = std::process::Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
+            .args([signal, &pid.to_string()])
             .status();
         let output = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -274,6 +271,10 @@ fn a_run_killed_at_any_moment_resumes_to_the_uninterrupted_weights() {
         if output.status.code().is_none() {
             kills += 1;
             resumed_kills += usize::from(started);
+            assert!(
+                !started || lmbias_testing::complete_checkpoint(&cut).is_some(),
+                "round {round} ({signal}): no complete checkpoint left"
+            );
         }
         if cut.join("model.safetensors").is_file() {
             break;
@@ -425,6 +426,31 @@ fn bad_input_is_refused_in_one_line() {
         ],
         &under_file,
         "cannot create the output folder",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An output that cannot be made is named as given, not by the internal staging name
+/// (`OUTPUT.tmp-PID`), and the system's reason is said once (#35, MINOR list).
+#[test]
+fn an_output_that_cannot_be_made_is_named_as_given() {
+    let dir = scratch_dir("unmakeable");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let out = file.join("model");
+    let o = out.to_str().unwrap();
+    let (_, _, stderr) = lmbias(&[
+        "train-mlm",
+        "--from",
+        &tiny(),
+        "--corpus",
+        &corpus(),
+        "--output",
+        o,
+    ]);
+    assert_eq!(
+        stderr,
+        format!("error: {o}: cannot create the output folder: Not a directory (os error 20)\n")
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -227,7 +227,7 @@ fn bad_inputs_are_one_line_errors_naming_the_file() {
     assert_eq!(
         err,
         format!(
-            "error: {}: targ1 (\"F\") has 2 examples but targ2 (\"I\") has 1: sent-bias requires equal target sizes (allow unequal sizes to run it anyway)",
+            "error: {}: targ1 (\"F\") has 2 examples but targ2 (\"I\") has 1: sent-bias requires equal target sizes (`lmbias weat --allow-unequal-sizes`, or allow_unequal_sizes=True in Python, runs it anyway; `lmbias seat` keeps the rule)",
             t.display()
         )
     );

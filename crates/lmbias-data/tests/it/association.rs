@@ -129,7 +129,7 @@ fn duplicates_are_an_error_unless_merged() {
     let json = spec(r#"["rose", "tulip", "rose"]"#, r#"["ant", "flea", "moth"]"#);
     assert_eq!(
         one_line_error(&json, &LoadOptions::default()),
-        "dir/mytest.jsonl: targ1 (\"Flowers\"): example \"rose\" appears more than once (sent-bias silently merges duplicates; lmbias merges only when asked)"
+        "dir/mytest.jsonl: targ1 (\"Flowers\"): example \"rose\" appears more than once (sent-bias silently merges duplicates; `lmbias weat --merge-duplicates`, or merge_duplicates=True in Python, merges them; `lmbias seat` refuses them)"
     );
     let merged = LoadOptions {
         duplicates: Duplicates::Merge,
@@ -144,7 +144,7 @@ fn unequal_targets_are_an_error_unless_allowed() {
     let json = spec(r#"["rose", "tulip"]"#, r#"["ant", "flea", "moth"]"#);
     assert_eq!(
         one_line_error(&json, &LoadOptions::default()),
-        "dir/mytest.jsonl: targ1 (\"Flowers\") has 2 examples but targ2 (\"Insects\") has 3: sent-bias requires equal target sizes (allow unequal sizes to run it anyway)"
+        "dir/mytest.jsonl: targ1 (\"Flowers\") has 2 examples but targ2 (\"Insects\") has 3: sent-bias requires equal target sizes (`lmbias weat --allow-unequal-sizes`, or allow_unequal_sizes=True in Python, runs it anyway; `lmbias seat` keeps the rule)"
     );
     let allow = LoadOptions {
         target_sizes: TargetSizes::AllowUnequal,

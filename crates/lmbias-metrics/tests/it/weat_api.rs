@@ -152,7 +152,7 @@ fn invalid_inputs_are_typed_errors() {
     let err = weat(&unequal, &Options::default()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "X has 2 items and Y has 1: sent-bias requires equal sizes (allow unequal sizes to test anyway)"
+        "X has 2 items and Y has 1: sent-bias requires equal sizes (`lmbias weat --allow-unequal-sizes`, or allow_unequal_sizes=True in Python, tests anyway)"
     );
     let allowed = weat(
         &unequal,
@@ -326,7 +326,7 @@ fn an_exact_test_beyond_the_bound_is_refused_before_it_starts() {
         );
         assert!(
             message.ends_with(
-                "set n_samples below the number of splits (e.g. 100000, the default, or \
+                "set --n-samples (n_samples in Python) below the number of splits (e.g. 100000, the default, or \
                  1000000 for p down to 1e-6) to sample them instead"
             ),
             "{message}"
@@ -417,7 +417,7 @@ fn a_sampled_test_too_large_is_refused_at_once() {
                  about "
             ) && message.contains(" years (more than lmbias allows")
                 && message.ends_with(
-                    "set n_samples lower (e.g. 100000, the default, or 1000000 for p down to 1e-6)"
+                    "set --n-samples (n_samples in Python) lower (e.g. 100000, the default, or 1000000 for p down to 1e-6)"
                 ),
             "{message}"
         );

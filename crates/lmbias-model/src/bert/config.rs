@@ -4,7 +4,7 @@ use burn::tensor::Tensor;
 use burn::tensor::activation::{gelu_approximate, relu};
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::{Checkpoint, read_json};
+use crate::checkpoint::{Checkpoint, nonnegative, read_json};
 use crate::error::ModelError;
 use crate::gelu::gelu;
 
@@ -349,6 +349,7 @@ impl BertConfig {
                 return Err(invalid(format!("{field} {p} is not in [0, 1)")));
             }
         }
+        nonnegative("layer_norm_eps", config.layer_norm_eps).map_err(invalid)?;
         if config.type_vocab_size == 0 && variant != Variant::DistilBert {
             return Err(invalid(
                 "type_vocab_size is 0: BERT reads token type 0".into(),

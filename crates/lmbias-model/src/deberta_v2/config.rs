@@ -3,7 +3,7 @@
 use serde::Deserialize;
 
 use crate::bert::Activation;
-use crate::checkpoint::{Checkpoint, read_json};
+use crate::checkpoint::{Checkpoint, nonnegative, read_json};
 use crate::error::ModelError;
 
 /// transformers' `DebertaV2Config` names and defaults (the fields it reads with `getattr`
@@ -124,6 +124,7 @@ impl DebertaV2Config {
                 config.hidden_size
             )));
         }
+        nonnegative("layer_norm_eps", config.layer_norm_eps).map_err(invalid)?;
         for kind in config.pos_att_types() {
             if !matches!(kind.as_str(), "c2p" | "p2c" | "p2p") {
                 return Err(invalid(format!("pos_att_type {kind:?} is not c2p or p2c")));

@@ -3,7 +3,7 @@
 use serde::Deserialize;
 
 use crate::bert::Activation;
-use crate::checkpoint::{Checkpoint, read_json};
+use crate::checkpoint::{Checkpoint, nonnegative, read_json};
 use crate::error::ModelError;
 
 /// transformers' `ModernBertConfig` names and defaults; other fields are ignored.
@@ -102,6 +102,24 @@ impl ModernBertConfig {
         if config.global_attn_every_n_layers == 0 {
             return Err(invalid("global_attn_every_n_layers is 0".into()));
         }
+        nonnegative("norm_eps", config.norm_eps).map_err(&invalid)?;
+        // A base of 0 (or below) makes every rotary frequency infinite: NaN outputs.
+        for (field, theta) in [
+            (
+                "global_rope_theta (rope_parameters.full_attention)",
+                config.global_theta(),
+            ),
+            (
+                "local_rope_theta (rope_parameters.sliding_attention)",
+                config.local_theta(),
+            ),
+        ] {
+            if !(theta.is_finite() && theta > 0.0) {
+                return Err(invalid(format!(
+                    "{field} {theta} must be a finite number > 0"
+                )));
+            }
+        }
         Ok(config)
     }
 
@@ -113,17 +131,26 @@ impl ModernBertConfig {
         }
     }
 
-    /// The rotary base of layer `i`: the global one (default 160,000), or the local one
-    /// (default 10,000) for a windowed layer.
+    /// The rotary base of layer `i`: the global one, or the local one for a windowed layer.
     pub(super) fn rope_theta(&self, i: usize) -> f64 {
-        let rope = self.rope_parameters.as_ref();
-        let global = self
-            .global_rope_theta
-            .or_else(|| Some(rope?.full_attention.as_ref()?.rope_theta))
-            .unwrap_or(160_000.0);
         if self.is_global(i) {
-            return global;
+            self.global_theta()
+        } else {
+            self.local_theta()
         }
+    }
+
+    /// The rotary base of the global layers (default 160,000).
+    fn global_theta(&self) -> f64 {
+        let rope = self.rope_parameters.as_ref();
+        self.global_rope_theta
+            .or_else(|| Some(rope?.full_attention.as_ref()?.rope_theta))
+            .unwrap_or(160_000.0)
+    }
+
+    /// The rotary base of the windowed layers (default 10,000).
+    fn local_theta(&self) -> f64 {
+        let rope = self.rope_parameters.as_ref();
         self.local_rope_theta
             .or_else(|| Some(rope?.sliding_attention.as_ref()?.rope_theta))
             .unwrap_or(10_000.0)

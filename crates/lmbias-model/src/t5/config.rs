@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use crate::checkpoint::{Checkpoint, read_json};
+use crate::checkpoint::{Checkpoint, nonnegative, read_json};
 use crate::error::ModelError;
 
 /// transformers' `T5Config` / `MT5Config` names and defaults; other fields are ignored.
@@ -40,15 +40,23 @@ impl T5Config {
     pub(super) fn read(checkpoint: &Checkpoint) -> Result<Self, ModelError> {
         let path = checkpoint.config_path();
         let config: T5Config = read_json(&path)?;
-        if config.num_heads == 0 || config.relative_attention_num_buckets < 4 {
-            return Err(ModelError::ConfigValue {
-                path,
-                problem: format!(
-                    "num_heads {} and relative_attention_num_buckets {} must be at least 1 and 4",
-                    config.num_heads, config.relative_attention_num_buckets
-                ),
-            });
+        let invalid = |problem: String| ModelError::ConfigValue {
+            path: path.clone(),
+            problem,
+        };
+        if config.num_heads == 0 {
+            return Err(invalid("num_heads is 0".into()));
         }
+        // T5 gives half the buckets to each direction and half of those to exact distances:
+        // with fewer than 4 no distance has a bucket of its own.
+        if config.relative_attention_num_buckets < 4 {
+            return Err(invalid(format!(
+                "relative_attention_num_buckets {} is below 4: T5 splits the buckets by \
+                 direction, then into exact and log-spaced distances",
+                config.relative_attention_num_buckets
+            )));
+        }
+        nonnegative("layer_norm_epsilon", config.layer_norm_epsilon).map_err(invalid)?;
         Ok(config)
     }
 

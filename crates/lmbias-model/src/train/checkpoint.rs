@@ -88,7 +88,12 @@ const REQUIRED: [&str; 4] = [
 
 fn sha256_of(path: &Path) -> std::io::Result<String> {
     let mut hasher = Sha256::new();
-    std::io::copy(&mut std::fs::File::open(path)?, &mut hasher)?;
+    let file = std::fs::File::open(path)?;
+    // A FIFO or a device in a checkpoint folder would be read forever.
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    std::io::copy(&mut { file }, &mut hasher)?;
     Ok(format!("{:x}", hasher.finalize()))
 }
 
@@ -130,16 +135,36 @@ fn write_digests(dir: &Path) -> Result<(), TrainError> {
 /// Whether `dir` holds a complete, unchanged checkpoint: `Err` names the file at fault.
 fn verify(dir: &Path) -> Result<(), (PathBuf, String)> {
     let path = dir.join(DIGESTS);
-    let text = std::fs::read_to_string(&path).map_err(|_| {
-        (
-            path.clone(),
-            "missing: the checkpoint is incomplete".to_owned(),
-        )
-    })?;
-    let digests: Digests = serde_json::from_str(&text)
+    let incomplete = || "missing: the checkpoint is incomplete".to_owned();
+    let bytes = match read_capped(&path, lmbias_data::read::CONFIG) {
+        Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => {
+            return Err((path, incomplete()));
+        }
+        Err(e) => return Err((path, format!("cannot read: {}", e.source))),
+        Ok(bytes) => bytes,
+    };
+    let digests: Digests = serde_json::from_slice(&bytes)
         .map_err(|e| (path.clone(), format!("not a checkpoint digest: {e}")))?;
     if let Some(name) = REQUIRED.iter().find(|n| !digests.sha256.contains_key(**n)) {
         return Err((path, format!("does not list {name}")));
+    }
+    // The listing names exactly the files present: a name outside the folder (`../x`,
+    // `/dev/zero`) is never opened, and a file the checkpoint did not write is not believed.
+    let present = files(dir).map_err(|e| (dir.to_path_buf(), format!("cannot list: {e}")))?;
+    if let Some(name) = present.iter().find(|n| !digests.sha256.contains_key(*n)) {
+        return Err((
+            dir.join(name),
+            format!("not listed in {DIGESTS}: not written by the checkpoint"),
+        ));
+    }
+    if let Some(name) = digests.sha256.keys().find(|n| !present.contains(n)) {
+        if name.starts_with('/') || name.split('/').any(|part| part.is_empty() || part == "..") {
+            return Err((
+                path,
+                "lists a path outside the checkpoint folder".to_owned(),
+            ));
+        }
+        return Err((dir.join(name), incomplete()));
     }
     for (name, want) in &digests.sha256 {
         let file = dir.join(name);
@@ -196,9 +221,9 @@ fn candidates(dir: &Path) -> Vec<PathBuf> {
 
 /// The step a verified checkpoint's state.json records (0 when unreadable).
 fn step_of(dir: &Path) -> usize {
-    std::fs::read_to_string(dir.join("state.json"))
+    read_capped(&dir.join("state.json"), lmbias_data::read::CONFIG)
         .ok()
-        .and_then(|t| serde_json::from_str::<State>(&t).ok())
+        .and_then(|t| serde_json::from_slice::<State>(&t).ok())
         .map_or(0, |s| s.step)
 }
 
@@ -208,28 +233,51 @@ fn step_of(dir: &Path) -> usize {
 /// by an interrupted replacement (`.tmp-PID`, `.prev-PID`) counts: the one with
 /// the most steps is moved into place and used.
 pub(super) fn find(dir: &Path, resume: bool) -> Result<Option<Found>, TrainError> {
-    let candidates = candidates(dir);
+    // Said now, not at the first checkpoint a run of hours writes.
+    if dir.exists() && !dir.is_dir() {
+        return Err(TrainError::Output {
+            path: dir.to_path_buf(),
+            message: "is not a folder, so no checkpoint can be written there: remove it or \
+                      choose another --output"
+                .into(),
+            source: None,
+        });
+    }
+    // `dir` itself is only ever complete (a checkpoint is renamed into place whole), so one
+    // that does not verify was changed or damaged since: said. A copy beside it that does
+    // not verify is what a run killed while writing it left: never a checkpoint.
+    let mut complete = Vec::new();
+    let mut broken = None;
+    let mut debris = Vec::new();
+    for candidate in candidates(dir) {
+        match verify(&candidate) {
+            Ok(()) => complete.push(candidate),
+            Err(fault) if candidate == dir => broken = Some(fault),
+            Err(_) => debris.push(candidate),
+        }
+    }
     if !resume {
-        return match candidates.first() {
-            None => Ok(None),
-            Some(found) => Err(TrainError::Output {
-                path: found.clone(),
+        let earlier = match (complete.first(), &broken) {
+            (Some(found), _) => Some(found.clone()),
+            (None, Some(_)) => Some(dir.to_path_buf()),
+            (None, None) => None,
+        };
+        if let Some(found) = earlier {
+            return Err(TrainError::Output {
+                path: found,
                 message: "a checkpoint of an earlier run is here: pass --resume to continue it, \
                           or remove it"
                     .into(),
                 source: None,
-            }),
-        };
-    }
-    let mut complete = Vec::new();
-    let mut broken = None;
-    for candidate in candidates {
-        match verify(&candidate) {
-            Ok(()) => complete.push(candidate),
-            Err(fault) => {
-                broken.get_or_insert(fault);
-            }
+            });
         }
+    }
+    // The output is locked for this run: no other run is writing these.
+    for leftover in debris {
+        let _ = std::fs::remove_dir_all(leftover);
+    }
+    if !resume {
+        return Ok(None);
     }
     let Some(best) = complete.into_iter().max_by_key(|d| step_of(d)) else {
         return Err(match broken {
@@ -240,7 +288,7 @@ pub(super) fn find(dir: &Path, resume: bool) -> Result<Option<Found>, TrainError
             },
             None => TrainError::Output {
                 path: dir.to_path_buf(),
-                message: "--resume: no checkpoint here (state.json is missing)".into(),
+                message: "--resume: no complete checkpoint here (none was written, or the run was stopped while writing its first)".into(),
                 source: None,
             },
         });
@@ -264,9 +312,9 @@ impl Found {
     /// Its state, which must have been made by the same run.
     pub(super) fn state(&self, fingerprint: &Fingerprint) -> Result<State, TrainError> {
         let path = self.dir.join("state.json");
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| TrainError::io(&path, "cannot read", e))?;
-        let state: State = serde_json::from_str(&text).map_err(|e| TrainError::Output {
+        let text = read_capped(&path, lmbias_data::read::CONFIG)
+            .map_err(|e| TrainError::io(&path, "cannot read", e.source))?;
+        let state: State = serde_json::from_slice(&text).map_err(|e| TrainError::Output {
             path: path.clone(),
             message: format!("not a checkpoint state: {e}"),
             source: None,
@@ -397,14 +445,17 @@ pub(super) fn save(
 ) -> Result<(), TrainError> {
     let staging = beside(dir, "tmp");
     let _ = std::fs::remove_dir_all(&staging);
-    let model = staging.join("model");
-    std::fs::create_dir_all(&model).map_err(|e| TrainError::io(&model, "cannot create", e))?;
-    folder.write_into(&model)?;
-    write_optimizer(&staging.join(OPTIMIZER), optimizer, shapes)?;
-    let path = staging.join("state.json");
-    let json = serde_json::to_string(state).expect("the state serialises");
-    std::fs::write(&path, json).map_err(|e| TrainError::io(&path, "cannot write", e))?;
-    write_digests(&staging)?;
+    let written = (|| {
+        let model = staging.join("model");
+        std::fs::create_dir_all(&model).map_err(|e| TrainError::io(&model, "cannot create", e))?;
+        folder.write_into(&model)?;
+        write_optimizer(&staging.join(OPTIMIZER), optimizer, shapes)?;
+        let path = staging.join("state.json");
+        let json = serde_json::to_string(state).expect("the state serialises");
+        std::fs::write(&path, json).map_err(|e| TrainError::io(&path, "cannot write", e))?;
+        write_digests(&staging)
+    })();
+    written.map_err(|e| e.staged_as(&staging, dir))?;
     let previous = beside(dir, "prev");
     let _ = std::fs::remove_dir_all(&previous);
     if dir.exists() {

@@ -40,15 +40,17 @@ pub enum TrainError {
         #[source]
         source: Option<std::io::Error>,
     },
-    /// The loss became NaN or infinite: a learning rate too high for the model.
-    #[error("step {step}: the loss is {loss}; lower --lr (now {lr})")]
+    /// The loss became NaN or infinite: a learning rate or a weight decay too high for the
+    /// model (AdamW's decay multiplies each weight by 1 − lr·decay: past 2/lr it flips and
+    /// grows the weights at every step).
+    #[error("step {step}: the loss is {loss}; {advice}")]
     Diverged {
         /// The step (1-based).
         step: usize,
         /// The loss found.
         loss: f64,
-        /// The peak learning rate.
-        lr: f64,
+        /// What to change, naming the setting at fault and its value.
+        advice: String,
     },
     /// The run was stopped (its cancel flag set) after `step`, with a checkpoint of that
     /// step to resume from.
@@ -62,10 +64,30 @@ pub enum TrainError {
 }
 
 impl TrainError {
+    /// This error with a path under `staging` (the temporary folder a result is written in
+    /// before its rename) shown under `shown`, the name the user knows it by.
+    pub(crate) fn staged_as(self, staging: &std::path::Path, shown: &std::path::Path) -> Self {
+        match self {
+            TrainError::Output {
+                path,
+                message,
+                source,
+            } => TrainError::Output {
+                path: match path.strip_prefix(staging) {
+                    Ok(rest) => shown.join(rest),
+                    Err(_) => path,
+                },
+                message,
+                source,
+            },
+            other => other,
+        }
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, doing: &str, source: std::io::Error) -> Self {
         TrainError::Output {
             path: path.into(),
-            message: format!("{doing}: {source}"),
+            message: doing.to_owned(),
             source: Some(source),
         }
     }

@@ -32,9 +32,10 @@ pub(super) fn check_output(output: &Path) -> Result<(), TrainError> {
             source: None,
         });
     }
+    // Made and removed at once: the error names the output, not the staging name.
     let probe = temporary(output);
     std::fs::create_dir_all(&probe)
-        .map_err(|e| TrainError::io(&probe, "cannot create the output folder", e))?;
+        .map_err(|e| TrainError::io(output, "cannot create the output folder", e))?;
     let _ = std::fs::remove_dir(&probe);
     Ok(())
 }
@@ -177,12 +178,15 @@ impl<'a> Folder<'a> {
     ) -> Result<(), TrainError> {
         let staging = temporary(output);
         let _ = std::fs::remove_dir_all(&staging);
-        std::fs::create_dir_all(&staging)
-            .map_err(|e| TrainError::io(&staging, "cannot create the output folder", e))?;
-        self.write_into(&staging)?;
-        let json = serde_json::to_string_pretty(report).expect("the report serialises");
-        write(&staging.join("training.json"), json.as_bytes())?;
-        write(&staging.join("training.md"), report.markdown().as_bytes())?;
+        let written = (|| {
+            std::fs::create_dir_all(&staging)
+                .map_err(|e| TrainError::io(&staging, "cannot create the output folder", e))?;
+            self.write_into(&staging)?;
+            let json = serde_json::to_string_pretty(report).expect("the report serialises");
+            write(&staging.join("training.json"), json.as_bytes())?;
+            write(&staging.join("training.md"), report.markdown().as_bytes())
+        })();
+        written.map_err(|e| e.staged_as(&staging, output))?;
         std::fs::rename(&staging, output)
             .map_err(|e| TrainError::io(output, "cannot move the finished folder into place", e))
     }

@@ -116,6 +116,24 @@ impl Default for TrainSettings {
     }
 }
 
+impl TrainSettings {
+    /// What to change when the loss stops being finite: the weight decay when it is past the
+    /// usual range (0.01–0.1; above 1) and AdamW's decoupled decay alone (each weight times
+    /// 1 − lr·decay per step) no longer shrinks the weights toward 0, else the learning rate.
+    fn divergence_advice(&self) -> String {
+        let factor = 1.0 - self.lr * self.weight_decay;
+        if factor <= 0.0 && self.weight_decay > 1.0 {
+            format!(
+                "lower --weight-decay (now {}: with --lr {} each step multiplies every weight \
+                 by 1 - lr × decay = {factor})",
+                self.weight_decay, self.lr
+            )
+        } else {
+            format!("lower --lr (now {})", self.lr)
+        }
+    }
+}
+
 /// The corpus a run reads: passages, with the name and digest its report keeps.
 #[derive(Debug, Clone, Copy)]
 pub struct CorpusText<'a> {
@@ -344,7 +362,7 @@ impl<'a> Run<'a> {
                 return Err(TrainError::Diverged {
                     step: step + 1,
                     loss: value,
-                    lr: s.lr,
+                    advice: s.divergence_advice(),
                 });
             }
             losses.push(value);

@@ -206,6 +206,22 @@ fn a_model_from_scratch_has_the_shape_asked_for() {
     .unwrap();
     std::fs::remove_dir_all(&out).unwrap();
 }
+/// A 10-step run of tiny-bert-mlm on the fixture corpus, checkpointing every 4 steps,
+/// handed to `f` (the checkpoint and resume tests).
+fn with_checkpointing_run(f: impl FnOnce(&Run)) {
+    let passages = passages();
+    let corpus = CorpusText {
+        name: "corpus.txt",
+        sha256: "0",
+        passages: &passages,
+    };
+    let s = TrainSettings {
+        checkpoint_every: 4,
+        ..settings(10)
+    };
+    let start = start("tiny-bert-mlm");
+    f(&Run::new(&start, corpus, s, DeviceKind::Cpu).unwrap());
+}
 
 /// `run` trained whole into `{tag}whole`, and into `{tag}cut` interrupted (a panic in the
 /// progress callback) at step 6.
@@ -223,44 +239,34 @@ fn whole_and_cut(run: &Run, tag: &str) -> (PathBuf, PathBuf) {
 #[test]
 fn a_resumed_run_computes_what_an_uninterrupted_one_does() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
-    let passages = passages();
-    let corpus = CorpusText {
-        name: "corpus.txt",
-        sha256: "0",
-        passages: &passages,
-    };
-    let s = TrainSettings {
-        checkpoint_every: 4,
-        ..settings(10)
-    };
-    let start = start("tiny-bert-mlm");
-    let run = Run::new(&start, corpus, s.clone(), DeviceKind::Cpu).unwrap();
-    let (whole, cut) = whole_and_cut(&run, "");
-    // Interrupted after step 6: the checkpoint of step 4 is on disk, no output folder.
-    assert!(!cut.exists());
-    assert!(checkpoint_dir(&cut).join("state.json").is_file());
-    // Without --resume the checkpoint is not overwritten.
-    let err = run.train(&cut, false, &mut |_| {}).unwrap_err().to_string();
-    assert!(err.contains("pass --resume"), "{err}");
+    with_checkpointing_run(|run| {
+        let (whole, cut) = whole_and_cut(run, "");
+        // Interrupted after step 6: the checkpoint of step 4 is on disk, no output folder.
+        assert!(!cut.exists());
+        assert!(checkpoint_dir(&cut).join("state.json").is_file());
+        // Without --resume the checkpoint is not overwritten.
+        let err = run.train(&cut, false, &mut |_| {}).unwrap_err().to_string();
+        assert!(err.contains("pass --resume"), "{err}");
 
-    let report = run.train(&cut, true, &mut |_| {}).unwrap();
-    assert_eq!(report.resumed_from, Some(4));
-    let bytes = |dir: &Path| std::fs::read(dir.join("model.safetensors")).unwrap();
-    assert!(bytes(&whole) == bytes(&cut), "the resumed weights differ");
-    let losses = |dir: &Path| -> serde_json::Value {
-        serde_json::from_str::<serde_json::Value>(
-            &std::fs::read_to_string(dir.join("training.json")).unwrap(),
-        )
-        .unwrap()["losses"]
-            .clone()
-    };
-    assert_eq!(losses(&whole), losses(&cut));
-    assert!(
-        !checkpoint_dir(&cut).exists(),
-        "the checkpoint is removed at the end"
-    );
-    std::fs::remove_dir_all(&whole).unwrap();
-    std::fs::remove_dir_all(&cut).unwrap();
+        let report = run.train(&cut, true, &mut |_| {}).unwrap();
+        assert_eq!(report.resumed_from, Some(4));
+        let bytes = |dir: &Path| std::fs::read(dir.join("model.safetensors")).unwrap();
+        assert!(bytes(&whole) == bytes(&cut), "the resumed weights differ");
+        let losses = |dir: &Path| -> serde_json::Value {
+            serde_json::from_str::<serde_json::Value>(
+                &std::fs::read_to_string(dir.join("training.json")).unwrap(),
+            )
+            .unwrap()["losses"]
+                .clone()
+        };
+        assert_eq!(losses(&whole), losses(&cut));
+        assert!(
+            !checkpoint_dir(&cut).exists(),
+            "the checkpoint is removed at the end"
+        );
+        std::fs::remove_dir_all(&whole).unwrap();
+        std::fs::remove_dir_all(&cut).unwrap();
+    });
 }
 
 /// On the CPU a run gives the same weights bit for bit on one thread and on three: every
@@ -309,87 +315,79 @@ fn copy_tree(from: &Path, to: &Path) {
 fn a_checkpoint_is_believed_only_when_its_digest_verifies() {
     use sha2::{Digest, Sha256};
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
-    let passages = passages();
-    let corpus = CorpusText {
-        name: "corpus.txt",
-        sha256: "0",
-        passages: &passages,
-    };
-    let s = TrainSettings {
-        checkpoint_every: 4,
-        ..settings(10)
-    };
-    let start = start("tiny-bert-mlm");
-    let run = Run::new(&start, corpus, s.clone(), DeviceKind::Cpu).unwrap();
-    let (whole, cut) = whole_and_cut(&run, "digest-");
-    let dir = checkpoint_dir(&cut);
-    assert!(dir.join("digest.json").is_file());
-    let pristine = out_dir("digest-pristine");
-    copy_tree(&dir, &pristine);
-    let restore = || {
-        let _ = std::fs::remove_dir_all(&dir);
-        copy_tree(&pristine, &dir);
-    };
-    let resume_error = || run.train(&cut, true, &mut |_| {}).unwrap_err().to_string();
+    with_checkpointing_run(|run| {
+        let (whole, cut) = whole_and_cut(run, "digest-");
+        let dir = checkpoint_dir(&cut);
+        assert!(dir.join("digest.json").is_file());
+        let pristine = out_dir("digest-pristine");
+        copy_tree(&dir, &pristine);
+        let restore = || {
+            let _ = std::fs::remove_dir_all(&dir);
+            copy_tree(&pristine, &dir);
+        };
+        let resume_error = || run.train(&cut, true, &mut |_| {}).unwrap_err().to_string();
 
-    // The state edited to claim more steps (it resumed, reporting step 99999).
-    let state_path = dir.join("state.json");
-    let mut state: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap();
-    state["step"] = serde_json::json!(9);
-    std::fs::write(&state_path, state.to_string()).unwrap();
-    let err = resume_error();
-    assert_eq!(
-        err,
-        format!(
-            "{}: --resume: does not match the checkpoint's digest.json: it was changed after \
+        // The state edited to claim more steps (it resumed, reporting step 99999).
+        let state_path = dir.join("state.json");
+        let mut state: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap();
+        state["step"] = serde_json::json!(9);
+        std::fs::write(&state_path, state.to_string()).unwrap();
+        let err = resume_error();
+        assert_eq!(
+            err,
+            format!(
+                "{}: --resume: does not match the checkpoint's digest.json: it was changed after \
              the checkpoint was written; remove the checkpoint to start anew",
-            state_path.display()
-        )
-    );
-    // The same edit with its digest recomputed: the step cannot belong to this run.
-    state["step"] = serde_json::json!(99999);
-    std::fs::write(&state_path, state.to_string()).unwrap();
-    let digest_path = dir.join("digest.json");
-    let mut digests: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&digest_path).unwrap()).unwrap();
-    let sha = format!("{:x}", Sha256::digest(std::fs::read(&state_path).unwrap()));
-    digests["sha256"]["state.json"] = serde_json::json!(sha);
-    std::fs::write(&digest_path, digests.to_string()).unwrap();
-    let err = resume_error();
-    assert!(
-        err.ends_with(
-            "state.json: step 99999 with 4 losses cannot be a checkpoint of a run of 10 steps \
+                state_path.display()
+            )
+        );
+        // The same edit with its digest recomputed: the step cannot belong to this run.
+        state["step"] = serde_json::json!(99999);
+        std::fs::write(&state_path, state.to_string()).unwrap();
+        let digest_path = dir.join("digest.json");
+        let mut digests: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&digest_path).unwrap()).unwrap();
+        let sha = format!("{:x}", Sha256::digest(std::fs::read(&state_path).unwrap()));
+        digests["sha256"]["state.json"] = serde_json::json!(sha);
+        std::fs::write(&digest_path, digests.to_string()).unwrap();
+        let err = resume_error();
+        assert!(
+            err.ends_with(
+                "state.json: step 99999 with 4 losses cannot be a checkpoint of a run of 10 steps \
              (remove the checkpoint to start anew)"
-        ),
-        "{err}"
-    );
-    // A part missing (the model folder, as a kill -9 left it), or the digest itself.
-    restore();
-    std::fs::remove_dir_all(dir.join("model")).unwrap();
-    let err = resume_error();
-    assert!(
+            ),
+            "{err}"
+        );
+        // A part missing (the model folder, as a kill -9 left it), or the digest itself.
+        restore();
+        std::fs::remove_dir_all(dir.join("model")).unwrap();
+        let err = resume_error();
+        assert!(
         err.ends_with("config.json: --resume: missing: the checkpoint is incomplete; remove the checkpoint to start anew"),
         "{err}"
     );
-    restore();
-    std::fs::remove_file(&digest_path).unwrap();
-    assert!(resume_error().starts_with(&format!("{}: --resume: missing", digest_path.display())));
-    // Interrupted while replacing: the complete checkpoint had stepped aside.
-    restore();
-    let aside = dir.with_file_name(format!(
-        "{}.prev-4242",
-        dir.file_name().unwrap().to_string_lossy()
-    ));
-    std::fs::rename(&dir, &aside).unwrap();
-    let report = run.train(&cut, true, &mut |_| {}).unwrap();
-    assert_eq!(report.resumed_from, Some(4));
-    let bytes = |d: &Path| std::fs::read(d.join("model.safetensors")).unwrap();
-    assert!(bytes(&whole) == bytes(&cut), "the resumed weights differ");
-    assert!(!dir.exists() && !aside.exists());
-    for d in [&whole, &cut, &pristine] {
-        std::fs::remove_dir_all(d).unwrap();
-    }
+        restore();
+        std::fs::remove_file(&digest_path).unwrap();
+        assert!(
+            resume_error().starts_with(&format!("{}: --resume: missing", digest_path.display()))
+        );
+        // Interrupted while replacing: the complete checkpoint had stepped aside.
+        restore();
+        let aside = dir.with_file_name(format!(
+            "{}.prev-4242",
+            dir.file_name().unwrap().to_string_lossy()
+        ));
+        std::fs::rename(&dir, &aside).unwrap();
+        let report = run.train(&cut, true, &mut |_| {}).unwrap();
+        assert_eq!(report.resumed_from, Some(4));
+        let bytes = |d: &Path| std::fs::read(d.join("model.safetensors")).unwrap();
+        assert!(bytes(&whole) == bytes(&cut), "the resumed weights differ");
+        assert!(!dir.exists() && !aside.exists());
+        for d in [&whole, &cut, &pristine] {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+    });
 }
 
 /// One line, naming what is at fault; no folder, checkpoint or staging copy left.
@@ -496,4 +494,121 @@ fn bad_input_is_a_one_line_error_and_leaves_nothing_behind() {
         "{err}"
     );
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// A checkpoint with one of its files damaged (cut short, bytes flipped, inserted, removed,
+/// repeated), its digest left as it was or recomputed to match: `--resume` either refuses it
+/// with one line or resumes to a run of the planned length, never a panic (#35).
+#[test]
+fn a_damaged_checkpoint_is_refused_in_one_line_or_resumed() {
+    use lmbias_testing::hostile::{cases, damaged};
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    use sha2::{Digest, Sha256};
+
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    with_checkpointing_run(|run| {
+        let (whole, cut) = whole_and_cut(run, "hostile-");
+        let dir = checkpoint_dir(&cut);
+        let pristine = out_dir("hostile-pristine");
+        copy_tree(&dir, &pristine);
+        let files = [
+            "state.json",
+            "optimizer.safetensors",
+            "digest.json",
+            "model/config.json",
+            "model/model.safetensors",
+            "model/tokenizer.json",
+        ];
+        let strategy = prop::sample::select(files.to_vec()).prop_flat_map(|file| {
+            let original = std::fs::read(pristine.join(file)).unwrap();
+            (Just(file), damaged(original), any::<bool>())
+        });
+        let mut runner = TestRunner::new(Config::with_cases(cases(24)));
+        runner
+            .run(&strategy, |(file, bytes, redigest)| {
+                let _ = std::fs::remove_dir_all(&dir);
+                let _ = std::fs::remove_dir_all(&cut);
+                copy_tree(&pristine, &dir);
+                std::fs::write(dir.join(file), &bytes).unwrap();
+                if redigest && file != "digest.json" {
+                    let digest_path = dir.join("digest.json");
+                    let mut digests: serde_json::Value =
+                        serde_json::from_slice(&std::fs::read(&digest_path).unwrap()).unwrap();
+                    digests["sha256"][file] = format!("{:x}", Sha256::digest(&bytes)).into();
+                    std::fs::write(&digest_path, digests.to_string()).unwrap();
+                }
+                match run.train(&cut, true, &mut |_| {}) {
+                    Ok(report) => prop_assert_eq!(report.losses.len(), 10),
+                    Err(e) => {
+                        let message = e.to_string();
+                        prop_assert!(!message.contains('\n'), "{}", message);
+                        prop_assert!(message.len() < 2000, "{}", message);
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+        for d in [&whole, &pristine] {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&cut);
+    });
+}
+
+/// A blow-up caused by the weight decay names the weight decay, not the learning rate
+/// (#35, MINOR list); one caused by the learning rate still names the learning rate.
+#[test]
+fn a_diverging_run_names_the_setting_at_fault() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let decay = TrainSettings {
+        weight_decay: 1e6,
+        ..settings(40)
+    };
+    let out = out_dir("diverge-decay");
+    let err = train(&start("tiny-bert-mlm"), &passages(), decay, &out).unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, TrainError::Diverged { .. }), "{message}");
+    assert!(
+        message.contains("lower --weight-decay (now 1000000: with --lr 0.002"),
+        "{message}"
+    );
+    let rate = TrainSettings {
+        lr: 1e12,
+        ..settings(40)
+    };
+    let out = out_dir("diverge-lr");
+    let message = train(&start("tiny-bert-mlm"), &passages(), rate, &out)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.ends_with("lower --lr (now 1000000000000)"),
+        "{message}"
+    );
+}
+
+/// `OUTPUT.checkpoint` that is a file is said before the first step, not at the first
+/// checkpoint (#35, MINOR list).
+#[test]
+fn a_file_where_the_checkpoints_go_is_refused_before_training() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = out_dir("checkpoint-file");
+    let dir = checkpoint_dir(&out);
+    std::fs::write(&dir, "not a folder").unwrap();
+    let mut steps = 0;
+    with_checkpointing_run(|run| {
+        let err = run.train(&out, false, &mut |_| steps += 1).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: is not a folder, so no checkpoint can be written there: remove it or choose \
+             another --output",
+                dir.display()
+            )
+        );
+        assert_eq!(steps, 0);
+        assert!(!out.exists());
+        std::fs::remove_file(&dir).unwrap();
+    });
 }

@@ -76,3 +76,44 @@ fn three_shards_merge_into_the_whole_list_in_order() {
     assert!(matches!(err, RunError::ShardFile { .. }), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// One of three shards damaged (cut short, bytes flipped, inserted, removed, repeated, or
+/// random bytes): the merge refuses it with one line naming that file, or merges the same
+/// results (an edit CBOR reads back unchanged); never a panic (#35).
+#[test]
+fn a_damaged_shard_is_refused_in_one_line_naming_it() {
+    use lmbias_testing::hostile::{cases, damaged};
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+
+    let dir = scratch("shards-hostile");
+    let paths: Vec<PathBuf> = [1, 2, 3].iter().map(|&k| save(&dir, k, "s", 0)).collect();
+    let whole = shards::merge::<String, String, f64>(&paths, KIND).unwrap();
+    let original = std::fs::read(&paths[1]).unwrap();
+    let broken = dir.join("2-broken.cbor");
+    let damaged_paths = [paths[0].clone(), broken.clone(), paths[2].clone()];
+    let mut runner = TestRunner::new(Config::with_cases(cases(256)));
+    runner
+        .run(&damaged(original), |bytes| {
+            std::fs::write(&broken, &bytes).unwrap();
+            match shards::merge::<String, String, f64>(&damaged_paths, KIND) {
+                Ok(merged) => {
+                    prop_assert_eq!(&merged.results, &whole.results);
+                    prop_assert_eq!(&merged.models, &whole.models);
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    prop_assert!(!message.contains('\n'), "{}", message);
+                    prop_assert!(message.len() < 2000, "{}", message);
+                    prop_assert!(
+                        message.contains(&*broken.to_string_lossy()),
+                        "does not name the damaged file: {}",
+                        message
+                    );
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
