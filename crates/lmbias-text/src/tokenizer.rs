@@ -29,6 +29,10 @@ pub struct Tokenizer {
     pad: SpecialToken,
     mask: Option<SpecialToken>,
     unk: Option<SpecialToken>,
+    /// One more than the largest id it can give, added tokens included: the rows a model's
+    /// embedding table needs. Not the number of tokens, which a vocabulary with a gap in
+    /// its ids (or an edited one) leaves below the largest id.
+    ids: usize,
 }
 
 impl Tokenizer {
@@ -189,12 +193,18 @@ impl Tokenizer {
                 ));
             }
         };
+        let ids = inner
+            .get_vocab(true)
+            .values()
+            .max()
+            .map_or(0, |&id| id as usize + 1);
         Ok(Tokenizer {
             inner,
             dir: dir.to_path_buf(),
             pad,
             mask,
             unk,
+            ids,
         })
     }
 
@@ -349,9 +359,10 @@ impl Tokenizer {
         Some(text.trim_start().to_owned())
     }
 
-    /// Number of ids, added tokens included (the model's `vocab_size` must cover it).
+    /// One more than the largest id, added tokens included (the model's `vocab_size` must
+    /// cover it).
     pub fn vocab_size(&self) -> usize {
-        self.inner.get_vocab_size(true)
+        self.ids
     }
 }
 

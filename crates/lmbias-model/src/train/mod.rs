@@ -581,9 +581,10 @@ impl<'a> Run<'a> {
             return Err(ModelError::ConfigValue {
                 path: checkpoint.dir().join("config.json"),
                 problem: format!(
-                    "vocab_size {} is smaller than its tokenizer's {} ids",
+                    "vocab_size {} does not cover its tokenizer's ids (the largest is {}): \
+                     the tokenizer is not this model's",
                     config.vocab_size(),
-                    tokenizer.vocab_size()
+                    tokenizer.vocab_size() - 1
                 ),
             }
             .into());

@@ -612,3 +612,44 @@ fn a_file_where_the_checkpoints_go_is_refused_before_training() {
         std::fs::remove_file(&dir).unwrap();
     });
 }
+
+/// A tokenizer with an id beyond the model's embedding table (a tokenizer.json edited, or
+/// another model's) is refused before training, naming config.json; the damaged-checkpoint
+/// property test found it as a panic in the embedding lookup (#35).
+#[test]
+fn a_tokenizer_id_beyond_the_embeddings_is_refused() {
+    let dir = lmbias_testing::copy_fixture("tiny-bert-mlm", "train-far-id");
+    let path = dir.join("tokenizer.json");
+    let mut tokenizer: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    tokenizer["model"]["vocab"]["thou"] = serde_json::json!(5000);
+    std::fs::write(&path, tokenizer.to_string()).unwrap();
+    let start = Start::Continue(Checkpoint::from_dir("far", &dir).unwrap());
+    let passages = passages();
+    let corpus = CorpusText {
+        name: "corpus.txt",
+        sha256: "0",
+        passages: &passages,
+    };
+    let out = out_dir("far-id");
+    let err = Run::new(&start, corpus, settings(2), DeviceKind::Cpu)
+        .and_then(|run| run.train(&out, false, &mut |_| {}))
+        .expect_err("a tokenizer with id 5000 was taken for a model of fewer rows")
+        .to_string();
+    assert!(!out.exists());
+    assert!(
+        err.ends_with(
+            "does not cover its tokenizer's ids (the largest is 5000): the tokenizer is not \
+             this model's"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.starts_with(&format!(
+            "{}: invalid config: vocab_size ",
+            dir.join("config.json").display()
+        )),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
