@@ -1,6 +1,6 @@
 //! Statistics for bias measurement: WEAT/SEAT effect sizes and permutation tests with sent-bias
 //! semantics, a paired sign-flip test, bootstrap intervals, multiple-test correction, chi-squared
-//! tests. No Burn.
+//! tests, the log-odds of words between two corpora, and agreement between raters. No Burn.
 //!
 //! Every number that sent-bias (May et al. 2019, `sentbias/weat.py`) also computes is computed
 //! the way it does — including numpy's summation order — so that p-values and ties agree exactly.
@@ -23,9 +23,11 @@
 //! # Ok::<(), lmbias_metrics::weat::WeatError>(())
 //! ```
 
+pub mod agreement;
 pub mod bootstrap;
 pub mod chi2;
 pub mod correction;
+pub mod log_odds;
 mod numpy_sum;
 mod permutation;
 pub mod sign_flip;
