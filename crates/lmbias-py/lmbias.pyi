@@ -259,11 +259,18 @@ def seat(
     n_samples, seed, lowercased_copies, lost_examples)."""
 
 def valence(
-    model: Union[Model, Sequence[Model]], dataset: PathLike, top_k: int = 5, *, provenance: bool = False
+    model: Union[Model, Sequence[Model]],
+    dataset: PathLike,
+    top_k: int = 5,
+    *,
+    valence_from: Optional[Tuple[PathLike, PathLike]] = None,
+    provenance: bool = False,
 ) -> Union[List[Dict[str, Any]], Tuple[List[Dict[str, Any]], List[Provenance]]]:
     """Temporal valence (Cuscito et al.): one row per (model, sentence) with the sentence's
     valence v(s), bias B = x·p over the top_k proposals, adequacy A = 1 − |v(s) − B| / 2,
     the unannotated probability mass and the scored tokens. Masked language models only.
+    ``valence_from=(early_modern_corpus, modern_corpus)`` rates every proposal the
+    annotations leave from the two corpora, as ``lmbias valence --valence-from`` does.
     ``provenance=True`` returns ``(rows, provenance)``, one ``Provenance`` per model."""
 
 def probe(

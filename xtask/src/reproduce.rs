@@ -281,14 +281,14 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
         let mut run = || -> Result<(ValenceRun, Option<period_models::Provenance>)> {
             match &model.source {
                 Source::Opened(opened) => {
-                    let run = valence::run(opened, &dataset, top_k);
+                    let run = valence::run(opened, &dataset, top_k, None);
                     opened.unload();
                     Ok((run?, None))
                 }
                 Source::Trained(period) => {
                     let (checkpoint, trained) = period.obtain(&mut on_step)?;
                     let opened = Model::from_checkpoint(checkpoint, options.compute)?;
-                    Ok((valence::run(&opened, &dataset, top_k)?, Some(trained)))
+                    Ok((valence::run(&opened, &dataset, top_k, None)?, Some(trained)))
                 }
             }
         };

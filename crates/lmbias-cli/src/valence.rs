@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use lmbias_report::valence::{self as report, Measure};
 use lmbias_runs::studies::valence::{DEFAULT_TOP_K, ModelResult};
-use lmbias_runs::valence::{self, Dataset, ValenceOutput, ValenceRun};
+use lmbias_runs::valence::{
+    self, CorpusSettings, Dataset, PeriodCorpora, ValenceOutput, ValenceRun,
+};
 
 use crate::output::{self, out};
 
@@ -26,6 +28,14 @@ pub struct ValenceArgs {
     /// Proposals scored per sentence (default 5, the transformers fill-mask pipeline's).
     #[arg(long, default_value_t = DEFAULT_TOP_K)]
     top_k: NonZeroUsize,
+    /// Rate every proposal the dataset's annotations leave from two period corpora, an Early
+    /// Modern and a Modern one (text or JSONL, as train-mlm --corpus): each word's log-odds
+    /// between them with an informative Dirichlet prior (Monroe, Colaresi & Quinn 2008),
+    /// z-scored, with its neighbour in the sentence where the corpora have seen the pair 5
+    /// times; |z| ≥ 1.96 is ±0.5, ≥ 3.29 ±1 (our construction of the paper's proposal,
+    /// docs/results-format.md). Annotations keep precedence.
+    #[arg(long, num_args = 2, value_names = ["EARLY_MODERN", "MODERN"])]
+    valence_from: Option<Vec<PathBuf>>,
     /// Print everything as JSON: {"provenance": [one per model], "results": [per model: per
     /// sentence, per group, the k sweep, unannotated tokens]} (docs/results-format.md).
     #[arg(long, group = "format")]
@@ -61,11 +71,17 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
         output::check_dir("--figures", dir)?;
     }
     let dataset = Dataset::load(&args.dataset)?;
+    let corpora = match args.valence_from.as_deref() {
+        Some([eme, me]) => Some(
+            PeriodCorpora::load(eme, me, CorpusSettings::default()).context("--valence-from")?,
+        ),
+        _ => None,
+    };
     let mut runs: Vec<ValenceRun> = Vec::with_capacity(args.models.len());
     for name in &args.models {
         let model = crate::model_args::open_masked(name, &args.compute)?;
         runs.push(
-            valence::run(&model, &dataset, args.top_k)
+            valence::run(&model, &dataset, args.top_k, corpora.as_ref())
                 .with_context(|| format!("--model {name}"))?,
         );
     }

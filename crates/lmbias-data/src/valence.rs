@@ -241,7 +241,9 @@ pub enum AnnotationSource {
     Sentence,
     /// The dataset's global lexicon (fallback).
     Lexicon,
-    /// Neither: the token counts as 0 and its probability as unannotated mass.
+    /// Neither, rated from two period corpora instead (lmbias-studies' `corpus_valence`).
+    Corpus,
+    /// Nothing: the token counts as 0 and its probability as unannotated mass.
     None,
 }
 

@@ -15,7 +15,7 @@ use lmbias_runs::probe::{Lists, ProbeSettings};
 use lmbias_runs::seat::{SeatOutput, SeatSettings, TestSource, Tests};
 use lmbias_runs::studies::seat::Copies;
 use lmbias_runs::studies::valence::DEFAULT_TOP_K;
-use lmbias_runs::valence::Dataset;
+use lmbias_runs::valence::{CorpusSettings, Dataset, PeriodCorpora};
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -174,23 +174,31 @@ pub(crate) fn seat<'py>(
 /// Temporal valence (Cuscito et al.): one row per (model, sentence) with B, A and the scored
 /// proposals.
 #[pyfunction]
-#[pyo3(signature = (model, dataset, top_k = DEFAULT_TOP_K.get() as i128, *, provenance = false))]
+#[pyo3(signature = (model, dataset, top_k = DEFAULT_TOP_K.get() as i128, *, valence_from = None, provenance = false))]
 pub(crate) fn valence<'py>(
     py: Python<'py>,
     model: &Bound<'py, PyAny>,
     dataset: PathBuf,
     top_k: i128,
+    valence_from: Option<(PathBuf, PathBuf)>,
     provenance: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let models = models(model)?;
     let top_k = NonZeroUsize::new(unsigned("top_k", top_k)? as usize)
         .ok_or_else(|| value_error("top_k must be at least 1"))?;
     let dataset = work::run(py, |_| Dataset::load(&dataset).map_err(|e| to_py(e.into())))??;
+    let corpora = match &valence_from {
+        None => None,
+        Some((eme, me)) => Some(work::run(py, |_| {
+            PeriodCorpora::load(eme, me, CorpusSettings::default()).map_err(|e| to_py(e.into()))
+        })??),
+    };
     let mut runs = Vec::with_capacity(models.len());
     for model in &models {
         let model = model.get();
         let run = work::run(py, |_| {
-            lmbias_runs::valence::run(model.model(), &dataset, top_k).map_err(|e| model.error(e))
+            lmbias_runs::valence::run(model.model(), &dataset, top_k, corpora.as_ref())
+                .map_err(|e| model.error(e))
         })??;
         runs.push(run);
     }

@@ -5,12 +5,14 @@
 use std::path::PathBuf;
 
 use lmbias_data::association::{AssociationError, Role};
+use lmbias_data::corpus::CorpusError;
 use lmbias_data::embeddings::EmbeddingsError;
 use lmbias_data::probe::ProbeDataError;
 use lmbias_data::valence::ValenceError;
 use lmbias_metrics::weat::WeatError;
 use lmbias_model::ModelError;
 use lmbias_static::StaticError;
+use lmbias_studies::corpus_valence::CorpusValenceError;
 use lmbias_studies::probe::ProbeError;
 use lmbias_studies::seat::SeatError;
 use lmbias_studies::shard::{ShardFileError, ShardSetError, StampMismatch};
@@ -74,6 +76,26 @@ pub enum RunError {
     /// The valence study failed.
     #[error(transparent)]
     Valence(#[from] ValenceStudyError),
+    /// A period corpus could not be read.
+    #[error(transparent)]
+    Corpus(#[from] CorpusError),
+    /// One file given as both period corpora.
+    #[error("{}: given as both the Early Modern and the Modern corpus", path.display())]
+    SameCorpus {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Two period corpora that cannot rate words.
+    #[error("{} and {}", early_modern.display(), modern.display())]
+    PeriodCorpora {
+        /// The Early Modern corpus.
+        early_modern: PathBuf,
+        /// The Modern corpus.
+        modern: PathBuf,
+        /// Why.
+        #[source]
+        source: CorpusValenceError,
+    },
     /// A probe word list or template file is not valid.
     #[error(transparent)]
     ProbeData(#[from] ProbeDataError),

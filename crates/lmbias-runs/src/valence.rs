@@ -4,7 +4,10 @@
 use std::num::NonZeroUsize;
 use std::path::Path;
 
+use lmbias_data::corpus::Corpus;
 use lmbias_data::valence::ValenceDataset;
+use lmbias_metrics::log_odds::Thresholds;
+use lmbias_studies::corpus_valence::CorpusValence;
 use lmbias_studies::valence::{self, ModelResult, SentenceScore};
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +35,76 @@ impl Dataset {
     }
 }
 
+/// How two period corpora rate words (see lmbias-studies' `corpus_valence`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CorpusSettings {
+    /// The prior's total pseudo-count α0.
+    pub alpha0: f64,
+    /// The z thresholds of ±0.5 and ±1.
+    pub thresholds: Thresholds,
+    /// Bigram occurrences from which a word is rated with its neighbour.
+    pub min_context: u64,
+}
+
+impl Default for CorpusSettings {
+    /// α0 = 1000 pseudo-counts (ours: a prior light beside corpora of ~10^5–10^6 words, so
+    /// that the counts decide; the variance term already keeps a rare word's z small), the
+    /// 0.05 and 0.001 two-sided critical values, and 5 occurrences of a word pair.
+    fn default() -> Self {
+        CorpusSettings {
+            alpha0: 1000.0,
+            thresholds: Thresholds::default(),
+            min_context: 5,
+        }
+    }
+}
+
+/// Two period corpora (`--valence-from EME ME`) and their files' digests.
+pub struct PeriodCorpora {
+    valence: CorpusValence,
+    digests: [FileDigest; 2],
+    settings: CorpusSettings,
+}
+
+impl PeriodCorpora {
+    /// Reads the Early Modern and the Modern corpus (text or JSONL, as `train-mlm --corpus`)
+    /// and counts them; the same file twice, an empty corpus or two corpora without a word in
+    /// common are refused.
+    pub fn load(
+        early_modern: &Path,
+        modern: &Path,
+        settings: CorpusSettings,
+    ) -> Result<PeriodCorpora, RunError> {
+        let same = match (early_modern.canonicalize(), modern.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => early_modern == modern,
+        };
+        if same {
+            return Err(RunError::SameCorpus {
+                path: early_modern.to_path_buf(),
+            });
+        }
+        let (eme, me) = (Corpus::read(early_modern)?, Corpus::read(modern)?);
+        let valence = CorpusValence::new(
+            eme.passages(),
+            me.passages(),
+            settings.alpha0,
+            settings.thresholds,
+            settings.min_context,
+        )
+        .map_err(|source| RunError::PeriodCorpora {
+            early_modern: early_modern.to_path_buf(),
+            modern: modern.to_path_buf(),
+            source,
+        })?;
+        Ok(PeriodCorpora {
+            valence,
+            digests: [FileDigest::of(early_modern)?, FileDigest::of(modern)?],
+            settings,
+        })
+    }
+}
+
 /// The valence study on one model: per sentence, per group, the k sweep, the
 /// unannotated proposals; and what produced them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,16 +115,31 @@ pub struct ValenceRun {
     pub result: ModelResult,
 }
 
-/// Runs the study on `model` (a masked language model; static vectors are refused).
-pub fn run(model: &Model, dataset: &Dataset, top_k: NonZeroUsize) -> Result<ValenceRun, RunError> {
+/// Runs the study on `model` (a masked language model; static vectors are refused), every
+/// proposal the annotations leave rated from `corpora` when given.
+pub fn run(
+    model: &Model,
+    dataset: &Dataset,
+    top_k: NonZeroUsize,
+    corpora: Option<&PeriodCorpora>,
+) -> Result<ValenceRun, RunError> {
     let lm = model.masked_lm()?;
-    let result = valence::run(lm.as_ref(), &dataset.dataset, top_k)?;
-    Ok(ValenceRun {
-        provenance: Provenance::new(model.provenance())
-            .input(&dataset.digest)
-            .option("top_k", top_k),
-        result,
-    })
+    let rating = corpora.map(|c| &c.valence);
+    let result = valence::run_with_corpora(lm.as_ref(), &dataset.dataset, top_k, rating)?;
+    let mut provenance = Provenance::new(model.provenance())
+        .input(&dataset.digest)
+        .option("top_k", top_k);
+    if let Some(c) = corpora {
+        let s = c.settings;
+        provenance = provenance
+            .input(&c.digests[0])
+            .input(&c.digests[1])
+            .option("valence_alpha0", s.alpha0)
+            .option("valence_z_half", s.thresholds.half)
+            .option("valence_z_full", s.thresholds.full)
+            .option("valence_min_context", s.min_context);
+    }
+    Ok(ValenceRun { provenance, result })
 }
 
 /// One row per (model, sentence): the sentence's scores with the run's model, dataset

@@ -21,6 +21,8 @@ use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
 
 use lmbias_data::valence::{AnnotationSource, Group, ValenceDataset, ValenceSentence};
+
+use crate::corpus_valence::{CorpusValence, words};
 use lmbias_encoder::{EncoderError, MaskedLm, Prediction, check_finite};
 use serde::{Deserialize, Serialize};
 
@@ -311,6 +313,18 @@ pub fn run(
     dataset: &ValenceDataset,
     top_k: NonZeroUsize,
 ) -> Result<ModelResult, ValenceStudyError> {
+    run_with_corpora(lm, dataset, top_k, None)
+}
+
+/// [`run`], with every proposal no annotation covers rated from two period corpora
+/// ([`CorpusValence`], in its sentence's context; [`AnnotationSource::Corpus`]): then no
+/// proposal is left unannotated, whatever the model.
+pub fn run_with_corpora(
+    lm: &dyn MaskedLm,
+    dataset: &ValenceDataset,
+    top_k: NonZeroUsize,
+    corpora: Option<&CorpusValence>,
+) -> Result<ModelResult, ValenceStudyError> {
     let coverage = coverage(lm, dataset);
     let model = lm.model_name().to_owned();
     let texts: Vec<String> = dataset
@@ -357,7 +371,7 @@ pub fn run(
             .sentences()
             .iter()
             .zip(&answers)
-            .map(|(s, preds)| score(dataset, s, &preds[..k.min(preds.len())]))
+            .map(|(s, preds)| score(dataset, s, &preds[..k.min(preds.len())], corpora))
             .collect()
     };
     let sentences = score_at(top_k.get());
@@ -395,21 +409,30 @@ pub fn run(
     })
 }
 
-/// B, A and the unannotated mass of one sentence from its top-k proposals.
+/// B, A and the unannotated mass of one sentence from its top-k proposals; a proposal no
+/// annotation covers is rated from `corpora` when given, beside the mask's neighbours.
 pub fn score(
     dataset: &ValenceDataset,
     sentence: &ValenceSentence,
     predictions: &[Prediction],
+    corpora: Option<&CorpusValence>,
 ) -> SentenceScore {
+    let (left, right) = neighbours(sentence.text(), dataset.mask());
     let tokens: Vec<TokenScore> = predictions
         .iter()
         .map(|p| {
-            let (valence, annotation) = dataset.token_valence(sentence, &p.text);
+            let (valence, annotation) = match (dataset.token_valence(sentence, &p.text), corpora) {
+                ((None, AnnotationSource::None), Some(corpora)) => {
+                    let rating = corpora.rate(left.as_deref(), &p.text, right.as_deref());
+                    (rating.valence, AnnotationSource::Corpus)
+                }
+                ((valence, source), _) => (valence.map_or(0.0, |v| v.value()), source),
+            };
             TokenScore {
                 token: p.text.clone(),
                 id: p.id,
                 prob: f64::from(p.prob),
-                valence: valence.map_or(0.0, |v| v.value()),
+                valence,
                 annotation,
             }
         })
@@ -430,6 +453,14 @@ pub fn score(
         adequacy: 1.0 - (v - bias).abs() / 2.0,
         unannotated_mass,
         tokens,
+    }
+}
+
+/// The words right before and after the (first) mask of `text`.
+fn neighbours(text: &str, mask: &str) -> (Option<String>, Option<String>) {
+    match text.split_once(mask) {
+        Some((before, after)) => (words(before).pop(), words(after).into_iter().next()),
+        None => (None, None),
     }
 }
 

@@ -312,3 +312,112 @@ fn keys_outside_the_vocabulary_are_skipped_and_the_numbers_match_transformers() 
         "{out}"
     );
 }
+
+/// `--valence-from EME ME` rates every proposal of any model: on a dataset whose one
+/// annotation the tiny model never proposes, no mass is left unannotated, every proposal is
+/// rated from the corpora, and the provenance names both corpora (#34).
+#[test]
+fn valence_from_two_corpora_rates_every_proposal() {
+    let dir = scratch("valence-from");
+    let data = dir.join("unannotated.json");
+    std::fs::write(
+        &data,
+        r#"{"name": "u", "lexicon": {"zzzz": -1}, "sentences": [
+             {"id": "e1", "group": "EME", "valence": -1, "source": "c", "text": "Why wilt [MASK] be offended?"},
+             {"id": "m1", "group": "ME", "valence": 1, "source": "c", "text": "Are [MASK] coming tonight?"}]}"#,
+    )
+    .unwrap();
+    let eme = dir.join("eme.txt");
+    let me = dir.join("me.txt");
+    std::fs::write(&eme, "thou art fair and thou art kind\n".repeat(30)).unwrap();
+    std::fs::write(&me, "you are fair and you are kind\n".repeat(30)).unwrap();
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "valence",
+            "--model",
+            &model(),
+            "--dataset",
+            data.to_str().unwrap(),
+            "--json",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |extra: &[&str]| -> Value {
+        let a = args(extra);
+        let (ok, out, err) = lmbias(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(ok, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let plain = run(&[]);
+    let unannotated = |v: &Value| -> f64 {
+        v["results"][0]["sentences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["unannotated_mass"].as_f64().unwrap())
+            .sum()
+    };
+    assert!(
+        unannotated(&plain) > 0.0,
+        "the fixture leaves mass unannotated"
+    );
+    let rated = run(&[
+        "--valence-from",
+        eme.to_str().unwrap(),
+        me.to_str().unwrap(),
+    ]);
+    assert_eq!(unannotated(&rated), 0.0);
+    for s in rated["results"][0]["sentences"].as_array().unwrap() {
+        for t in s["tokens"].as_array().unwrap() {
+            assert_eq!(t["annotation"], "corpus", "{t}");
+        }
+    }
+    let inputs: Vec<&str> = rated["provenance"][0]["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(inputs[1..], [eme.to_str().unwrap(), me.to_str().unwrap()]);
+    assert_eq!(
+        rated["provenance"][0]["options"]["valence_min_context"],
+        "5"
+    );
+
+    // Bad corpora: one line each, naming the option and the file(s).
+    let refused = |extra: &[&str], want: &str| {
+        let a = args(extra);
+        let (ok, _, err) = lmbias(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(!ok);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("error: --valence-from: ") && err.contains(want),
+            "{err} lacks {want}"
+        );
+    };
+    let e = eme.to_str().unwrap();
+    refused(
+        &["--valence-from", e, e],
+        "eme.txt: given as both the Early Modern and the Modern corpus",
+    );
+    let empty = dir.join("empty.txt");
+    std::fs::write(&empty, "\n \n").unwrap();
+    refused(
+        &[
+            "--valence-from",
+            empty.to_str().unwrap(),
+            me.to_str().unwrap(),
+        ],
+        "empty.txt: the corpus has no passage",
+    );
+    let turkish = dir.join("tr.txt");
+    std::fs::write(&turkish, "bir iki üç\n").unwrap();
+    refused(
+        &["--valence-from", e, turkish.to_str().unwrap()],
+        "the two corpora share no word: they cannot be two periods of one language",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

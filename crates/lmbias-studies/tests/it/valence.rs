@@ -323,3 +323,42 @@ fn a_nan_probability_names_the_model_and_sentence() {
         "fake-lm: sentence me-01: text 2: the model's output value 2 is NaN, not a finite number"
     );
 }
+
+/// With two period corpora, every proposal no annotation covers is rated from them in its
+/// sentence (#34): no unannotated mass is left, annotations still take precedence, and B moves
+/// by exactly the corpora's ratings times the probabilities. In these corpora "wind" is only
+/// Modern, "she" only Early Modern, and "we", "they", "u", "saw" are even.
+#[test]
+fn corpora_rate_every_proposal_the_annotations_leave() {
+    use lmbias_metrics::log_odds::Thresholds;
+    use lmbias_studies::corpus_valence::CorpusValence;
+    let lines = |line: &str, n: usize| vec![line.to_owned(); n];
+    let even = "we they u saw the";
+    let eme = [lines("she came to the house", 40), lines(even, 20)].concat();
+    let me = [lines("the wind blew", 40), lines(even, 20)].concat();
+    let corpora = CorpusValence::new(&eme, &me, 100.0, Thresholds::default(), 5).unwrap();
+    let k = NonZeroUsize::new(7).unwrap();
+    let plain = valence::run(&fake(), &dataset(DATASET), k).unwrap();
+    let rated = valence::run_with_corpora(&fake(), &dataset(DATASET), k, Some(&corpora)).unwrap();
+    assert_eq!(rated.unannotated_share(), Some(0.0));
+    assert!(rated.unannotated.is_empty());
+    let expected_shift = |id: &str| match id {
+        "eme-01" => -p(0.03), // "she", 6th
+        "neu-01" => p(0.1),   // "wind"
+        _ => 0.0,             // "we", "they", "u", "saw": 0
+    };
+    for (before, after) in plain.sentences.iter().zip(&rated.sentences) {
+        assert!(
+            close(after.bias, before.bias + expected_shift(&before.id)),
+            "{}",
+            before.id
+        );
+        assert_eq!(after.unannotated_mass, 0.0);
+        for (b, a) in before.tokens.iter().zip(&after.tokens) {
+            match b.annotation {
+                AnnotationSource::None => assert_eq!(a.annotation, AnnotationSource::Corpus),
+                kept => assert_eq!((a.annotation, a.valence), (kept, b.valence)),
+            }
+        }
+    }
+}

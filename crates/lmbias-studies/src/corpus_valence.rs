@@ -1,0 +1,277 @@
+//! Token valence from two period corpora, the automation Cuscito et al.'s Discussion proposes:
+//! "the temporal valence of word tokens could be derived not simply from the sentence where
+//! they emerge, but from the wider historical context, e.g. from a large corpus, representative
+//! for the period". This is our construction of it, not the paper's:
+//!
+//! * a word's association with the Modern corpus against the Early Modern one is its log-odds
+//!   with an informative Dirichlet prior, z-scored (lmbias-metrics' [`log_odds`]: Monroe,
+//!   Colaresi & Quinn 2008), mapped onto the paper's scale {−1, −0.5, 0, 0.5, 1} by
+//!   [`Thresholds`] (positive: Modern);
+//! * **in context**: where the corpora have seen the word beside its neighbour in the sentence
+//!   at least [`CorpusValence::min_context`] times (both corpora together), the bigram's z is
+//!   used instead of the word's, the better-attested of the left and right bigrams first; so
+//!   *you* in "fare you well" can differ from *you* elsewhere;
+//! * a word neither corpus holds has z = 0: no evidence for either period, valence 0 (as every
+//!   word with |z| below the first threshold).
+//!
+//! Words are runs of letters (apostrophes inside a word kept, "’" read as "'"), lowercased.
+
+use std::collections::BTreeMap;
+
+use lmbias_metrics::log_odds::{LogOdds, LogOddsError, Thresholds, log_odds};
+
+/// Where a rating came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Context {
+    /// The word with its left neighbour.
+    Left,
+    /// The word with its right neighbour.
+    Right,
+    /// The word alone.
+    Word,
+    /// Neither corpus holds the word.
+    Unseen,
+}
+
+/// A word rated in its sentence.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rating {
+    /// On the paper's scale, positive Modern.
+    pub valence: f64,
+    /// The z it came from (0 when unseen).
+    pub z: f64,
+    /// What was counted.
+    pub context: Context,
+}
+
+/// The counts and log-odds of two period corpora.
+#[derive(Debug, Clone)]
+pub struct CorpusValence {
+    words: BTreeMap<String, LogOdds>,
+    pairs: BTreeMap<(String, String), LogOdds>,
+    pair_counts: BTreeMap<(String, String), u64>,
+    thresholds: Thresholds,
+    min_context: u64,
+}
+
+/// Why the corpora cannot rate words.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CorpusValenceError {
+    /// A corpus has no word.
+    #[error("the {0} corpus has no word")]
+    Empty(&'static str),
+    /// The corpora share no word: they are not two periods of one language.
+    #[error("the two corpora share no word: they cannot be two periods of one language")]
+    Disjoint,
+    /// Bad settings.
+    #[error("{0}")]
+    Settings(String),
+}
+
+/// The words of `text`, lowercased.
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let c = if c == '’' { '\'' } else { c };
+        if c.is_alphabetic() {
+            word.extend(c.to_lowercase());
+        } else if c == '\'' && !word.is_empty() && chars.peek().is_some_and(|n| n.is_alphabetic()) {
+            word.push(c);
+        } else if !word.is_empty() {
+            out.push(std::mem::take(&mut word));
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+/// Unigram and bigram counts of passages (bigrams within a passage).
+fn counts(passages: &[String]) -> (BTreeMap<String, u64>, BTreeMap<(String, String), u64>) {
+    let (mut unigrams, mut bigrams) = (BTreeMap::new(), BTreeMap::new());
+    for passage in passages {
+        let w = words(passage);
+        for word in &w {
+            *unigrams.entry(word.clone()).or_insert(0) += 1;
+        }
+        for pair in w.windows(2) {
+            *bigrams
+                .entry((pair[0].clone(), pair[1].clone()))
+                .or_insert(0) += 1;
+        }
+    }
+    (unigrams, bigrams)
+}
+
+impl CorpusValence {
+    /// The log-odds of every word and word pair of the Early Modern and Modern passages, with
+    /// a prior of total `alpha0`; bigrams count as context from `min_context` occurrences.
+    pub fn new(
+        early_modern: &[String],
+        modern: &[String],
+        alpha0: f64,
+        thresholds: Thresholds,
+        min_context: u64,
+    ) -> Result<CorpusValence, CorpusValenceError> {
+        if !(thresholds.half > 0.0 && thresholds.full >= thresholds.half) {
+            return Err(CorpusValenceError::Settings(format!(
+                "thresholds {} and {} must satisfy 0 < first ≤ second",
+                thresholds.half, thresholds.full
+            )));
+        }
+        let (eme_words, eme_pairs) = counts(early_modern);
+        let (me_words, me_pairs) = counts(modern);
+        if eme_words.is_empty() {
+            return Err(CorpusValenceError::Empty("Early Modern"));
+        }
+        if me_words.is_empty() {
+            return Err(CorpusValenceError::Empty("Modern"));
+        }
+        if !eme_words.keys().any(|w| me_words.contains_key(w)) {
+            return Err(CorpusValenceError::Disjoint);
+        }
+        let settings = |e: LogOddsError| CorpusValenceError::Settings(e.to_string());
+        // Positive z: more Modern.
+        let words = log_odds(&me_words, &eme_words, alpha0).map_err(settings)?;
+        let pairs = if eme_pairs.is_empty() || me_pairs.is_empty() {
+            BTreeMap::new()
+        } else {
+            log_odds(&me_pairs, &eme_pairs, alpha0).map_err(settings)?
+        };
+        let mut pair_counts = eme_pairs;
+        for (pair, n) in me_pairs {
+            *pair_counts.entry(pair).or_insert(0) += n;
+        }
+        Ok(CorpusValence {
+            words,
+            pairs,
+            pair_counts,
+            thresholds,
+            min_context,
+        })
+    }
+
+    /// Bigram occurrences (both corpora) from which a word is rated with its neighbour.
+    pub fn min_context(&self) -> u64 {
+        self.min_context
+    }
+
+    /// `word` (a proposal) rated where it stands, between `left` and `right` (the sentence's
+    /// words beside the mask, if any).
+    pub fn rate(&self, left: Option<&str>, word: &str, right: Option<&str>) -> Rating {
+        let key = |s: &str| words(s).join(" ");
+        let word = key(word);
+        let pair = |a: String, b: String| {
+            let count = self.pair_counts.get(&(a.clone(), b.clone())).copied()?;
+            (count >= self.min_context).then(|| (count, self.pairs.get(&(a, b)).copied()))
+        };
+        let mut contexts: Vec<(u64, Option<LogOdds>, Context)> = Vec::new();
+        if let Some(left) = left.map(key).filter(|l| !l.is_empty())
+            && let Some((n, odds)) = pair(left, word.clone())
+        {
+            contexts.push((n, odds, Context::Left));
+        }
+        if let Some(right) = right.map(key).filter(|r| !r.is_empty())
+            && let Some((n, odds)) = pair(word.clone(), right)
+        {
+            contexts.push((n, odds, Context::Right));
+        }
+        // The better-attested neighbour first; left before right on a tie.
+        contexts.sort_by_key(|(n, _, _)| std::cmp::Reverse(*n));
+        let (z, context) = match contexts.first() {
+            Some((_, Some(odds), context)) => (odds.z, *context),
+            _ => match self.words.get(&word) {
+                Some(odds) => (odds.z, Context::Word),
+                None => (0.0, Context::Unseen),
+            },
+        };
+        Rating {
+            valence: self.thresholds.level(z),
+            z,
+            context,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn passages(lines: &[&str]) -> Vec<String> {
+        lines.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn words_are_letters_lowercased_with_inner_apostrophes() {
+        assert_eq!(
+            words("Thou hast; 'tis the LORD’S  o'er-ripe, 12 apples'"),
+            [
+                "thou", "hast", "tis", "the", "lord's", "o'er", "ripe", "apples"
+            ]
+        );
+    }
+
+    /// "thou" only in the Early Modern corpus, "you" in both but "fare you" only there.
+    fn corpora() -> CorpusValence {
+        let eme = passages(&["thou art here and thou art there"; 40]);
+        let mut me = passages(&["you are here and you are there"; 40]);
+        let mut eme = eme;
+        eme.extend(passages(&["fare you well my friend"; 30]));
+        me.extend(passages(&["you are my friend"; 30]));
+        CorpusValence::new(&eme, &me, 100.0, Thresholds::default(), 5).unwrap()
+    }
+
+    #[test]
+    fn a_word_and_its_context_are_rated_by_the_corpora() {
+        let c = corpora();
+        let thou = c.rate(None, "thou", None);
+        assert_eq!((thou.valence, thou.context), (-1.0, Context::Word));
+        assert!(thou.z < -3.3, "{thou:?}");
+        let you = c.rate(None, "you", None);
+        assert_eq!((you.valence, you.context), (1.0, Context::Word));
+        // Beside "fare", "you" is an Early Modern form: the bigram outweighs the word.
+        let fare = c.rate(Some("fare"), "you", Some("well"));
+        assert_eq!(fare.valence, -1.0, "{fare:?}");
+        assert!(matches!(fare.context, Context::Left | Context::Right));
+        // A neighbour the corpora never saw with the word: the word alone.
+        let alone = c.rate(Some("zebra"), "you", None);
+        assert_eq!(alone.context, Context::Word);
+        // Shared evenly: no lean.
+        let and = c.rate(None, "and", None);
+        assert_eq!(and.valence, 0.0, "{and:?}");
+        let unseen = c.rate(None, "email", None);
+        assert_eq!(
+            (unseen.valence, unseen.z, unseen.context),
+            (0.0, 0.0, Context::Unseen)
+        );
+        // Case and the typographer's apostrophe do not matter.
+        assert_eq!(c.rate(None, "Thou", None).valence, -1.0);
+    }
+
+    #[test]
+    fn corpora_that_cannot_be_two_periods_are_refused() {
+        let some = passages(&["thou art"]);
+        let none = passages(&["  ", "12"]);
+        let t = Thresholds::default();
+        assert_eq!(
+            CorpusValence::new(&none, &some, 1.0, t, 5).unwrap_err(),
+            CorpusValenceError::Empty("Early Modern")
+        );
+        assert_eq!(
+            CorpusValence::new(&some, &passages(&["you are"]), 1.0, t, 5).unwrap_err(),
+            CorpusValenceError::Disjoint
+        );
+        let bad = Thresholds {
+            half: 3.0,
+            full: 2.0,
+        };
+        assert!(matches!(
+            CorpusValence::new(&some, &some, 1.0, bad, 5),
+            Err(CorpusValenceError::Settings(_))
+        ));
+    }
+}
