@@ -133,7 +133,13 @@ fn is_bad_input_run(e: &RunError) -> bool {
         | RunError::WeatLookup { .. }
         | RunError::ZeroVector { .. }
         | RunError::HugeVector { .. }
-        | RunError::WeatTest { .. } => true,
+        | RunError::WeatTest { .. }
+        | RunError::SameCorpus { .. }
+        | RunError::PeriodCorpora { .. } => true,
+        // A corpus that could not be read is the system's error; one that was read is bad input.
+        RunError::Corpus(inner) => {
+            !matches!(inner, lmbias_runs::data::corpus::CorpusError::Read(_))
+        }
         RunError::Static(inner) => is_bad_static(inner),
         RunError::Model(inner) => matches!(
             inner,

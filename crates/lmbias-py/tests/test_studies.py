@@ -7,6 +7,7 @@ import tomllib
 import warnings
 
 import pandas
+import pytest
 
 import lmbias
 from conftest import REPO, TINY_MLM, probe_rows, sha256_file, sha256_folder
@@ -81,6 +82,22 @@ def test_valence_rows_equal_cli(cli_json):
     for row, sentence in zip(rows, result["sentences"]):
         assert row == {"model": result["model"], "dataset": result["dataset"], "top_k": 5, **sentence}
     assert provenance == out["provenance"]
+
+
+def test_valence_from_two_corpora_equals_cli(cli_json, tmp_path):
+    eme, me = tmp_path / "eme.txt", tmp_path / "me.txt"
+    eme.write_text("thou art fair and thou art kind\n" * 30)
+    me.write_text("you are fair and you are kind\n" * 30)
+    model = lmbias.Model(TINY_MLM)
+    rows, provenance = lmbias.valence(model, VALENCE, valence_from=(eme, me), provenance=True)
+    out = cli_json("valence", "--model", TINY_MLM, "--dataset", VALENCE, "--valence-from", eme, me, "--json")
+    (result,) = out["results"]
+    assert [{k: v for k, v in r.items() if k not in ("model", "dataset", "top_k")} for r in rows] == result["sentences"]
+    assert provenance == out["provenance"]
+    assert all(r["unannotated_mass"] == 0.0 for r in rows)
+    assert {t["annotation"] for r in rows for t in r["tokens"]} <= {"sentence", "lexicon", "corpus"}
+    with pytest.raises(ValueError, match="given as both the Early Modern and the Modern corpus"):
+        lmbias.valence(model, VALENCE, valence_from=(eme, eme))
 
 
 def test_probe_sweep_equals_cli(cli_json):
