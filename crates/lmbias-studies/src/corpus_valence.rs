@@ -11,8 +11,8 @@
 //!   at least [`CorpusValence::min_context`] times (both corpora together), the bigram's z is
 //!   used instead of the word's, the better-attested of the left and right bigrams first; so
 //!   *you* in "fare you well" can differ from *you* elsewhere;
-//! * a word neither corpus holds has z = 0: no evidence for either period, valence 0 (as every
-//!   word with |z| below the first threshold).
+//! * a word neither corpus holds, or a piece inside a word (`##eth`), has z = 0: no evidence
+//!   for either period, valence 0 (as every word with |z| below the first threshold).
 //!
 //! Words are runs of letters (apostrophes inside a word kept, "’" read as "'"), lowercased.
 
@@ -163,6 +163,14 @@ impl CorpusValence {
     /// `word` (a proposal) rated where it stands, between `left` and `right` (the sentence's
     /// words beside the mask, if any).
     pub fn rate(&self, left: Option<&str>, word: &str, right: Option<&str>) -> Rating {
+        // A WordPiece continuation ("##eth") is part of a word, not the word its letters spell.
+        if word.starts_with("##") {
+            return Rating {
+                valence: 0.0,
+                z: 0.0,
+                context: Context::Unseen,
+            };
+        }
         let key = |s: &str| words(s).join(" ");
         let word = key(word);
         let pair = |a: String, b: String| {
@@ -243,6 +251,8 @@ mod tests {
         // Shared evenly: no lean.
         let and = c.rate(None, "and", None);
         assert_eq!(and.valence, 0.0, "{and:?}");
+        // A piece inside a word is not the word its letters spell.
+        assert_eq!(c.rate(None, "##thou", None).context, Context::Unseen);
         let unseen = c.rate(None, "email", None);
         assert_eq!(
             (unseen.valence, unseen.z, unseen.context),

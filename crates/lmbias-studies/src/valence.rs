@@ -10,7 +10,8 @@
 //! * adequacy A(m, s) = 1 − |v(s) − B(m, s)| / 2, in [0, 1].
 //!
 //! A proposed token without an annotation (neither in the sentence nor in the
-//! dataset's optional lexicon) counts as x = 0; its probability is reported as
+//! dataset's optional lexicon) is rated from two period corpora when they are given
+//! ([`run_with_corpora`], [`crate::corpus_valence`]); without them it counts as x = 0, and its probability is reported as
 //! the sentence's *unannotated mass* and the token is listed in
 //! [`ModelResult::unannotated`], so that a researcher can annotate what the
 //! models actually propose and rerun (the paper's own workflow). An annotation
