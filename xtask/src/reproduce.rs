@@ -329,7 +329,7 @@ fn write_valence(
             )?;
         }
     }
-    write_json(&dir.join("results.json"), &ValenceOutput::of(runs))?;
+    write_json(&dir.join("results.json"), &ValenceOutput::of(runs, None))?;
     write(
         &dir.join("examples.md"),
         crate::shapes::valence_examples(&results),

@@ -86,6 +86,7 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
         );
     }
     let results: Vec<ModelResult> = runs.iter().map(|r| r.result.clone()).collect();
+    let agreement = corpora.as_ref().map(|c| c.agreement(&dataset));
     // The figures are written first, the tables printed whatever became of them; a failed
     // figure is reported after them.
     let figures = args.figures.as_ref().map(|dir| {
@@ -105,7 +106,9 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
         (false, false, _) => Format::Markdown,
     };
     let out = match (format, args.unannotated) {
-        (Format::Json, false) => serde_json::to_string_pretty(&ValenceOutput::of(&runs))? + "\n",
+        (Format::Json, false) => {
+            serde_json::to_string_pretty(&ValenceOutput::of(&runs, agreement))? + "\n"
+        }
         (Format::Json, true) => {
             let lists: Vec<_> = results
                 .iter()
@@ -117,7 +120,13 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
         }
         (Format::Csv, false) => report::sentence_table(&results, CSV_DIGITS).to_csv(),
         (Format::Csv, true) => report::unannotated_table(&results, CSV_DIGITS).to_csv(),
-        (Format::Markdown, false) => report::markdown(&results, MARKDOWN_DIGITS),
+        (Format::Markdown, false) => {
+            let mut out = report::markdown(&results, MARKDOWN_DIGITS);
+            if let Some(a) = &agreement {
+                out.push_str(&report::corpus_agreement(a, MARKDOWN_DIGITS));
+            }
+            out
+        }
         (Format::Markdown, true) => {
             report::unannotated_table(&results, MARKDOWN_DIGITS).to_markdown()
         }

@@ -1,6 +1,7 @@
 //! Tables and figures of the temporal valence study (`lmbias_studies::valence`).
 
 use lmbias_data::valence::Group;
+use lmbias_studies::corpus_valence::{Agreement, Scores};
 use lmbias_studies::valence::{K_SWEEP, ModelResult};
 
 use crate::boxplot::{BoxPlot, BoxSeries};
@@ -362,6 +363,31 @@ pub fn markdown(results: &[ModelResult], digits: usize) -> String {
         comparison_table(results, digits).to_markdown(),
         group_table(results, digits).to_markdown(),
         sweep_table(results, digits).to_markdown(),
+    )
+}
+
+/// How period corpora's ratings agree with the dataset's sentence annotations (Markdown): in
+/// context, as the study scores proposals, and word alone, which shows what context adds.
+pub fn corpus_agreement(a: &Agreement, digits: usize) -> String {
+    let mut table = Table::new(["rating", "κ (linear)", "κ (quadratic)", "Spearman's ρ"]);
+    let cell = |v: Option<f64>| v.map_or("–".to_owned(), |v| num(v, digits));
+    let mut row = |label: &str, s: &Scores| {
+        table.push([
+            label.to_owned(),
+            cell(s.kappa_linear),
+            cell(s.kappa_quadratic),
+            cell(s.rho),
+        ])
+    };
+    row("in context (as proposals are scored)", &a.with_context);
+    row("word alone", &a.word_alone);
+    format!(
+        "\n## Corpus-derived valence against the annotations\n\n\
+         {} annotated (sentence, word) pairs, {} of them rated with a neighbour in the sentence. \
+         Weighted Cohen's κ on the five-point scale and Spearman's ρ (– where undefined):\n\n{}",
+        a.pairs,
+        a.in_context,
+        table.to_markdown()
     )
 }
 

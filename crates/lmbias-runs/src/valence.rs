@@ -7,7 +7,7 @@ use std::path::Path;
 use lmbias_data::corpus::Corpus;
 use lmbias_data::valence::ValenceDataset;
 use lmbias_metrics::log_odds::Thresholds;
-use lmbias_studies::corpus_valence::CorpusValence;
+use lmbias_studies::corpus_valence::{Agreement, CorpusValence, agreement};
 use lmbias_studies::valence::{self, ModelResult, SentenceScore};
 use serde::{Deserialize, Serialize};
 
@@ -105,6 +105,13 @@ impl PeriodCorpora {
     }
 }
 
+impl PeriodCorpora {
+    /// How the corpora's ratings agree with `dataset`'s sentence annotations.
+    pub fn agreement(&self, dataset: &Dataset) -> Agreement {
+        agreement(&dataset.dataset, &self.valence)
+    }
+}
+
 /// The valence study on one model: per sentence, per group, the k sweep, the
 /// unannotated proposals; and what produced them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -173,21 +180,26 @@ impl ValenceRun {
     }
 }
 
-/// What `lmbias valence --json` prints: every model's provenance, then its results.
+/// What `lmbias valence --json` prints: every model's provenance, then its results, and with
+/// period corpora their agreement with the dataset's annotations.
 #[derive(Debug, Serialize)]
 pub struct ValenceOutput<'a> {
     /// One per model, in run order.
     pub provenance: Vec<&'a Provenance>,
     /// One per model, in run order.
     pub results: Vec<&'a ModelResult>,
+    /// With `--valence-from`: the corpora's ratings against the annotations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corpus_agreement: Option<Agreement>,
 }
 
 impl<'a> ValenceOutput<'a> {
-    /// The runs, in order.
-    pub fn of(runs: &'a [ValenceRun]) -> ValenceOutput<'a> {
+    /// The runs, in order, and the corpora's agreement when they rated proposals.
+    pub fn of(runs: &'a [ValenceRun], corpus_agreement: Option<Agreement>) -> ValenceOutput<'a> {
         ValenceOutput {
             provenance: runs.iter().map(|r| &r.provenance).collect(),
             results: runs.iter().map(|r| &r.result).collect(),
+            corpus_agreement,
         }
     }
 }

@@ -18,6 +18,8 @@
 
 use std::collections::BTreeMap;
 
+use lmbias_data::valence::ValenceDataset;
+use lmbias_metrics::agreement::{Weights, spearman, weighted_kappa};
 use lmbias_metrics::log_odds::{LogOdds, LogOddsError, Thresholds, log_odds};
 
 /// Where a rating came from.
@@ -88,6 +90,14 @@ pub fn words(text: &str) -> Vec<String> {
         out.push(word);
     }
     out
+}
+
+/// The words right before and after the (first) `mask` of `text`: a proposal's context.
+pub(crate) fn neighbours(text: &str, mask: &str) -> (Option<String>, Option<String>) {
+    match text.split_once(mask) {
+        Some((before, after)) => (words(before).pop(), words(after).into_iter().next()),
+        None => (None, None),
+    }
 }
 
 /// Unigram and bigram counts of passages (bigrams within a passage).
@@ -205,6 +215,69 @@ impl CorpusValence {
     }
 }
 
+/// How corpus-derived valence agrees with hand annotations, rated in context and word alone.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Agreement {
+    /// Annotated (sentence, word) pairs compared.
+    pub pairs: usize,
+    /// Pairs rated from a word pair of the corpora rather than the word alone.
+    pub in_context: usize,
+    /// The ratings as the study uses them (in context where the corpora support it).
+    pub with_context: Scores,
+    /// Every word rated alone: what the context changes.
+    pub word_alone: Scores,
+}
+
+/// Agreement of two raters on the five-point scale.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Scores {
+    /// Weighted Cohen's κ, linear weights.
+    pub kappa_linear: Option<f64>,
+    /// Weighted Cohen's κ, quadratic weights.
+    pub kappa_quadratic: Option<f64>,
+    /// Spearman's ρ of the two ratings.
+    pub rho: Option<f64>,
+}
+
+/// The five-point scale's level as a category index, −1 → 0 … 1 → 4.
+fn category(valence: f64) -> usize {
+    ((valence + 1.0) * 2.0).round() as usize
+}
+
+fn scores(pairs: &[(f64, f64)]) -> Scores {
+    let categories: Vec<(usize, usize)> = pairs
+        .iter()
+        .map(|&(a, b)| (category(a), category(b)))
+        .collect();
+    let (hand, corpus): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+    Scores {
+        kappa_linear: weighted_kappa(&categories, 5, Weights::Linear),
+        kappa_quadratic: weighted_kappa(&categories, 5, Weights::Quadratic),
+        rho: spearman(&hand, &corpus),
+    }
+}
+
+/// Agreement of `corpora`'s ratings with every sentence annotation of `dataset`, each word
+/// rated beside the mask's neighbours in its sentence, as the study rates a proposal.
+pub fn agreement(dataset: &ValenceDataset, corpora: &CorpusValence) -> Agreement {
+    let (mut with_context, mut word_alone, mut in_context) = (Vec::new(), Vec::new(), 0);
+    for sentence in dataset.sentences() {
+        let (left, right) = neighbours(sentence.text(), dataset.mask());
+        for (word, hand) in sentence.annotations() {
+            let rated = corpora.rate(left.as_deref(), word, right.as_deref());
+            in_context += usize::from(matches!(rated.context, Context::Left | Context::Right));
+            with_context.push((hand.value(), rated.valence));
+            word_alone.push((hand.value(), corpora.rate(None, word, None).valence));
+        }
+    }
+    Agreement {
+        pairs: with_context.len(),
+        in_context,
+        with_context: scores(&with_context),
+        word_alone: scores(&word_alone),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,6 +333,37 @@ mod tests {
         );
         // Case and the typographer's apostrophe do not matter.
         assert_eq!(c.rate(None, "Thou", None).valence, -1.0);
+    }
+
+    /// In context the corpora agree with the hand ratings here ("fare you well" is Early
+    /// Modern); the word alone gets that *you* wrong, and the agreement says so.
+    #[test]
+    fn agreement_with_hand_annotations_in_context_and_word_alone() {
+        let dataset = ValenceDataset::from_json(
+            r#"{"name": "a", "sentences": [
+              {"id": "1", "group": "EME", "valence": -1, "source": "c",
+               "text": "Why wilt [MASK] be so?", "annotations": {"thou": -1, "you": 1, "and": 0}},
+              {"id": "2", "group": "EME", "valence": -1, "source": "c",
+               "text": "Fare [MASK] well.", "annotations": {"you": -1}}]}"#,
+            std::path::Path::new("a.json"),
+        )
+        .unwrap();
+        let a = agreement(&dataset, &corpora());
+        assert_eq!((a.pairs, a.in_context), (4, 1));
+        assert_eq!(a.with_context.kappa_linear, Some(1.0));
+        assert_eq!(a.with_context.rho, Some(1.0));
+        // Word alone: hand (−1, 1, 0, −1) against corpora (−1, 1, 0, 1).
+        let alone = a.word_alone;
+        assert!(
+            alone.kappa_linear.unwrap() < 1.0 && alone.rho.unwrap() < 1.0,
+            "{alone:?}"
+        );
+        // As categories 0 (−1) … 4 (+1): and, thou, you; then "fare you".
+        let categories = [(2, 2), (0, 0), (4, 4), (0, 4)];
+        assert_eq!(
+            alone.kappa_linear,
+            weighted_kappa(&categories, 5, Weights::Linear)
+        );
     }
 
     #[test]

@@ -23,7 +23,7 @@ use std::num::NonZeroUsize;
 
 use lmbias_data::valence::{AnnotationSource, Group, ValenceDataset, ValenceSentence};
 
-use crate::corpus_valence::{CorpusValence, words};
+use crate::corpus_valence::{CorpusValence, neighbours};
 use lmbias_encoder::{EncoderError, MaskedLm, Prediction, check_finite};
 use serde::{Deserialize, Serialize};
 
@@ -454,14 +454,6 @@ pub fn score(
         adequacy: 1.0 - (v - bias).abs() / 2.0,
         unannotated_mass,
         tokens,
-    }
-}
-
-/// The words right before and after the (first) mask of `text`.
-fn neighbours(text: &str, mask: &str) -> (Option<String>, Option<String>) {
-    match text.split_once(mask) {
-        Some((before, after)) => (words(before).pop(), words(after).into_iter().next()),
-        None => (None, None),
     }
 }
 

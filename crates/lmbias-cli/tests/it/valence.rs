@@ -323,7 +323,8 @@ fn valence_from_two_corpora_rates_every_proposal() {
     std::fs::write(
         &data,
         r#"{"name": "u", "lexicon": {"zzzz": -1}, "sentences": [
-             {"id": "e1", "group": "EME", "valence": -1, "source": "c", "text": "Why wilt [MASK] be offended?"},
+             {"id": "e1", "group": "EME", "valence": -1, "source": "c", "text": "Why wilt [MASK] be offended?",
+              "annotations": {"zounds": -1}},
              {"id": "m1", "group": "ME", "valence": 1, "source": "c", "text": "Are [MASK] coming tonight?"}]}"#,
     )
     .unwrap();
@@ -385,6 +386,33 @@ fn valence_from_two_corpora_rates_every_proposal() {
     assert_eq!(
         rated["provenance"][0]["options"]["valence_min_context"],
         "5"
+    );
+    // The corpora against the annotations: one pair, "zounds" (−1 by hand), unseen by both
+    // corpora (0): κ 0, ρ undefined with one pair.
+    let agreement = &rated["corpus_agreement"];
+    assert_eq!(agreement["pairs"], 1);
+    assert_eq!(agreement["with_context"]["kappa_linear"], 0.0);
+    assert!(agreement["with_context"]["rho"].is_null());
+    assert!(plain.get("corpus_agreement").is_none());
+    let a = args(&[
+        "--markdown",
+        "--valence-from",
+        eme.to_str().unwrap(),
+        me.to_str().unwrap(),
+    ]);
+    let a: Vec<&str> = a
+        .iter()
+        .map(String::as_str)
+        .filter(|s| *s != "--json")
+        .collect();
+    let (ok, markdown, err) = lmbias(&a);
+    assert!(ok, "{err}");
+    assert!(
+        markdown.contains(
+            "## Corpus-derived valence against the annotations\n\n1 annotated (sentence, word) \
+             pairs, 0 of them rated with a neighbour in the sentence."
+        ),
+        "{markdown}"
     );
 
     // Bad corpora: one line each, naming the option and the file(s).
