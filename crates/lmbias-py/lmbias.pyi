@@ -264,13 +264,17 @@ def valence(
     top_k: int = 5,
     *,
     valence_from: Optional[Tuple[PathLike, PathLike]] = None,
+    valence_thresholds: Tuple[float, float] = (1.959963984540054, 3.290526731491926),
+    valence_alpha0: float = 1000.0,
+    valence_min_context: int = 5,
     provenance: bool = False,
 ) -> Union[List[Dict[str, Any]], Tuple[List[Dict[str, Any]], List[Provenance]]]:
     """Temporal valence (Cuscito et al.): one row per (model, sentence) with the sentence's
     valence v(s), bias B = x·p over the top_k proposals, adequacy A = 1 − |v(s) − B| / 2,
     the unannotated probability mass and the scored tokens. Masked language models only.
     ``valence_from=(early_modern_corpus, modern_corpus)`` rates every proposal the
-    annotations leave from the two corpora, as ``lmbias valence --valence-from`` does.
+    annotations leave from the two corpora, as ``lmbias valence --valence-from`` does, with its
+    ``--valence-thresholds``, ``--valence-alpha0`` and ``--valence-min-context``.
     ``provenance=True`` returns ``(rows, provenance)``, one ``Provenance`` per model."""
 
 def probe(

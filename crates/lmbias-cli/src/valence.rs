@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use lmbias_report::valence::{self as report, Measure};
+use lmbias_runs::metrics::log_odds::Thresholds;
 use lmbias_runs::studies::valence::{DEFAULT_TOP_K, ModelResult};
 use lmbias_runs::valence::{
     self, CorpusSettings, Dataset, PeriodCorpora, ValenceOutput, ValenceRun,
@@ -36,6 +37,17 @@ pub struct ValenceArgs {
     /// docs/results-format.md). Annotations keep precedence.
     #[arg(long, num_args = 2, value_names = ["EARLY_MODERN", "MODERN"])]
     valence_from: Option<Vec<PathBuf>>,
+    /// With --valence-from: the |z| from which a word is rated ±0.5 and ±1.
+    #[arg(long, num_args = 2, value_names = ["HALF", "FULL"], requires = "valence_from",
+          default_values_t = [CorpusSettings::default().thresholds.half, CorpusSettings::default().thresholds.full])]
+    valence_thresholds: Vec<f64>,
+    /// With --valence-from: the prior's total pseudo-count α0.
+    #[arg(long, requires = "valence_from", default_value_t = CorpusSettings::default().alpha0)]
+    valence_alpha0: f64,
+    /// With --valence-from: the occurrences of a word pair from which a word is rated with its
+    /// neighbour.
+    #[arg(long, requires = "valence_from", default_value_t = CorpusSettings::default().min_context)]
+    valence_min_context: u64,
     /// Print everything as JSON: {"provenance": [one per model], "results": [per model: per
     /// sentence, per group, the k sweep, unannotated tokens]} (docs/results-format.md).
     #[arg(long, group = "format")]
@@ -72,9 +84,17 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
     }
     let dataset = Dataset::load(&args.dataset)?;
     let corpora = match args.valence_from.as_deref() {
-        Some([eme, me]) => Some(
-            PeriodCorpora::load(eme, me, CorpusSettings::default()).context("--valence-from")?,
-        ),
+        Some([eme, me]) => {
+            let settings = CorpusSettings {
+                alpha0: args.valence_alpha0,
+                thresholds: Thresholds {
+                    half: args.valence_thresholds[0],
+                    full: args.valence_thresholds[1],
+                },
+                min_context: args.valence_min_context,
+            };
+            Some(PeriodCorpora::load(eme, me, settings).context("--valence-from")?)
+        }
         _ => None,
     };
     let mut runs: Vec<ValenceRun> = Vec::with_capacity(args.models.len());

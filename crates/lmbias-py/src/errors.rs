@@ -135,6 +135,7 @@ fn is_bad_input_run(e: &RunError) -> bool {
         | RunError::HugeVector { .. }
         | RunError::WeatTest { .. }
         | RunError::SameCorpus { .. }
+        | RunError::CorpusSettings(_)
         | RunError::PeriodCorpora { .. } => true,
         // A corpus that could not be read is the system's error; one that was read is bad input.
         RunError::Corpus(inner) => {

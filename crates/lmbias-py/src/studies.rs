@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use lmbias_runs::Provenance;
 use lmbias_runs::data::Role;
 use lmbias_runs::data::association::{AssociationTest, LoadOptions, SetSpec, TestSpec};
+use lmbias_runs::metrics::log_odds::Thresholds;
 use lmbias_runs::metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED};
 use lmbias_runs::probe::{Lists, ProbeSettings};
 use lmbias_runs::seat::{SeatOutput, SeatSettings, TestSource, Tests};
@@ -174,23 +175,39 @@ pub(crate) fn seat<'py>(
 /// Temporal valence (Cuscito et al.): one row per (model, sentence) with B, A and the scored
 /// proposals.
 #[pyfunction]
-#[pyo3(signature = (model, dataset, top_k = DEFAULT_TOP_K.get() as i128, *, valence_from = None, provenance = false))]
+#[pyo3(signature = (model, dataset, top_k = DEFAULT_TOP_K.get() as i128, *, valence_from = None, valence_thresholds = None, valence_alpha0 = None, valence_min_context = None, provenance = false))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn valence<'py>(
     py: Python<'py>,
     model: &Bound<'py, PyAny>,
     dataset: PathBuf,
     top_k: i128,
     valence_from: Option<(PathBuf, PathBuf)>,
+    valence_thresholds: Option<(f64, f64)>,
+    valence_alpha0: Option<f64>,
+    valence_min_context: Option<i128>,
     provenance: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let models = models(model)?;
     let top_k = NonZeroUsize::new(unsigned("top_k", top_k)? as usize)
         .ok_or_else(|| value_error("top_k must be at least 1"))?;
     let dataset = work::run(py, |_| Dataset::load(&dataset).map_err(|e| to_py(e.into())))??;
+    let defaults = CorpusSettings::default();
+    let settings = CorpusSettings {
+        alpha0: valence_alpha0.unwrap_or(defaults.alpha0),
+        thresholds: valence_thresholds.map_or(defaults.thresholds, |(half, full)| Thresholds {
+            half,
+            full,
+        }),
+        min_context: match valence_min_context {
+            Some(n) => unsigned("valence_min_context", n)?,
+            None => defaults.min_context,
+        },
+    };
     let corpora = match &valence_from {
         None => None,
         Some((eme, me)) => Some(work::run(py, |_| {
-            PeriodCorpora::load(eme, me, CorpusSettings::default()).map_err(|e| to_py(e.into()))
+            PeriodCorpora::load(eme, me, settings).map_err(|e| to_py(e.into()))
         })??),
     };
     let mut runs = Vec::with_capacity(models.len());

@@ -98,6 +98,13 @@ def test_valence_from_two_corpora_equals_cli(cli_json, tmp_path):
     assert {t["annotation"] for r in rows for t in r["tokens"]} <= {"sentence", "lexicon", "corpus"}
     with pytest.raises(ValueError, match="given as both the Early Modern and the Modern corpus"):
         lmbias.valence(model, VALENCE, valence_from=(eme, eme))
+    with pytest.raises(ValueError, match="thresholds 3 and 2 must satisfy 0 < first ≤ second"):
+        lmbias.valence(model, VALENCE, valence_from=(eme, me), valence_thresholds=(3, 2))
+    strict = lmbias.valence(model, VALENCE, valence_from=(eme, me), valence_thresholds=(1000, 2000),
+                            valence_alpha0=50.0, valence_min_context=2)
+    out = cli_json("valence", "--model", TINY_MLM, "--dataset", VALENCE, "--valence-from", eme, me,
+                   "--valence-thresholds", 1000, 2000, "--valence-alpha0", 50, "--valence-min-context", 2, "--json")
+    assert [{k: v for k, v in r.items() if k not in ("model", "dataset", "top_k")} for r in strict] == out["results"][0]["sentences"]
 
 
 def test_probe_sweep_equals_cli(cli_json):

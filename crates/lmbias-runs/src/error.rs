@@ -79,6 +79,9 @@ pub enum RunError {
     /// A period corpus could not be read.
     #[error(transparent)]
     Corpus(#[from] CorpusError),
+    /// Period-corpus settings that cannot rate words.
+    #[error(transparent)]
+    CorpusSettings(CorpusValenceError),
     /// One file given as both period corpora.
     #[error("{}: given as both the Early Modern and the Modern corpus", path.display())]
     SameCorpus {

@@ -7,7 +7,7 @@ use std::path::Path;
 use lmbias_data::corpus::Corpus;
 use lmbias_data::valence::ValenceDataset;
 use lmbias_metrics::log_odds::Thresholds;
-use lmbias_studies::corpus_valence::{Agreement, CorpusValence, agreement};
+use lmbias_studies::corpus_valence::{Agreement, CorpusValence, agreement, check_settings};
 use lmbias_studies::valence::{self, ModelResult, SentenceScore};
 use serde::{Deserialize, Serialize};
 
@@ -75,6 +75,7 @@ impl PeriodCorpora {
         modern: &Path,
         settings: CorpusSettings,
     ) -> Result<PeriodCorpora, RunError> {
+        check_settings(settings.alpha0, settings.thresholds).map_err(RunError::CorpusSettings)?;
         let same = match (early_modern.canonicalize(), modern.canonicalize()) {
             (Ok(a), Ok(b)) => a == b,
             _ => early_modern == modern,

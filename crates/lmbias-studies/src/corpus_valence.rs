@@ -117,6 +117,24 @@ fn counts(passages: &[String]) -> (BTreeMap<String, u64>, BTreeMap<(String, Stri
     (unigrams, bigrams)
 }
 
+/// Refuses settings that cannot rate: thresholds not 0 < first ≤ second, a prior total not a
+/// finite number above 0.
+pub fn check_settings(alpha0: f64, thresholds: Thresholds) -> Result<(), CorpusValenceError> {
+    if !(thresholds.half > 0.0 && thresholds.full >= thresholds.half && thresholds.full.is_finite())
+    {
+        return Err(CorpusValenceError::Settings(format!(
+            "thresholds {} and {} must satisfy 0 < first ≤ second",
+            thresholds.half, thresholds.full
+        )));
+    }
+    if !(alpha0.is_finite() && alpha0 > 0.0) {
+        return Err(CorpusValenceError::Settings(format!(
+            "the prior's total α0 {alpha0} must be a finite number above 0"
+        )));
+    }
+    Ok(())
+}
+
 impl CorpusValence {
     /// The log-odds of every word and word pair of the Early Modern and Modern passages, with
     /// a prior of total `alpha0`; bigrams count as context from `min_context` occurrences.
@@ -127,12 +145,7 @@ impl CorpusValence {
         thresholds: Thresholds,
         min_context: u64,
     ) -> Result<CorpusValence, CorpusValenceError> {
-        if !(thresholds.half > 0.0 && thresholds.full >= thresholds.half) {
-            return Err(CorpusValenceError::Settings(format!(
-                "thresholds {} and {} must satisfy 0 < first ≤ second",
-                thresholds.half, thresholds.full
-            )));
-        }
+        check_settings(alpha0, thresholds)?;
         let (eme_words, eme_pairs) = counts(early_modern);
         let (me_words, me_pairs) = counts(modern);
         if eme_words.is_empty() {

@@ -441,6 +441,40 @@ fn valence_from_two_corpora_rates_every_proposal() {
         ],
         "empty.txt: the corpus has no passage",
     );
+    refused(
+        &[
+            "--valence-from",
+            e,
+            me.to_str().unwrap(),
+            "--valence-thresholds",
+            "3",
+            "2",
+        ],
+        "thresholds 3 and 2 must satisfy 0 < first ≤ second",
+    );
+    // Thresholds no z reaches: every corpus rating is 0, so B is 0 for every sentence.
+    let strict = run(&[
+        "--valence-from",
+        e,
+        me.to_str().unwrap(),
+        "--valence-thresholds",
+        "1000",
+        "2000",
+    ]);
+    for s in strict["results"][0]["sentences"].as_array().unwrap() {
+        assert_eq!(s["bias"], 0.0, "{s}");
+    }
+    assert_eq!(strict["provenance"][0]["options"]["valence_z_half"], "1000");
+    let (ok, _, err) = lmbias(&[
+        "valence",
+        "--model",
+        &model(),
+        "--dataset",
+        data.to_str().unwrap(),
+        "--valence-alpha0",
+        "5",
+    ]);
+    assert!(!ok && err.contains("--valence-from"), "{err}");
     let turkish = dir.join("tr.txt");
     std::fs::write(&turkish, "bir iki üç\n").unwrap();
     refused(
