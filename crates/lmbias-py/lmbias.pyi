@@ -328,6 +328,7 @@ def train_mlm(
     seed: int = 0,
     mlm_probability: float = 0.15,
     whole_word: bool = False,
+    add_words: Union[int, PathLike, None] = None,
     held_out: float = 0.05,
     checkpoint_every: int = 200,
     resume: bool = False,
@@ -341,7 +342,12 @@ def train_mlm(
     weights (``scratch=True`` with ``tokenizer``, a folder, and the shape in ``layers`` …
     ``max_positions``), into the Hugging Face folder ``output``, which appears only when
     complete. Returns training.json as a dict (losses, held-out accuracy and
-    pseudo-perplexity, tokens/s).
+    pseudo-perplexity, tokens/s, and the ``added_words``).
+
+    ``add_words`` (the CLI's ``--add-words``) first makes whole words vocabulary entries of a
+    WordPiece tokenizer: an int N adds the N most frequent words of the training passages
+    that the tokenizer cuts into pieces, a path a list (one word a line); each new embedding
+    starts as the mean of its pieces' embeddings.
 
     ``progress`` is called after every step with a :class:`TrainProgress`; for a bar,
     ``bar = tqdm(total=steps); progress=lambda p: bar.update(1)``. Ctrl-C stops the run

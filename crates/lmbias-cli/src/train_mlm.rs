@@ -8,7 +8,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use lmbias_runs::DeviceKind;
 use lmbias_runs::data::corpus::Corpus;
-use lmbias_runs::train::{BertShape, CorpusText, Progress, Run, Start, TrainSettings};
+use lmbias_runs::train::{AddWords, BertShape, CorpusText, Progress, Run, Start, TrainSettings};
 
 use crate::output::outln;
 
@@ -74,6 +74,9 @@ pub struct TrainMlmArgs {
     /// Choose whole words instead of pieces.
     #[arg(long)]
     whole_word: bool,
+    /// Make whole words vocabulary entries first (WordPiece): N, the N most frequent words of the training text that the tokenizer cuts into pieces; or FILE, a list (one word a line). Each new embedding starts as the mean of its pieces'.
+    #[arg(long, value_name = "N|FILE")]
+    add_words: Option<String>,
     /// Share of passages held out for accuracy and pseudo-perplexity.
     #[arg(long, default_value_t = TrainSettings::default().held_out)]
     held_out: f64,
@@ -109,6 +112,10 @@ pub fn run(args: TrainMlmArgs) -> anyhow::Result<()> {
         },
         (None, None) => unreachable!("clap requires --from or --scratch --tokenizer"),
     };
+    let add_words = match &args.add_words {
+        Some(arg) => AddWords::from_arg(arg)?,
+        None => AddWords::None,
+    };
     let settings = TrainSettings {
         max_len: args.max_len,
         batch: args.batch,
@@ -122,6 +129,7 @@ pub fn run(args: TrainMlmArgs) -> anyhow::Result<()> {
         whole_word: args.whole_word,
         held_out: args.held_out,
         checkpoint_every: args.checkpoint_every,
+        add_words,
     };
     let name = corpus.path().display().to_string();
     let text = CorpusText {

@@ -1,5 +1,5 @@
 //! Dataset schemas for lmbias: association tests (sent-bias format), valence sentences, probe
-//! word lists, embedding files (and the one word2vec/GloVe text reader), training corpora.
+//! word lists, plain word lists, embedding files (and the one word2vec/GloVe text reader), training corpora.
 //! Loading with validation; no Burn.
 //!
 //! Each module owns its loader's error (one line, naming the file and the field, set, line or
@@ -12,6 +12,7 @@ pub mod probe;
 pub mod read;
 pub mod valence;
 pub mod word_vectors;
+pub mod words;
 
 pub use association::{
     AssociationError, AssociationTest, BatteryFile, Duplicates, LoadOptions, Role, Set, SetProblem,
@@ -20,3 +21,4 @@ pub use association::{
 pub use embeddings::{Embeddings, EmbeddingsError};
 pub use read::{ReadError, skip_bom, strip_bom};
 pub use word_vectors::{Float, WordVectors, WordVectorsError};
+pub use words::{WordsError, WordsFile};

@@ -36,6 +36,8 @@ pub(crate) struct WeightsFile {
     fresh: Option<Fresh>,
     /// Linear layers are packed for these bf16 units (`Compute`'s precision).
     bf16: Option<Bf16Units>,
+    /// Vocabulary rows appended to the tensors indexed by vocabulary id.
+    grown: Option<Grown>,
     /// The names read so far, for [`WeightsFile::check_layers`].
     read: Mutex<BTreeSet<String>>,
 }
@@ -68,6 +70,38 @@ impl Fresh {
                     .collect()
             }
         }
+    }
+}
+
+/// New vocabulary entries (`train-mlm --add-words`): every tensor whose first dimension is
+/// the vocabulary, `old` rows in the file, gets one row per entry, the mean of the rows of the
+/// pieces the old vocabulary cut the word into: the initialisation of Fast Vocabulary Transfer
+/// (Gee, Zugarini, Rigutini & Torroni 2022, "Fast Vocabulary Transfer for Language Model
+/// Compression", §3), so that a new word starts where its pieces put it, for the embedding
+/// and, tied, the decoder; the decoder's bias likewise starts at its pieces' mean.
+struct Grown {
+    /// The tensors to grow, by their full names.
+    names: Vec<String>,
+    /// Rows in the file.
+    old: usize,
+    /// Each new row's source rows.
+    pieces: Vec<Vec<u32>>,
+}
+
+impl Grown {
+    /// `values`, `old` rows of `width`, with the new rows appended.
+    fn grow(&self, mut values: Vec<f32>, width: usize) -> Vec<f32> {
+        values.reserve(self.pieces.len() * width);
+        for pieces in &self.pieces {
+            let mut row = vec![0f32; width];
+            for &p in pieces {
+                let from = &values[p as usize * width..(p as usize + 1) * width];
+                row.iter_mut().zip(from).for_each(|(r, v)| *r += v);
+            }
+            let n = pieces.len().max(1) as f32;
+            values.extend(row.into_iter().map(|r| r / n));
+        }
+        values
     }
 }
 
@@ -130,6 +164,7 @@ impl WeightsFile {
             device: device.clone(),
             fresh: None,
             bf16: None,
+            grown: None,
             read: Mutex::default(),
         })
     }
@@ -183,6 +218,7 @@ impl WeightsFile {
             device: device.clone(),
             fresh: None,
             bf16: None,
+            grown: None,
             read: Mutex::default(),
         }
         .fresh_under("", std, seed)
@@ -196,6 +232,18 @@ impl WeightsFile {
             std,
             rng: Mutex::new(ChaCha8Rng::seed_from_u64(seed)),
         });
+        self
+    }
+
+    /// Tensors `names` (full names), indexed by vocabulary id with `old` rows in the file,
+    /// are read with one more row per entry of `pieces`, the mean of those rows ([`Grown`]).
+    pub(crate) fn grow_vocabulary(
+        mut self,
+        names: Vec<String>,
+        old: usize,
+        pieces: Vec<Vec<u32>>,
+    ) -> Self {
+        self.grown = Some(Grown { names, old, pieces });
         self
     }
 
@@ -326,7 +374,18 @@ impl<'a> Weights<'a> {
             };
         };
         let found: Vec<usize> = tensor.shape.iter().copied().collect();
-        if found != shape {
+        let grown = self
+            .file
+            .grown
+            .as_ref()
+            .filter(|g| g.names.contains(&full) && found.first() == Some(&g.old));
+        let in_file: Vec<usize> = match grown {
+            Some(g) => std::iter::once(g.old)
+                .chain(shape.iter().skip(1).copied())
+                .collect(),
+            None => shape.to_vec(),
+        };
+        if found != in_file {
             return Err(ModelError::Shape {
                 path: path.clone(),
                 tensor: full,
@@ -368,7 +427,10 @@ impl<'a> Weights<'a> {
                 value: values[i],
             });
         }
-        Ok(values)
+        Ok(match grown {
+            Some(g) => g.grow(values, shape.iter().skip(1).product()),
+            None => values,
+        })
     }
 
     /// Tensor `name`, which must have `shape`.

@@ -9,7 +9,9 @@ use std::sync::{Mutex, PoisonError};
 use anyhow::Context;
 use lmbias_runs::DeviceKind;
 use lmbias_runs::data::corpus::Corpus;
-use lmbias_runs::train::{BertShape, CorpusText, Progress, Run, Start, TrainError, TrainSettings};
+use lmbias_runs::train::{
+    AddWords, BertShape, CorpusText, Progress, Run, Start, TrainError, TrainSettings,
+};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -33,6 +35,7 @@ use crate::work;
     seed = TrainSettings::default().seed as i128,
     mlm_probability = TrainSettings::default().mlm_probability,
     whole_word = false,
+    add_words = None,
     held_out = TrainSettings::default().held_out,
     checkpoint_every = TrainSettings::default().checkpoint_every as i128,
     resume = false,
@@ -62,6 +65,7 @@ pub(crate) fn train_mlm<'py>(
     seed: i128,
     mlm_probability: f64,
     whole_word: bool,
+    add_words: Option<Bound<'py, PyAny>>,
     held_out: f64,
     checkpoint_every: i128,
     resume: bool,
@@ -98,6 +102,26 @@ pub(crate) fn train_mlm<'py>(
             ));
         }
     };
+    // An int is a count (bool is an int to Python: refused), anything else a list's path.
+    let add_words = match add_words {
+        None => AddWords::None,
+        Some(v) if v.is_instance_of::<pyo3::types::PyBool>() => {
+            return Err(value_error(
+                "add_words is a count or a word list's path, not a bool",
+            ));
+        }
+        Some(v) => {
+            let arg = match v.extract::<i128>() {
+                Ok(n) => n.to_string(),
+                Err(_) => v
+                    .extract::<PathBuf>()
+                    .map_err(|_| value_error("add_words is a count or a word list's path"))?
+                    .display()
+                    .to_string(),
+            };
+            AddWords::from_arg(&arg).map_err(|e| to_py(anyhow::Error::new(e)))?
+        }
+    };
     let settings = TrainSettings {
         max_len: size("max_len", max_len)?,
         batch: size("batch", batch)?,
@@ -111,6 +135,7 @@ pub(crate) fn train_mlm<'py>(
         whole_word,
         held_out,
         checkpoint_every: size("checkpoint_every", checkpoint_every)?,
+        add_words,
     };
     let device: DeviceKind = device.parse().map_err(|e| to_py(anyhow::Error::new(e)))?;
     let progress: Option<Py<PyAny>> = progress.map(Bound::unbind);

@@ -99,3 +99,23 @@ def test_bad_settings_are_value_errors(tmp_path):
         lmbias.train_mlm(empty, tmp_path / "d", from_=str(TINY_MLM))
     with pytest.raises(FileNotFoundError):
         lmbias.train_mlm(tmp_path / "missing.txt", tmp_path / "c", from_=str(TINY_MLM))
+
+
+def test_added_words_equal_the_clis(tmp_path, cli):
+    """add_words, as a count and as a list's path, gives the folder `--add-words` writes."""
+    words = tmp_path / "words.txt"
+    words.write_text("# period forms\nabideth\nancient\n")
+    for arg in (4, words):
+        py, cli_out = tmp_path / f"py-{arg is words}", tmp_path / f"cli-{arg is words}"
+        out = lmbias.train_mlm(CORPUS, py, from_=str(TINY_MLM), steps=3, add_words=arg, **SETTINGS)
+        code, _, stderr = cli("train-mlm", "--from", TINY_MLM, "--corpus", CORPUS, "--output", cli_out,
+                              "--add-words", arg, *flags(3))
+        assert code == 0, stderr
+        for name in ("model.safetensors", "config.json", "tokenizer.json", "vocab.txt"):
+            assert (py / name).read_bytes() == (cli_out / name).read_bytes(), name
+        assert len(out["added_words"]) == (4 if arg == 4 else 2)
+    assert [w["word"] for w in out["added_words"]] == ["abideth", "ancient"]
+    with pytest.raises(ValueError, match="--add-words 0: must be at least 1"):
+        lmbias.train_mlm(CORPUS, tmp_path / "zero", from_=str(TINY_MLM), add_words=0)
+    with pytest.raises(ValueError, match="not a bool"):
+        lmbias.train_mlm(CORPUS, tmp_path / "bool", from_=str(TINY_MLM), add_words=True)

@@ -123,3 +123,40 @@ def test_minilm_gets_a_head_transformers_loads(tmp_path, cli, cli_json, torch_an
     (got,) = cli_json("fill-mask", "--model", out, "--top-k", 10, "--json", text)
     assert [p["id"] for p in got["predictions"]] == top.indices.tolist()
     np.testing.assert_allclose([p["prob"] for p in got["predictions"]], top.values.numpy(), rtol=0, atol=1e-5)
+
+
+def test_added_words_load_in_transformers_and_fill_mask_agrees(tmp_path, cli, cli_json, torch_and_transformers, minilm):
+    """`--add-words` (issue #34): all-MiniLM-L6-v2 continued with the 20 most frequent words of
+    the corpus that its vocabulary cuts into pieces loads in transformers with no missing,
+    unexpected or mismatched key and the grown tables; transformers' tokenizer reads each added
+    word as its one new id; and fill-mask, over texts holding added words, gives lmbias's top 10
+    (ids identical, probabilities within 1e-5)."""
+    torch, transformers = torch_and_transformers
+    out = tmp_path / "model"
+    code, _, stderr = cli(
+        "train-mlm", "--from", minilm, "--corpus", CORPUS, "--output", out, "--add-words", 20,
+        "--steps", 2, "--batch", 4, "--held-out", 0, "--checkpoint-every", 0,
+    )
+    assert code == 0, stderr
+    report = json.loads((out / "training.json").read_text())
+    added = report["added_words"]
+    assert len(added) == 20 and report["settings"]["add_words"] == {"most_frequent": 20}
+    model, info = transformers.AutoModelForMaskedLM.from_pretrained(out, dtype=torch.float32, output_loading_info=True)
+    assert info["missing_keys"] == set() and info["unexpected_keys"] == set(), info
+    assert info["mismatched_keys"] == set() and info["error_msgs"] == [], info
+    assert model.bert.embeddings.word_embeddings.weight.shape[0] == 30522 + 20
+    assert model.cls.predictions.decoder.weight.data_ptr() == model.bert.embeddings.word_embeddings.weight.data_ptr()
+    tokenizer = transformers.AutoTokenizer.from_pretrained(out)
+    for word in added:
+        assert tokenizer(word["word"], add_special_tokens=False)["input_ids"] == [word["id"]], word
+    model.eval()
+    words = [w["word"] for w in added]
+    texts = [f"And {words[0]} said unto them, [MASK] {words[1]} {words[2]}."] + MASKED[:3]
+    got = cli_json("fill-mask", "--model", out, "--top-k", 10, "--json", *texts)
+    for text, lmbias in zip(texts, got):
+        enc = tokenizer(text, return_tensors="pt")
+        (at,) = (enc["input_ids"][0] == tokenizer.mask_token_id).nonzero()[:, 0].tolist()
+        with torch.no_grad():
+            top = model(**enc).logits[0, at].softmax(-1).topk(10)
+        assert [p["id"] for p in lmbias["predictions"]] == top.indices.tolist(), text
+        np.testing.assert_allclose([p["prob"] for p in lmbias["predictions"]], top.values.numpy(), rtol=0, atol=1e-5, err_msg=text)

@@ -8,6 +8,9 @@ use serde_json::{Map, Value};
 
 use crate::TextError;
 
+/// The configuration files a tokenizer folder may hold beside its vocabulary.
+pub(crate) const FILES: [&str; 2] = ["tokenizer_config.json", "special_tokens_map.json"];
+
 /// The special-token roles lmbias uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Role {
@@ -99,8 +102,8 @@ impl TokenizerConfig {
     pub(crate) fn load(dir: &Path) -> Result<Self, TextError> {
         let model = JsonFile::read_optional(dir.join("config.json"))?;
         Ok(TokenizerConfig {
-            config: JsonFile::read_optional(dir.join("tokenizer_config.json"))?,
-            special_map: JsonFile::read_optional(dir.join("special_tokens_map.json"))?,
+            config: JsonFile::read_optional(dir.join(FILES[0]))?,
+            special_map: JsonFile::read_optional(dir.join(FILES[1]))?,
             model_type: model.map(|m| {
                 m.root
                     .get("model_type")

@@ -64,6 +64,18 @@ pub enum TextError {
         text: String,
     },
 
+    /// Words can be added only to a WordPiece vocabulary.
+    #[error(
+        "{}: words can be added to a WordPiece vocabulary (BERT's) only: this tokenizer is {model}",
+        dir.display()
+    )]
+    NotWordPiece {
+        /// The tokenizer's folder.
+        dir: PathBuf,
+        /// Its model's kind.
+        model: &'static str,
+    },
+
     /// A byte range that does not cover whole pieces of a text.
     #[error("byte range {start}..{end} {reason}")]
     WordRange {

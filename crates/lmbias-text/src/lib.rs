@@ -35,6 +35,7 @@
 //! uncased model cannot tell `ş` from `s` or `ğ` from `g`, a finding of the Turkish
 //! study. Cased models (`do_lower_case` false) keep every letter.
 
+mod added_words;
 mod config;
 mod encoding;
 mod error;
@@ -42,6 +43,7 @@ mod sentencepiece;
 mod tokenizer;
 mod wordpiece;
 
+pub use added_words::{SplitWord, WordProblem};
 pub use encoding::Encoding;
 pub use error::TextError;
 pub use tokenizer::{SpecialToken, Tokenizer};

@@ -208,6 +208,11 @@ impl Tokenizer {
         })
     }
 
+    /// The tokenizers crate's tokenizer, for the crate's own additions to it.
+    pub(crate) fn inner(&self) -> &tokenizers::Tokenizer {
+        &self.inner
+    }
+
     /// The directory the tokenizer was loaded from.
     pub fn dir(&self) -> &Path {
         &self.dir
@@ -232,7 +237,7 @@ impl Tokenizer {
             .collect()
     }
 
-    fn encode_indexed(
+    pub(crate) fn encode_indexed(
         &self,
         index: usize,
         text: &str,

@@ -308,6 +308,12 @@ impl BertConfig {
         self.vocab_size
     }
 
+    /// The same network over `extra` more vocabulary entries (`train-mlm --add-words`).
+    pub(crate) fn with_more_words(mut self, extra: usize) -> Self {
+        self.vocab_size += extra;
+        self
+    }
+
     /// Standard deviation of freshly initialised weights.
     pub(crate) fn initializer_range(&self) -> f64 {
         self.initializer_range

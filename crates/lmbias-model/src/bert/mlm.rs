@@ -107,6 +107,20 @@ impl BertForMaskedLm {
     pub(crate) fn bert_config(&self) -> &BertConfig {
         self.bert.config()
     }
+
+    /// The full names of the tensors indexed by vocabulary id, as a file of this variant may
+    /// store them (the encoder with or without its prefix): what grows when words are added.
+    pub(crate) fn vocabulary_tensors(config: &BertConfig) -> Vec<String> {
+        let names = config.variant().names();
+        let embeddings = "embeddings.word_embeddings.weight";
+        vec![
+            embeddings.to_owned(),
+            format!("{}.{embeddings}", names.prefix),
+            names.head.decoder.to_owned(),
+            names.head.bias[0].to_owned(),
+            names.head.bias[1].to_owned(),
+        ]
+    }
 }
 
 impl Network for BertForMaskedLm {

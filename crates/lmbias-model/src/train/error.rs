@@ -11,6 +11,9 @@ pub enum TrainError {
     /// The base checkpoint, the tokenizer or a weight file could not be read.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// The word list of `--add-words FILE` could not be read or is not a list of words.
+    #[error("--add-words: {0}")]
+    Words(#[from] lmbias_data::WordsError),
     /// The corpus gives too little text for the sequences asked for.
     #[error("{corpus}: {message}")]
     Corpus {

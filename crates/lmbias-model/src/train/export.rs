@@ -129,13 +129,15 @@ impl<'a> Folder<'a> {
         }
     }
 
-    /// config.json: the base's, with `architectures` now `BertForMaskedLM`
-    /// (every other field as it was), or a full one for a model from scratch.
+    /// config.json: the base's, with `architectures` now `BertForMaskedLM` and `vocab_size`
+    /// the model's (grown by `--add-words`; every other field as it was), or a full one for a
+    /// model from scratch.
     fn config(&self) -> serde_json::Value {
         match self.base_config {
             Some(base) => {
                 let mut config = base.clone();
                 config["architectures"] = serde_json::json!(["BertForMaskedLM"]);
+                config["vocab_size"] = serde_json::json!(self.model.bert_config().vocab_size());
                 config
             }
             None => self.model.bert_config().to_json(self.tokenizer.pad_id()),

@@ -34,7 +34,7 @@ use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use lmbias_kernels::AdamW;
 use lmbias_kernels::bert::{self as kernels, Step};
-use lmbias_text::Tokenizer;
+use lmbias_text::{SplitWord, Tokenizer};
 use serde::{Deserialize, Serialize};
 
 pub use crate::bert::BertShape;
@@ -94,6 +94,56 @@ pub struct TrainSettings {
     pub held_out: f64,
     /// Steps between two checkpoints (0: none).
     pub checkpoint_every: usize,
+    /// Whole words made vocabulary entries of their own before training.
+    #[serde(default, skip_serializing_if = "AddWords::is_none")]
+    pub add_words: AddWords,
+}
+
+/// Whole words added to a WordPiece vocabulary before training (`--add-words`): a period
+/// model can propose *hath* only if *hath* is one piece. Each new embedding row starts as the
+/// mean of the rows of the pieces the word was cut into (see `weights::Grown`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AddWords {
+    /// The vocabulary as it is.
+    #[default]
+    None,
+    /// The N most frequent words of the training passages that the tokenizer cuts into two or
+    /// more pieces (`--add-words N`).
+    MostFrequent(usize),
+    /// The words of a list (`--add-words FILE`): its path, and each word with its line.
+    Listed {
+        /// The list's path, for messages.
+        file: String,
+        /// (line, word), in file order.
+        words: Vec<(usize, String)>,
+    },
+}
+
+impl AddWords {
+    fn is_none(&self) -> bool {
+        *self == AddWords::None
+    }
+
+    /// `--add-words N|FILE`: a whole number is a count, anything else a word list's path
+    /// (one word a line, `lmbias_data::WordsFile`).
+    pub fn from_arg(arg: &str) -> Result<AddWords, TrainError> {
+        let arg = arg.trim();
+        if let Ok(n) = arg.parse::<i128>() {
+            return usize::try_from(n).map(AddWords::MostFrequent).map_err(|_| {
+                TrainError::Setting {
+                    flag: "--add-words",
+                    value: arg.to_owned(),
+                    message: "a count of words must be at least 1".into(),
+                }
+            });
+        }
+        let list = lmbias_data::WordsFile::read(std::path::Path::new(arg))?;
+        Ok(AddWords::Listed {
+            file: list.path().display().to_string(),
+            words: list.words().to_vec(),
+        })
+    }
 }
 
 impl Default for TrainSettings {
@@ -112,6 +162,7 @@ impl Default for TrainSettings {
             whole_word: false,
             held_out: 0.05,
             checkpoint_every: 200,
+            add_words: AddWords::None,
         }
     }
 }
@@ -192,6 +243,22 @@ pub struct TrainingReport {
     pub held_out: Option<HeldOutScores>,
     /// The step a `--resume` continued from, if any.
     pub resumed_from: Option<usize>,
+    /// The words `--add-words` made vocabulary entries, with their ids.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub added_words: Vec<AddedWord>,
+}
+
+/// A word added to the vocabulary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddedWord {
+    /// The word as the vocabulary holds it.
+    pub word: String,
+    /// Its new id.
+    pub id: u32,
+    /// The pieces the start's tokenizer cut it into (its embedding's starting point).
+    pub pieces: Vec<String>,
+    /// Its occurrences in the training passages (0 for a listed word).
+    pub count: usize,
 }
 
 /// A run's inputs, checked.
@@ -253,6 +320,13 @@ impl<'a> Run<'a> {
                 "--clip/--weight-decay",
                 format!("{}/{}", s.clip, s.weight_decay),
                 "must be at least 0",
+            ));
+        }
+        if s.add_words == AddWords::MostFrequent(0) {
+            return Err(bad(
+                "--add-words",
+                "0".into(),
+                "must be at least 1 (leave it out to keep the vocabulary)",
             ));
         }
         if corpus.passages.is_empty() {
@@ -419,6 +493,7 @@ impl<'a> Run<'a> {
             losses,
             held_out,
             resumed_from: resumed.as_ref().map(|_| first_step),
+            added_words: loaded.added_words,
         };
         let folder = self.folder(&valid, &loaded.base_config, tokenizer);
         folder.write_final(output, &report)?;
@@ -430,7 +505,8 @@ impl<'a> Run<'a> {
     /// packed into training and held-out sequences.
     fn prepare(&self, device: &Device, resume_dir: Option<&Path>) -> Result<Prepared, TrainError> {
         let s = &self.settings;
-        let loaded = self.load(device, resume_dir)?;
+        let (train_passages, held_passages) = data::split(self.corpus.passages, s.held_out, s.seed);
+        let loaded = self.load(device, resume_dir, &train_passages)?;
         let tokenizer = &loaded.tokenizer;
         let config = loaded.model.bert_config().clone();
         if s.max_len > config.max_positions() {
@@ -454,7 +530,6 @@ impl<'a> Run<'a> {
             .map(|t| t.id)
             .collect();
 
-        let (train_passages, held_passages) = data::split(self.corpus.passages, s.held_out, s.seed);
         let train = Blocks::pack(tokenizer, &train_passages, s.max_len, &specials)?;
         let held = Blocks::pack(tokenizer, &held_passages, s.max_len, &specials)?;
         if train.count() == 0 || (s.held_out > 0.0 && held.count() == 0) {
@@ -515,22 +590,60 @@ impl<'a> Run<'a> {
         export::Folder::new(model, base_config.as_ref(), tokenizer)
     }
 
-    /// The network on `device` (from `resume_dir` when resuming), its tokenizer
-    /// and the base's config.json.
-    fn load(&self, device: &Device, resume_dir: Option<&Path>) -> Result<Loaded, TrainError> {
+    /// The network on `device` (from `resume_dir` when resuming), its tokenizer (grown by
+    /// `--add-words`, whose words are counted in `train`) and the base's config.json.
+    fn load(
+        &self,
+        device: &Device,
+        resume_dir: Option<&Path>,
+        train: &[&str],
+    ) -> Result<Loaded, TrainError> {
         let s = &self.settings;
-        let (checkpoint, tokenizer_dir) = match (resume_dir, self.start) {
-            (Some(dir), _) => (
-                Some(Checkpoint::from_dir(&self.start_name(), dir)?),
-                dir.to_path_buf(),
-            ),
-            (None, Start::Continue(c)) => (Some(c.clone()), c.dir().to_path_buf()),
-            (None, Start::Scratch { tokenizer, .. }) => (None, tokenizer.clone()),
+        let start_dir = match self.start {
+            Start::Continue(c) => c.dir(),
+            Start::Scratch { tokenizer, .. } => tokenizer.as_path(),
         };
-        let tokenizer = Tokenizer::from_dir(&tokenizer_dir).map_err(ModelError::from)?;
-        let Some(checkpoint) = checkpoint else {
+        let start_tokenizer = Tokenizer::from_dir(start_dir).map_err(ModelError::from)?;
+        let words = self.words_to_add(&start_tokenizer, train)?;
+        let added_words = words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| AddedWord {
+                word: w.word.clone(),
+                id: (start_tokenizer.vocab_size() + i) as u32,
+                pieces: w
+                    .pieces
+                    .iter()
+                    .map(|&p| start_tokenizer.token(p).unwrap_or_default())
+                    .collect(),
+                count: w.count,
+            })
+            .collect();
+        if let Some(dir) = resume_dir {
+            // The checkpoint holds the grown tokenizer and the grown tables.
+            let checkpoint = Checkpoint::from_dir(&self.start_name(), dir)?;
+            let tokenizer = Tokenizer::from_dir(dir).map_err(ModelError::from)?;
+            return self.load_checkpoint(device, &checkpoint, tokenizer, None, added_words);
+        }
+        let grown = if words.is_empty() {
+            None
+        } else {
+            let dir = tempfile::Builder::new()
+                .prefix("lmbias-tokenizer-")
+                .tempdir()
+                .map_err(|e| TrainError::io(std::env::temp_dir(), "cannot create a folder", e))?;
+            let tokenizer = start_tokenizer
+                .with_words(&words, dir.path())
+                .map_err(ModelError::from)?;
+            Some((tokenizer, dir, words))
+        };
+        let Start::Continue(checkpoint) = self.start else {
             let Start::Scratch { shape, .. } = self.start else {
                 unreachable!("scratch only")
+            };
+            let (tokenizer, grown_dir) = match grown {
+                Some((tokenizer, dir, _)) => (tokenizer, Some(dir)),
+                None => (start_tokenizer, None),
             };
             let config =
                 BertConfig::scratch(*shape, tokenizer.vocab_size()).map_err(|message| {
@@ -541,7 +654,7 @@ impl<'a> Run<'a> {
                     }
                 })?;
             let file = WeightsFile::fresh(
-                tokenizer_dir.clone(),
+                start_dir.to_path_buf(),
                 config.initializer_range(),
                 s.seed,
                 device,
@@ -552,8 +665,33 @@ impl<'a> Run<'a> {
                 tokenizer,
                 base_config: None,
                 fresh_head: true,
+                added_words,
+                _grown: grown_dir,
             });
         };
+        match grown {
+            Some((tokenizer, dir, words)) => {
+                let growth = Growth {
+                    old: start_tokenizer.vocab_size(),
+                    pieces: words.into_iter().map(|w| w.pieces).collect(),
+                    dir,
+                };
+                self.load_checkpoint(device, checkpoint, tokenizer, Some(growth), added_words)
+            }
+            None => self.load_checkpoint(device, checkpoint, start_tokenizer, None, added_words),
+        }
+    }
+
+    /// A BERT checkpoint with `tokenizer`, its vocabulary tables grown by `growth`.
+    fn load_checkpoint(
+        &self,
+        device: &Device,
+        checkpoint: &Checkpoint,
+        tokenizer: Tokenizer,
+        growth: Option<Growth>,
+        added_words: Vec<AddedWord>,
+    ) -> Result<Loaded, TrainError> {
+        let s = &self.settings;
         let fresh_head = match checkpoint.architecture() {
             Architecture::BertMaskedLm => false,
             Architecture::BertEncoder => true,
@@ -576,32 +714,126 @@ impl<'a> Run<'a> {
                 });
             }
         };
-        let config = BertForMaskedLm::config(&checkpoint)?;
-        if tokenizer.vocab_size() > config.vocab_size() {
+        let mut config = BertForMaskedLm::config(checkpoint)?;
+        let config_path = checkpoint.dir().join("config.json");
+        let covered = growth.as_ref().map_or(tokenizer.vocab_size(), |g| g.old);
+        if covered > config.vocab_size() {
             return Err(ModelError::ConfigValue {
-                path: checkpoint.dir().join("config.json"),
+                path: config_path,
                 problem: format!(
                     "vocab_size {} does not cover its tokenizer's ids (the largest is {}): \
                      the tokenizer is not this model's",
                     config.vocab_size(),
-                    tokenizer.vocab_size() - 1
+                    covered - 1
                 ),
             }
             .into());
         }
-        let mut file = WeightsFile::open(&checkpoint, device)?;
+        let mut file = WeightsFile::open(checkpoint, device)?;
         if fresh_head {
             file = file.fresh_under("cls.predictions", config.initializer_range(), s.seed);
         }
+        let grown_dir = match growth {
+            Some(growth) => {
+                // New ids follow the tokenizer's last; rows the table holds beyond it would
+                // be taken by the new words with weights trained for something else.
+                if growth.old != config.vocab_size() {
+                    return Err(TrainError::Setting {
+                        flag: "--add-words",
+                        value: checkpoint.name().to_owned(),
+                        message: format!(
+                            "its config.json has vocab_size {} but its tokenizer {} ids: words \
+                             are added after the last id only when the two agree",
+                            config.vocab_size(),
+                            growth.old
+                        ),
+                    });
+                }
+                config = config.with_more_words(growth.pieces.len());
+                file = file.grow_vocabulary(
+                    BertForMaskedLm::vocabulary_tensors(&config),
+                    growth.old,
+                    growth.pieces,
+                );
+                Some(growth.dir)
+            }
+            None => None,
+        };
         let model = BertForMaskedLm::load(config, file.root())?;
-        let base_config = crate::checkpoint::read_json(&checkpoint.dir().join("config.json"))?;
+        let base_config = crate::checkpoint::read_json(&config_path)?;
         Ok(Loaded {
             model,
             tokenizer,
             base_config: Some(base_config),
             fresh_head,
+            added_words,
+            _grown: grown_dir,
         })
     }
+
+    /// The words `--add-words` asks for, cut by the start's tokenizer: the most frequent split
+    /// words of the training passages, or a list's words, each checked.
+    fn words_to_add(
+        &self,
+        tokenizer: &Tokenizer,
+        train: &[&str],
+    ) -> Result<Vec<SplitWord>, TrainError> {
+        let bad = |value: String, message: String| TrainError::Setting {
+            flag: "--add-words",
+            value,
+            message,
+        };
+        match &self.settings.add_words {
+            AddWords::None => Ok(Vec::new()),
+            AddWords::MostFrequent(n) => {
+                let mut words = tokenizer.split_words(train).map_err(ModelError::from)?;
+                if *n > words.len() {
+                    return Err(bad(
+                        n.to_string(),
+                        format!(
+                            "the training passages of {} hold only {} distinct words that the \
+                             tokenizer cuts into pieces",
+                            self.corpus.name,
+                            words.len()
+                        ),
+                    ));
+                }
+                words.truncate(*n);
+                Ok(words)
+            }
+            AddWords::Listed { file, words } => {
+                let mut found: Vec<(usize, SplitWord)> = Vec::with_capacity(words.len());
+                for (line, word) in words {
+                    let split = tokenizer
+                        .split_word(word)
+                        .map_err(ModelError::from)?
+                        .map_err(|problem| {
+                            bad(file.clone(), format!("line {line}: {word:?} {problem}"))
+                        })?;
+                    if let Some((first, _)) = found.iter().find(|(_, w)| w.word == split.word) {
+                        return Err(bad(
+                            file.clone(),
+                            format!(
+                                "line {line}: {word:?} is {:?} to this tokenizer, as line {first} \
+                                 is",
+                                split.word
+                            ),
+                        ));
+                    }
+                    found.push((*line, split));
+                }
+                Ok(found.into_iter().map(|(_, w)| w).collect())
+            }
+        }
+    }
+}
+
+/// Words added to a checkpoint's vocabulary: the rows its tables had, each new row's pieces,
+/// and the folder of the grown tokenizer.
+struct Growth {
+    old: usize,
+    pieces: Vec<Vec<u32>>,
+    dir: tempfile::TempDir,
 }
 
 /// What a run trains on and with.
@@ -619,6 +851,9 @@ struct Loaded {
     tokenizer: Tokenizer,
     base_config: Option<serde_json::Value>,
     fresh_head: bool,
+    added_words: Vec<AddedWord>,
+    /// The grown tokenizer's folder, removed when the run ends.
+    _grown: Option<tempfile::TempDir>,
 }
 
 /// Where a run on `output` keeps its checkpoints: `output.checkpoint/`.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use lmbias_model::train::{
-    BertShape, CorpusText, Run, Start, TrainError, TrainSettings, checkpoint_dir,
+    AddWords, BertShape, CorpusText, Run, Start, TrainError, TrainSettings, checkpoint_dir,
 };
 use lmbias_model::{Checkpoint, DeviceKind, load_masked_lm};
 
@@ -652,4 +652,250 @@ fn a_tokenizer_id_beyond_the_embeddings_is_refused() {
         "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The f32 values of tensor `name` of a safetensors file, and its shape.
+fn tensor_values(path: &Path, name: &str) -> (Vec<f32>, Vec<usize>) {
+    let bytes = std::fs::read(path).unwrap();
+    let file = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+    let view = file.tensor(name).unwrap();
+    let values = view
+        .data()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    (values, view.shape().to_vec())
+}
+
+/// `--add-words 5` on tiny-bert-mlm, trained one step at learning rate 0 (the warm-up's
+/// first), so the exported weights are the start's: each new row of the word embeddings
+/// (the tied decoder) and of the decoder's bias is the mean of its pieces' rows; the folder's
+/// tokenizer (tokenizer.json and vocab.txt) makes each word one piece with its new id, and
+/// config.json counts the new rows.
+#[test]
+fn added_words_start_at_their_pieces_mean_and_become_one_piece() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let start_dir = fixture("tiny-bert-mlm");
+    let vocab: Vec<String> = std::fs::read_to_string(start_dir.join("vocab.txt"))
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let out = out_dir("added");
+    let s = TrainSettings {
+        add_words: AddWords::MostFrequent(5),
+        ..settings(1)
+    };
+    let report = train(&start("tiny-bert-mlm"), &passages(), s, &out).unwrap();
+    let old = vocab.len();
+    let words = &report.added_words;
+    assert_eq!(words.len(), 5);
+    // As the tokenizer sees it: lower-cased, accents stripped (*açtı* is *actı*).
+    let text = lmbias_text::Tokenizer::from_dir(&start_dir)
+        .unwrap()
+        .normalize(&passages().join(" "))
+        .unwrap();
+    for (i, w) in words.iter().enumerate() {
+        assert_eq!(w.id as usize, old + i);
+        assert!(w.pieces.len() >= 2, "{w:?}");
+        let joined: String = w
+            .pieces
+            .iter()
+            .map(|p| p.trim_start_matches("##"))
+            .collect();
+        assert_eq!(joined, w.word);
+        assert!(!vocab.contains(&w.word), "{w:?} was one piece already");
+        assert!(
+            text.matches(w.word.as_str()).count() >= w.count && w.count > 0,
+            "{w:?}"
+        );
+        if i > 0 {
+            assert!(words[i - 1].count >= w.count, "most frequent first");
+        }
+    }
+
+    let weights = |dir: &Path, name: &str| tensor_values(&dir.join("model.safetensors"), name);
+    let (before, _) = weights(&start_dir, "bert.embeddings.word_embeddings.weight");
+    let (after, shape) = weights(&out, "bert.embeddings.word_embeddings.weight");
+    let h = shape[1];
+    assert_eq!(shape, [old + 5, h]);
+    assert_eq!(after[..old * h], before[..], "the old rows are the start's");
+    let (bias_before, _) = weights(&start_dir, "cls.predictions.bias");
+    let (bias_after, bias_shape) = weights(&out, "cls.predictions.bias");
+    assert_eq!(bias_shape, [old + 5]);
+    for w in words {
+        let ids: Vec<usize> = w
+            .pieces
+            .iter()
+            .map(|p| vocab.iter().position(|v| v == p).unwrap())
+            .collect();
+        let row = &after[w.id as usize * h..(w.id as usize + 1) * h];
+        for (j, &got) in row.iter().enumerate() {
+            let want = ids.iter().map(|&p| before[p * h + j]).sum::<f32>() / ids.len() as f32;
+            assert!(
+                (got - want).abs() < 1e-6,
+                "{} [{j}]: {got} vs {want}",
+                w.word
+            );
+        }
+        let want = ids.iter().map(|&p| bias_before[p]).sum::<f32>() / ids.len() as f32;
+        assert!((bias_after[w.id as usize] - want).abs() < 1e-6);
+    }
+
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
+    assert_eq!(config["vocab_size"], old + 5);
+    let lines = std::fs::read_to_string(out.join("vocab.txt")).unwrap();
+    let lines: Vec<&str> = lines.lines().collect();
+    assert_eq!(lines.len(), old + 5);
+    let tokenizer = lmbias_text::Tokenizer::from_dir(&out).unwrap();
+    for w in words {
+        assert_eq!(lines[w.id as usize], w.word);
+        assert_eq!(tokenizer.piece_id(&w.word), Some(w.id), "{}", w.word);
+    }
+    // Text without the new words tokenizes as before.
+    let before = lmbias_text::Tokenizer::from_dir(&start_dir).unwrap();
+    let plain = "the light";
+    assert_eq!(
+        tokenizer.encode(plain, true).unwrap().ids(),
+        before.encode(plain, true).unwrap().ids()
+    );
+    let reloaded = load_masked_lm(
+        &Checkpoint::from_dir("added", &out).unwrap(),
+        DeviceKind::Cpu,
+    );
+    assert!(reloaded.is_ok());
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// With words added, a run cut at step 6 and resumed from its step-4 checkpoint (which holds
+/// the grown tokenizer and tables) ends with the uninterrupted run's weights and words.
+#[test]
+fn a_resumed_run_keeps_its_added_words() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let passages = passages();
+    let corpus = CorpusText {
+        name: "corpus.txt",
+        sha256: "0",
+        passages: &passages,
+    };
+    let s = TrainSettings {
+        checkpoint_every: 4,
+        add_words: AddWords::MostFrequent(3),
+        ..settings(10)
+    };
+    let start = start("tiny-bert-mlm");
+    let run = Run::new(&start, corpus, s, DeviceKind::Cpu).unwrap();
+    let (whole, cut) = whole_and_cut(&run, "added-");
+    let report = run.train(&cut, true, &mut |_| {}).unwrap();
+    assert_eq!(report.resumed_from, Some(4));
+    assert_eq!(report.added_words.len(), 3);
+    let bytes = |dir: &Path, name: &str| std::fs::read(dir.join(name)).unwrap();
+    for name in [
+        "model.safetensors",
+        "tokenizer.json",
+        "vocab.txt",
+        "config.json",
+    ] {
+        assert!(bytes(&whole, name) == bytes(&cut, name), "{name} differs");
+    }
+    std::fs::remove_dir_all(&whole).unwrap();
+    std::fs::remove_dir_all(&cut).unwrap();
+}
+
+#[test]
+fn bad_added_words_are_one_line_errors() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let start = start("tiny-bert-mlm");
+    let out = out_dir("bad-added");
+    let with = |add_words| TrainSettings {
+        add_words,
+        ..settings(2)
+    };
+    let corpus = CorpusText {
+        name: "corpus.txt",
+        sha256: "0",
+        passages: &[],
+    };
+    let err = Run::new(
+        &start,
+        corpus,
+        with(AddWords::MostFrequent(0)),
+        DeviceKind::Cpu,
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert_eq!(
+        err,
+        "--add-words 0: must be at least 1 (leave it out to keep the vocabulary)"
+    );
+    let err = AddWords::from_arg("-2").unwrap_err().to_string();
+    assert_eq!(err, "--add-words -2: a count of words must be at least 1");
+    let err = AddWords::from_arg("/no/such/words.txt")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, "--add-words: /no/such/words.txt: cannot read");
+
+    refused(
+        train(
+            &start,
+            &passages(),
+            with(AddWords::MostFrequent(100_000)),
+            &out,
+        ),
+        &out,
+        "--add-words 100000: the training passages of corpus.txt hold only ",
+    );
+    let listed = |words: &[&str]| {
+        with(AddWords::Listed {
+            file: "words.txt".into(),
+            words: words
+                .iter()
+                .enumerate()
+                .map(|(i, w)| (i + 1, (*w).to_owned()))
+                .collect(),
+        })
+    };
+    refused(
+        train(&start, &passages(), listed(&["the"]), &out),
+        &out,
+        "--add-words words.txt: line 1: \"the\" is already one piece of the vocabulary (id ",
+    );
+    refused(
+        train(&start, &passages(), listed(&["fare-thee"]), &out),
+        &out,
+        "--add-words words.txt: line 1: \"fare-thee\" is 3 words for this tokenizer, not one",
+    );
+    let split = lmbias_text::Tokenizer::from_dir(fixture("tiny-bert-mlm"))
+        .unwrap()
+        .split_words(&["Wherefore abideth thou"])
+        .unwrap();
+    let word = &split
+        .first()
+        .expect("a split word in the fixture's vocabulary")
+        .word;
+    refused(
+        train(
+            &start,
+            &passages(),
+            listed(&[word, &word.to_uppercase()]),
+            &out,
+        ),
+        &out,
+        &format!(
+            "--add-words words.txt: line 2: \"{}\" is \"{word}\" to this tokenizer, as line 1 is",
+            word.to_uppercase()
+        ),
+    );
+    // A SentencePiece vocabulary has no whole-word entries to add.
+    let scratch = Start::Scratch {
+        tokenizer: fixture("tiny-mt5"),
+        shape: small_shape(),
+    };
+    refused(
+        train(&scratch, &passages(), with(AddWords::MostFrequent(2)), &out),
+        &out,
+        "words can be added to a WordPiece vocabulary (BERT's) only: this tokenizer is Unigram",
+    );
 }
