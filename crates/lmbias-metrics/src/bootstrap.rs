@@ -1,4 +1,5 @@
-//! Bootstrap confidence interval of the WEAT effect size.
+//! Bootstrap confidence intervals: of the WEAT effect size, and of a mean (the known-answer
+//! check's mean difference over sentences).
 //!
 //! Targets are resampled with replacement within X and within Y (sizes kept); the attribute
 //! sets stay fixed, so each target keeps its score `s(w, A, B)`. The interval is the percentile
@@ -102,6 +103,37 @@ pub fn effect_size_interval(
     })
 }
 
+/// Percentile bootstrap interval of the mean of `values` (resampled with replacement, size
+/// kept; `options.std` plays no part). An empty list has no mean.
+pub fn mean_interval(
+    values: &[f64],
+    options: &BootstrapOptions,
+) -> Result<ConfidenceInterval, BootstrapError> {
+    if !(options.confidence > 0.0 && options.confidence < 1.0) {
+        return Err(BootstrapError::Confidence(options.confidence));
+    }
+    if options.n_resamples == 0 {
+        return Err(BootstrapError::NoResamples);
+    }
+    if values.is_empty() {
+        return Err(BootstrapError::Undefined);
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+    let n = values.len();
+    let mut estimates: Vec<f64> = (0..options.n_resamples)
+        .map(|_| (0..n).map(|_| values[rng.random_range(0..n)]).sum::<f64>() / n as f64)
+        .collect();
+    estimates.sort_by(f64::total_cmp);
+    let alpha = 1.0 - options.confidence;
+    Ok(ConfidenceInterval {
+        lower: quantile(&estimates, alpha / 2.0),
+        upper: quantile(&estimates, 1.0 - alpha / 2.0),
+        confidence: options.confidence,
+        n_used: estimates.len(),
+        n_resamples: options.n_resamples,
+    })
+}
+
 /// numpy's default ("linear") quantile of sorted, non-empty values.
 fn quantile(sorted: &[f64], q: f64) -> f64 {
     let position = q * (sorted.len() - 1) as f64;
@@ -141,6 +173,26 @@ mod tests {
         assert_eq!(ci, effect_size_interval(&assoc, &options).unwrap());
         let other = effect_size_interval(&assoc, &BootstrapOptions { seed: 1, ..options }).unwrap();
         assert_ne!(ci, other);
+    }
+
+    /// The mean's interval holds the mean, narrows with more values, is seeded, and is a
+    /// point for constant values.
+    #[test]
+    fn a_mean_interval_brackets_the_mean() {
+        let options = BootstrapOptions::default();
+        let values: Vec<f64> = (0..50).map(|i| f64::from(i % 7) - 2.0).collect();
+        let mean = values.iter().sum::<f64>() / 50.0;
+        let ci = mean_interval(&values, &options).unwrap();
+        assert!(ci.lower < mean && mean < ci.upper, "{ci:?} {mean}");
+        // The mean's standard error is 2.02/√50 = 0.29: a 95 % interval about ±0.56 wide.
+        assert!(
+            (ci.upper - ci.lower - 2.0 * 1.96 * 0.2857).abs() < 0.12,
+            "{ci:?}"
+        );
+        assert_eq!(mean_interval(&values, &options).unwrap(), ci);
+        let flat = mean_interval(&[0.5; 9], &options).unwrap();
+        assert_eq!((flat.lower, flat.upper), (0.5, 0.5));
+        assert_eq!(mean_interval(&[], &options), Err(BootstrapError::Undefined));
     }
 
     #[test]

@@ -277,6 +277,17 @@ pub fn unannotated_table(results: &[ModelResult], digits: usize) -> Table {
     table
 }
 
+/// Per model, the share of its top-k probability mass that each source rated: the sentence's
+/// hand annotations, the dataset's lexicon, the period corpora, or nothing (scored 0).
+pub fn source_table(results: &[ModelResult], digits: usize) -> Table {
+    let mut table = Table::new(["model", "annotations", "lexicon", "corpora", "unrated"]);
+    for r in results {
+        let [a, l, c, n] = r.source_shares().map(|(_, share)| num(share, digits));
+        table.push([r.model.clone(), a, l, c, n]);
+    }
+    table
+}
+
 /// Per model, how many annotation and lexicon keys its vocabulary can propose
 /// (the others are skipped: see `lmbias_studies::valence::Coverage`), and the
 /// share of its top-k probability mass that no annotation covered (scored 0).

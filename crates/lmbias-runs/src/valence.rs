@@ -107,6 +107,11 @@ impl PeriodCorpora {
 }
 
 impl PeriodCorpora {
+    /// The corpora's counts and log-odds, which rate words.
+    pub fn valence(&self) -> &CorpusValence {
+        &self.valence
+    }
+
     /// How the corpora's ratings agree with `dataset`'s sentence annotations.
     pub fn agreement(&self, dataset: &Dataset) -> Agreement {
         agreement(&dataset.dataset, &self.valence)

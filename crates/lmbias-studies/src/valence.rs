@@ -251,6 +251,24 @@ impl ModelResult {
         let mass = total(self.sentences.iter().map(of));
         (mass > 0.0).then(|| total(self.sentences.iter().map(|s| s.unannotated_mass)) / mass)
     }
+
+    /// The share of the top-k probability mass, over all sentences, that each source rated
+    /// (the sentence's annotations, the lexicon, the corpora, none), in that order; all 0
+    /// when the proposals carry no mass.
+    pub fn source_shares(&self) -> [(AnnotationSource, f64); 4] {
+        let sources = [
+            AnnotationSource::Sentence,
+            AnnotationSource::Lexicon,
+            AnnotationSource::Corpus,
+            AnnotationSource::None,
+        ];
+        let tokens = || self.sentences.iter().flat_map(|s| &s.tokens);
+        let mass = total(tokens().map(|t| t.prob));
+        sources.map(|source| {
+            let of = total(tokens().filter(|t| t.annotation == source).map(|t| t.prob));
+            (source, if mass > 0.0 { of / mass } else { 0.0 })
+        })
+    }
 }
 
 /// Why the study could not run on a model. One line, naming the model and
