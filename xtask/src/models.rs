@@ -455,7 +455,7 @@ mod tests {
     }
 
     #[test]
-    fn the_offline_set_ends_with_the_two_period_models_for_valence_only() {
+    fn the_offline_set_ends_with_the_three_period_models_for_valence_only() {
         let models = all();
         let period: Vec<(&str, &[Study], &str)> = models
             .iter()
@@ -474,6 +474,11 @@ mod tests {
                     period_models::LABELS[1],
                     &[Study::Valence][..],
                     period_models::ROLES[1]
+                ),
+                (
+                    period_models::LABELS[2],
+                    &[Study::Valence][..],
+                    period_models::ROLES[2]
                 ),
             ]
         );

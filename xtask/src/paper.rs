@@ -65,19 +65,20 @@ pub const SEAT: &[Reported] = &[
     },
 ];
 
-/// Cuscito, Ferrara & Ruskov, "How BERT Speaks Shakespearean English?" (Figures 1–2):
-/// only the comparisons the paper draws. On the Early Modern sentences it sets
-/// MacBERTh against BL Books; on the Modern ones it orders all three models.
+/// Cuscito, Ferrara & Ruskov, "How BERT Speaks Shakespearean English?": what its Discussion
+/// concludes from its Figures 1–2 (distributions of B and A per group, the models side by
+/// side), quoted where the paper words it, and its ordering of the models on the Modern
+/// sentences (issue #34: the direction, not a figure's numbers, is what it reports).
 pub const VALENCE: &[Reported] = &[
     Reported {
         what: "Early Modern English sentences: the models compared",
-        value: "MacBERTh against BL Books",
-        source: "Cuscito, Ferrara & Ruskov, Figures 1–2",
+        value: "\"MacBERTh is better at representing the EME historical context than BL Books\"",
+        source: "Cuscito, Ferrara & Ruskov, Discussion",
     },
     Reported {
         what: "Modern English sentences: the three models in order",
         value: "BERT Base (bert-base-uncased) > BL Books > MacBERTh",
-        source: "Cuscito, Ferrara & Ruskov, Figures 1–2",
+        source: "Cuscito, Ferrara & Ruskov, Discussion",
     },
 ];
 

@@ -52,8 +52,13 @@ pub struct Options {
 impl Options {
     /// `text` with the datasets folder named as the repository names it (`datasets/…`):
     /// what goes into a file names no folder of this machine.
+    /// The lmbias cache (the period corpora) likewise, as `lmbias cache: corpora/…`.
     fn portable(&self, text: &str) -> String {
-        text.replace(&self.datasets.display().to_string(), "datasets")
+        let text = text.replace(&self.datasets.display().to_string(), "datasets");
+        match lmbias_runs::fetch::cache_dir() {
+            Ok(cache) => text.replace(&format!("{}/", cache.display()), "lmbias cache: "),
+            Err(_) => text,
+        }
     }
 
     /// A run's provenance with its input files named as [`Options::portable`] does.
@@ -299,6 +304,9 @@ pub fn corpus_agreement(datasets: &Path) -> Result<Agreement> {
     Ok(corpora.agreement(&dataset))
 }
 
+/// A model's valence run on the hand set, and on the drawn set or why that one failed.
+type BothSets = (ValenceRun, Result<ValenceRun>);
+
 /// The hand-annotated valence sentences, under `datasets/`.
 const HAND_SET: &str = "valence/eme-me-60.json";
 
@@ -321,13 +329,16 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
                 progress.suspend(|| eprintln!("{line}"));
             }
         };
-        let both = |opened: &Model| -> Result<[ValenceRun; 2]> {
-            Ok([
+        // The drawn set fails on its own (a model too short for a long verse keeps its
+        // hand-set result).
+        let both = |opened: &Model| -> Result<BothSets> {
+            Ok((
                 valence::run(opened, &dataset, top_k, Some(&corpora))?,
-                valence::run(opened, &drawn, top_k, Some(&corpora))?,
-            ])
+                valence::run(opened, &drawn, top_k, Some(&corpora))
+                    .map_err(|e| anyhow::Error::new(e).context("the drawn sentences")),
+            ))
         };
-        let mut run = || -> Result<([ValenceRun; 2], Option<period_models::Provenance>)> {
+        let mut run = || -> Result<(BothSets, Option<period_models::Provenance>)> {
             match &model.source {
                 Source::Opened(opened) => {
                     let runs = both(opened);
@@ -342,13 +353,20 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
             }
         };
         match run() {
-            Ok(([hand, drawn], trained)) => {
+            Ok(((hand, drawn), trained)) => {
                 let portable = |mut run: ValenceRun| {
                     run.provenance = options.portable_provenance(run.provenance);
                     run
                 };
                 outcome.valence = Some(portable(hand));
-                outcome.valence_drawn = Some(portable(drawn));
+                match drawn {
+                    Ok(drawn) => outcome.valence_drawn = Some(portable(drawn)),
+                    Err(err) => {
+                        outcome
+                            .failures
+                            .push(Failure::new(Study::Valence, model, err, options))
+                    }
+                }
                 outcome.trained = trained;
             }
             Err(err) => outcome
@@ -387,11 +405,11 @@ fn write_valence_set(dir: &Path, runs: &[ValenceRun], agreement: Option<Agreemen
         sweep_table,
     };
     let results: Vec<ModelResult> = runs.iter().map(|r| r.result.clone()).collect();
-    for result in &results {
+    if let Some(first) = results.first() {
         for measure in Measure::ALL {
             write(
-                &dir.join(figure_file_name(result, measure)),
-                figure(result, measure),
+                &dir.join(figure_file_name(measure, first.top_k)),
+                figure(&results, measure),
             )?;
         }
     }

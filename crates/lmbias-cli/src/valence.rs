@@ -62,7 +62,7 @@ pub struct ValenceArgs {
     /// total probability, sentence ids), to annotate them and rerun.
     #[arg(long)]
     unannotated: bool,
-    /// Write box plots of B and A per group for each model as SVG into DIR.
+    /// Write box plots of B and A per group, every model side by side (the paper's Figures 1 and 2), as SVG into DIR: bias-kK.svg, adequacy-kK.svg.
     #[arg(long, value_name = "DIR")]
     figures: Option<PathBuf>,
 }
@@ -110,12 +110,11 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
     // The figures are written first, the tables printed whatever became of them; a failed
     // figure is reported after them.
     let figures = args.figures.as_ref().map(|dir| {
-        results
-            .iter()
-            .flat_map(|result| Measure::ALL.map(|measure| (result, measure)))
-            .try_for_each(|(result, measure)| {
-                let path = dir.join(report::figure_file_name(result, measure));
-                output::write_atomically(&path, report::figure(result, measure).as_bytes())
+        Measure::ALL
+            .into_iter()
+            .try_for_each(|measure| {
+                let path = dir.join(report::figure_file_name(measure, args.top_k.get()));
+                output::write_atomically(&path, report::figure(&results, measure).as_bytes())
             })
             .context("--figures")
     });

@@ -41,6 +41,11 @@ pub(crate) struct BoxPlot {
     pub guides: Vec<f64>,
     /// The boxes, left to right.
     pub series: Vec<BoxSeries>,
+    /// Labels under consecutive runs of boxes, each with how many boxes it spans (the paper's
+    /// groups, models side by side within each); empty for none.
+    pub clusters: Vec<(String, usize)>,
+    /// What each colour stands for, drawn under the title; empty for none.
+    pub legend: Vec<(String, Rgb)>,
 }
 
 const WIDTH: f64 = 560.0;
@@ -55,14 +60,30 @@ const INK: Rgb = Rgb(40, 40, 40);
 impl BoxPlot {
     /// The figure as SVG text.
     pub(crate) fn to_svg(&self) -> String {
-        let mut svg = Svg::new(WIDTH, HEIGHT);
+        // Room for every box and the legend: a figure of many models side by side grows wider.
+        let legend_w: f64 = self.legend.iter().map(|(l, _)| legend_entry_width(l)).sum();
+        let width = WIDTH
+            .max(LEFT + RIGHT + 64.0 * self.series.len() as f64)
+            .max(LEFT + RIGHT + legend_w);
+        let top = if self.legend.is_empty() {
+            TOP
+        } else {
+            TOP + 22.0
+        };
+        let bottom = if self.clusters.is_empty() {
+            BOTTOM
+        } else {
+            BOTTOM + 20.0
+        };
+        let height = HEIGHT + (top - TOP) + (bottom - BOTTOM);
+        let mut svg = Svg::new(width, height);
         let (lo, hi) = self.y_range;
-        let plot_h = HEIGHT - TOP - BOTTOM;
-        let plot_w = WIDTH - LEFT - RIGHT;
-        let y = |v: f64| TOP + (hi - v.clamp(lo, hi)) / (hi - lo) * plot_h;
+        let plot_h = height - top - bottom;
+        let plot_w = width - LEFT - RIGHT;
+        let y = |v: f64| top + (hi - v.clamp(lo, hi)) / (hi - lo) * plot_h;
 
         svg.text(
-            WIDTH / 2.0,
+            width / 2.0,
             26.0,
             &self.title,
             TextStyle {
@@ -73,7 +94,7 @@ impl BoxPlot {
             },
         );
         for tick in ticks(lo, hi) {
-            svg.line(LEFT, y(tick), WIDTH - RIGHT, y(tick), GRID, 1.0);
+            svg.line(LEFT, y(tick), width - RIGHT, y(tick), GRID, 1.0);
             svg.line(LEFT - 5.0, y(tick), LEFT, y(tick), INK, 1.0);
             svg.text(
                 LEFT - 8.0,
@@ -86,13 +107,13 @@ impl BoxPlot {
             );
         }
         for &g in self.guides.iter().filter(|g| (lo..=hi).contains(*g)) {
-            svg.dashed_line(LEFT, y(g), WIDTH - RIGHT, y(g), Rgb(120, 120, 120), 1.0);
+            svg.dashed_line(LEFT, y(g), width - RIGHT, y(g), Rgb(120, 120, 120), 1.0);
         }
-        svg.line(LEFT, TOP, LEFT, TOP + plot_h, INK, 1.0);
-        svg.line(LEFT, TOP + plot_h, WIDTH - RIGHT, TOP + plot_h, INK, 1.0);
+        svg.line(LEFT, top, LEFT, top + plot_h, INK, 1.0);
+        svg.line(LEFT, top + plot_h, width - RIGHT, top + plot_h, INK, 1.0);
         svg.text(
             20.0,
-            TOP + plot_h / 2.0,
+            top + plot_h / 2.0,
             &self.y_label,
             TextStyle {
                 size: 12.0,
@@ -103,7 +124,7 @@ impl BoxPlot {
         );
         svg.text(
             LEFT + plot_w / 2.0,
-            HEIGHT - 14.0,
+            height - 14.0,
             &self.x_label,
             TextStyle {
                 size: 12.0,
@@ -157,7 +178,7 @@ impl BoxPlot {
             }
             svg.text(
                 cx,
-                TOP + plot_h + 18.0,
+                top + plot_h + 18.0,
                 &format!("{} (n={})", s.label, s.values.len()),
                 TextStyle {
                     anchor: Anchor::Middle,
@@ -165,8 +186,36 @@ impl BoxPlot {
                 },
             );
         }
+        let mut first = 0;
+        for (label, span) in &self.clusters {
+            let cx = LEFT + slot * (first as f64 + *span as f64 / 2.0);
+            svg.text(
+                cx,
+                top + plot_h + 38.0,
+                label,
+                TextStyle {
+                    size: 12.0,
+                    anchor: Anchor::Middle,
+                    bold: true,
+                    ..TextStyle::default()
+                },
+            );
+            first += span;
+        }
+        let mut x = LEFT;
+        for (label, colour) in &self.legend {
+            svg.rect(x, TOP - 4.0, 10.0, 10.0, *colour, None);
+            svg.text(x + 14.0, TOP + 5.0, label, TextStyle::default());
+            x += legend_entry_width(label);
+        }
         svg.finish()
     }
+}
+
+/// A legend entry's width: its swatch, its text (the default size is about 6.5 px a character)
+/// and the gap to the next.
+fn legend_entry_width(label: &str) -> f64 {
+    32.0 + 6.5 * label.chars().count() as f64
 }
 
 /// Most extreme observations within 1.5 IQR of the box (the box edges when none).
@@ -273,6 +322,8 @@ mod tests {
                     colour: Rgb(30, 90, 170),
                 },
             ],
+            clusters: vec![],
+            legend: vec![],
         };
         let svg = plot.to_svg();
         assert_eq!(svg.matches("<circle").count(), 5);
@@ -281,5 +332,14 @@ mod tests {
         assert!(svg.contains(">EME (n=3)</text>") && svg.contains(">ME (n=2)</text>"));
         assert!(svg.contains("stroke-dasharray"));
         assert!(svg.contains(">m — bias B, top-5</text>"));
+        // Clustered, with a legend: a label under each run of boxes, a swatch per entry.
+        let clustered = BoxPlot {
+            clusters: vec![("EME".into(), 1), ("ME".into(), 1)],
+            legend: vec![("model a".into(), Rgb(1, 2, 3))],
+            ..plot
+        }
+        .to_svg();
+        assert_eq!(clustered.matches("<rect").count(), 4);
+        assert!(clustered.contains(">model a</text>") && clustered.contains(">ME</text>"));
     }
 }

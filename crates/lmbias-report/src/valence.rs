@@ -30,20 +30,31 @@ impl Measure {
     }
 }
 
-fn colour(group: Group) -> Rgb {
-    match group {
-        Group::EarlyModern => Rgb(153, 76, 31),
-        Group::Neutral => Rgb(110, 110, 110),
-        Group::Modern => Rgb(31, 98, 176),
-    }
-}
+/// Colours of the models side by side, in model order (cycled past eight).
+const MODEL_COLOURS: [Rgb; 8] = [
+    Rgb(153, 76, 31),
+    Rgb(31, 98, 176),
+    Rgb(46, 139, 87),
+    Rgb(128, 60, 150),
+    Rgb(200, 140, 20),
+    Rgb(90, 90, 90),
+    Rgb(190, 60, 90),
+    Rgb(20, 150, 160),
+];
 
-/// Box plots of one measure per group for one model (the paper's Figures 1 and 2).
-pub fn figure(result: &ModelResult, measure: Measure) -> String {
-    let series = result
-        .groups
-        .iter()
-        .map(|g| {
+/// One measure's distribution per sentence group, every model side by side within each group:
+/// the shape of the paper's Figures 1 (B) and 2 (A). `results` share a dataset and k (the
+/// first's are named).
+pub fn figure(results: &[ModelResult], measure: Measure) -> String {
+    let present = groups(results);
+    let mut series = Vec::new();
+    let mut clusters = Vec::new();
+    for group in &present {
+        let mut span = 0;
+        for (i, result) in results.iter().enumerate() {
+            let Some(g) = result.groups.iter().find(|g| g.group == *group) else {
+                continue;
+            };
             let dist = match measure {
                 Measure::Bias => g.bias,
                 Measure::Adequacy => g.adequacy,
@@ -51,22 +62,24 @@ pub fn figure(result: &ModelResult, measure: Measure) -> String {
             let values = result
                 .sentences
                 .iter()
-                .filter(|s| s.group == g.group)
+                .filter(|s| s.group == *group)
                 .map(|s| match measure {
                     Measure::Bias => s.bias,
                     Measure::Adequacy => s.adequacy,
                 })
                 .collect();
-            BoxSeries {
-                label: g.group.to_string(),
+            series.push(BoxSeries {
+                label: String::new(),
                 values,
                 q1: dist.q1,
                 median: dist.median,
                 q3: dist.q3,
-                colour: colour(g.group),
-            }
-        })
-        .collect();
+                colour: MODEL_COLOURS[i % MODEL_COLOURS.len()],
+            });
+            span += 1;
+        }
+        clusters.push((group.to_string(), span));
+    }
     let (title, y_label, y_range, guides) = match measure {
         Measure::Bias => (
             "bias B",
@@ -81,25 +94,29 @@ pub fn figure(result: &ModelResult, measure: Measure) -> String {
             vec![],
         ),
     };
+    let (dataset, k) = results
+        .first()
+        .map_or(("", 0), |r| (r.dataset.as_str(), r.top_k));
     BoxPlot {
-        title: format!("{} — {title}, top-{}", result.model, result.top_k),
-        x_label: format!("sentence group ({})", result.dataset),
+        title: format!("{title} per sentence group, top-{k}"),
+        x_label: format!("sentence group ({dataset})"),
         y_label: y_label.into(),
         y_range,
         guides,
         series,
+        clusters,
+        legend: results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.model.clone(), MODEL_COLOURS[i % MODEL_COLOURS.len()]))
+            .collect(),
     }
     .to_svg()
 }
 
-/// `<model>-<measure>-k<k>.svg`, the model name reduced to characters safe in file names.
-pub fn figure_file_name(result: &ModelResult, measure: Measure) -> String {
-    format!(
-        "{}-{}-k{}.svg",
-        crate::file_stem(&result.model),
-        measure.as_str(),
-        result.top_k
-    )
+/// `<measure>-k<k>.svg`: one figure per measure, every model in it.
+pub fn figure_file_name(measure: Measure, top_k: usize) -> String {
+    format!("{}-k{top_k}.svg", measure.as_str())
 }
 
 fn num(v: f64, digits: usize) -> String {

@@ -116,14 +116,14 @@ fn markdown_csv_unannotated_and_figures() {
         .collect();
     svgs.sort();
     assert_eq!(svgs.len(), 2, "{svgs:?}");
-    assert!(
-        svgs[0].ends_with("tiny-bert-mlm-adequacy-k10.svg"),
-        "{svgs:?}"
-    );
-    assert!(svgs[1].ends_with("tiny-bert-mlm-bias-k10.svg"), "{svgs:?}");
+    // One figure per measure, every model in it (the paper's Figures 1 and 2).
+    assert_eq!(svgs, ["adequacy-k10.svg", "bias-k10.svg"]);
     let svg = std::fs::read_to_string(dir.join(&svgs[1])).unwrap();
-    assert_eq!(svg.matches("<circle").count(), 5);
-    assert!(svg.contains("bias B, top-10"));
+    // The model given twice: both results' five sentences, side by side.
+    assert_eq!(svg.matches("<circle").count(), 10);
+    assert!(svg.contains("bias B per sentence group, top-10"), "{svg}");
+    // The legend names the model.
+    assert!(svg.contains(&format!(">{}</text>", model())), "{svg}");
 
     let (ok, csv, err) = lmbias(&[
         "valence",
