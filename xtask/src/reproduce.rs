@@ -385,7 +385,12 @@ fn write_valence(dir: &Path, results: &Results) -> Result<()> {
     let hand = results.valence_results();
     let drawn = results.valence_drawn_results();
     write_period_models(dir, &hand, &drawn, &results.trained)?;
-    write_valence_set(dir, &results.valence, results.corpus_agreement)?;
+    write_valence_set(
+        dir,
+        &results.valence,
+        results.corpus_agreement,
+        Layout::Pretty,
+    )?;
     write(
         &dir.join("examples.md"),
         crate::shapes::valence_examples(&hand),
@@ -393,13 +398,26 @@ fn write_valence(dir: &Path, results: &Results) -> Result<()> {
     if !results.valence_drawn.is_empty() {
         let sub = dir.join("drawn");
         std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
-        write_valence_set(&sub, &results.valence_drawn, None)?;
+        write_valence_set(&sub, &results.valence_drawn, None, Layout::Compact)?;
     }
     Ok(())
 }
 
+/// How results.json is laid out: indented, or on one line for the drawn set, whose every
+/// proposal of 900 sentences would make an indented file of megabytes.
+#[derive(Clone, Copy)]
+enum Layout {
+    Pretty,
+    Compact,
+}
+
 /// One valence set's figures, results.json and tables into `dir`.
-fn write_valence_set(dir: &Path, runs: &[ValenceRun], agreement: Option<Agreement>) -> Result<()> {
+fn write_valence_set(
+    dir: &Path,
+    runs: &[ValenceRun],
+    agreement: Option<Agreement>,
+    layout: Layout,
+) -> Result<()> {
     use lmbias_report::valence::{
         Measure, comparison_table, figure, figure_file_name, group_table, sentence_table,
         sweep_table,
@@ -413,10 +431,14 @@ fn write_valence_set(dir: &Path, runs: &[ValenceRun], agreement: Option<Agreemen
             )?;
         }
     }
-    write_json(
-        &dir.join("results.json"),
-        &ValenceOutput::of(runs, agreement),
-    )?;
+    let output = ValenceOutput::of(runs, agreement);
+    match layout {
+        Layout::Pretty => write_json(&dir.join("results.json"), &output)?,
+        Layout::Compact => write(
+            &dir.join("results.json"),
+            serde_json::to_string(&output)? + "\n",
+        )?,
+    }
     let tables: [(&str, Table); 4] = [
         ("comparison", comparison_table(&results, 3)),
         ("groups", group_table(&results, 3)),
