@@ -95,9 +95,10 @@ fn eme_me_60_annotates_a_candidate_of_each_sentences_own_period() {
             ),
             Group::Neutral => assert!(values.contains(&0.0), "{} has no neutral candidate", s.id()),
         }
-        // 9–14 written with the set, plus the period models' top-5 proposals (datasets/README.md).
+        // 9–14 written with the set, plus the period models' top-5 proposals and the period
+        // forms rated wherever they appear (issue #34; datasets/README.md).
         assert!(
-            (8..=25).contains(&s.annotations().len()),
+            (8..=30).contains(&s.annotations().len()),
             "{}: {} annotations",
             s.id(),
             s.annotations().len()
