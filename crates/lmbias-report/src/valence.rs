@@ -5,7 +5,7 @@ use lmbias_studies::corpus_valence::{Agreement, Scores};
 use lmbias_studies::valence::{K_SWEEP, ModelResult};
 
 use crate::boxplot::{BoxPlot, BoxSeries};
-use crate::svg::Rgb;
+use crate::svg::PALETTE;
 use crate::table::Table;
 
 /// The two per-sentence measures the paper plots.
@@ -29,18 +29,6 @@ impl Measure {
         }
     }
 }
-
-/// Colours of the models side by side, in model order (cycled past eight).
-const MODEL_COLOURS: [Rgb; 8] = [
-    Rgb(153, 76, 31),
-    Rgb(31, 98, 176),
-    Rgb(46, 139, 87),
-    Rgb(128, 60, 150),
-    Rgb(200, 140, 20),
-    Rgb(90, 90, 90),
-    Rgb(190, 60, 90),
-    Rgb(20, 150, 160),
-];
 
 /// One measure's distribution per sentence group, every model side by side within each group:
 /// the shape of the paper's Figures 1 (B) and 2 (A). `results` share a dataset and k (the
@@ -74,7 +62,7 @@ pub fn figure(results: &[ModelResult], measure: Measure) -> String {
                 q1: dist.q1,
                 median: dist.median,
                 q3: dist.q3,
-                colour: MODEL_COLOURS[i % MODEL_COLOURS.len()],
+                colour: PALETTE[i % PALETTE.len()],
             });
             span += 1;
         }
@@ -108,7 +96,7 @@ pub fn figure(results: &[ModelResult], measure: Measure) -> String {
         legend: results
             .iter()
             .enumerate()
-            .map(|(i, r)| (r.model.clone(), MODEL_COLOURS[i % MODEL_COLOURS.len()]))
+            .map(|(i, r)| (r.model.clone(), PALETTE[i % PALETTE.len()]))
             .collect(),
     }
     .to_svg()
