@@ -16,7 +16,6 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use lmbias_runs::studies::shard::Shard;
-use lmbias_runs::{Compute, DeviceKind, HubSettings, Precision};
 
 use models::{ModelInfo, Skipped, Study};
 use reproduce::{ModelOutcome, Results, Settings};
@@ -62,12 +61,9 @@ struct ReproduceArgs {
     /// folders / Hugging Face ids.
     #[arg(long, default_value = "all")]
     models: String,
-    #[arg(long, default_value = "cpu")]
-    device: DeviceKind,
-    /// f32, or bf16: the checkpoints' linear layers on the CPU's bf16 units (see
-    /// `lmbias embed --help`); the report's header says which ran.
-    #[arg(long, default_value = "f32")]
-    precision: Precision,
+    /// `--device` and `--precision`, as the CLI takes them; the report's header says which ran.
+    #[command(flatten)]
+    compute: lmbias_frontend::ComputeArgs,
     /// Where the tables, figures and REPORT.md go; with --shard, the shard file goes
     /// to OUT/shards/K-of-N.cbor instead.
     #[arg(long, default_value = "docs/results")]
@@ -152,9 +148,9 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
     // A model named twice runs once: its figures and rows would collide.
     let mut seen = std::collections::HashSet::new();
     wanted.retain(|w| seen.insert(w.id.clone()));
-    let mut hub = HubSettings::from_env();
+    let mut hub = lmbias_frontend::hub_settings();
     hub.offline |= args.models == "offline";
-    let compute = Compute::new(args.device, args.precision)?;
+    let compute = args.compute.compute()?;
     let (available, skipped) = models::resolve(wanted, &hub, compute);
     let mut causes: Vec<&str> = Vec::new();
     for s in &skipped {
@@ -195,7 +191,7 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
     let options = reproduce::Options {
         settings: Settings {
             studies,
-            device: args.device.as_str().to_owned(),
+            device: args.compute.device.as_str().to_owned(),
             precision: compute.precision(),
             seed: args.seed,
             n_samples: args.n_samples,

@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
+use lmbias_frontend::Bar;
 use lmbias_report::heatmap::Marks;
 use lmbias_report::table::Table;
 use lmbias_runs::probe::{self, Lists, ProbeOutput, ProbeResult, ProbeSettings};
@@ -277,16 +277,6 @@ pub fn write_studies(out: &Path, results: &Results, models: &[ModelInfo]) -> Res
     Ok(())
 }
 
-fn bar(len: usize, what: &str) -> ProgressBar {
-    let bar = ProgressBar::new(len as u64).with_message(what.to_owned());
-    bar.set_style(
-        ProgressStyle::with_template("{msg:>10} [{bar:30}] {pos}/{len} {elapsed}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar
-}
-
 fn write(path: &Path, contents: impl AsRef<[u8]>) -> Result<()> {
     crate::write_atomically(path, contents)
 }
@@ -320,13 +310,13 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
     let drawn = Dataset::load(&drawn_path)?;
     crate::drawn::check(drawn.dataset(), &drawn_path, &kjv, &web)?;
     let top_k = options.settings.top_k;
-    let progress = bar(on.len(), "valence");
+    let progress = Bar::count(Some(on.len() as u64), "valence");
     for (model, outcome) in on {
         progress.inc(1);
         // A period model trains here the first time (minutes): a line every few steps.
         let mut on_step = |p: &lmbias_runs::train::Progress| {
             if let Some(line) = period_models::progress_line(model.name(), p) {
-                progress.suspend(|| eprintln!("{line}"));
+                progress.println(&line);
             }
         };
         // The drawn set fails on its own (a model too short for a long verse keeps its
@@ -374,7 +364,7 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
                 .push(Failure::new(Study::Valence, model, err, options)),
         }
     }
-    progress.finish_and_clear();
+    progress.finish();
     Ok(())
 }
 
@@ -500,7 +490,7 @@ fn seat_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Re
         seed: options.settings.seed,
         copies: Copies::AlsoLowercased,
     };
-    let progress = bar(on.len() * batteries.len(), "seat");
+    let progress = Bar::count(Some((on.len() * batteries.len()) as u64), "seat");
     for (available, outcome) in on {
         // Loaded before the batteries: a model that cannot load fails once, not per battery.
         let model = match available
@@ -538,7 +528,7 @@ fn seat_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Re
         }
         model.unload();
     }
-    progress.finish_and_clear();
+    progress.finish();
     Ok(())
 }
 
@@ -613,7 +603,7 @@ fn probe_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> R
             Ok((pair.name, lists))
         })
         .collect::<Result<_>>()?;
-    let progress = bar(on.len() * pairs.len(), "probe");
+    let progress = Bar::count(Some((on.len() * pairs.len()) as u64), "probe");
     for (available, outcome) in on {
         // The model decides how words become vectors: a checkpoint embeds each word in the
         // templates, static vectors give each word its own vector.
@@ -642,7 +632,7 @@ fn probe_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> R
                 .push(Failure::new(Study::Probe, available, err, options)),
         }
     }
-    progress.finish_and_clear();
+    progress.finish();
     Ok(())
 }
 

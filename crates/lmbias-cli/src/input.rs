@@ -10,11 +10,11 @@
 //! otherwise be read whole as one "line").
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, IsTerminal, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use indicatif::{ProgressBar, ProgressStyle};
+use lmbias_frontend::Bar;
 use lmbias_runs::encoder::{EncoderError, TEXTS_PER_CALL};
 
 /// Texts per model call ([`TEXTS_PER_CALL`], as the Python package): a bar moves and
@@ -229,7 +229,7 @@ pub fn chunked(
     what: &str,
     mut each: impl FnMut(&[&str]) -> Result<()>,
 ) -> Result<()> {
-    let progress = bar(None, what);
+    let progress = Bar::count(None, what);
     while let Some((offset, chunk)) = texts.next_chunk()? {
         let chunk: Vec<&str> = chunk.iter().map(String::as_str).collect();
         each(&chunk).map_err(|err| match err.downcast::<EncoderError>() {
@@ -238,29 +238,8 @@ pub fn chunked(
         })?;
         progress.inc(chunk.len() as u64);
     }
-    progress.finish_and_clear();
+    progress.finish();
     Ok(())
-}
-
-/// A progress bar over `len` items (unknown: a count) on stderr, hidden unless stderr is
-/// a terminal (so never in a pipe, a file or a test's captured output).
-pub fn bar(len: Option<usize>, what: &str) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let (bar, template) = match len {
-        Some(len) => (
-            ProgressBar::new(len as u64),
-            "{msg:>8} [{bar:30}] {pos}/{len} {elapsed}",
-        ),
-        None => (ProgressBar::no_length(), "{msg:>8} {pos} texts {elapsed}"),
-    };
-    bar.set_style(
-        ProgressStyle::with_template(template)
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar.with_message(what.to_owned())
 }
 
 #[cfg(test)]

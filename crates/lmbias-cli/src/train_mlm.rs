@@ -1,11 +1,10 @@
 //! `lmbias train-mlm`: continue a BERT checkpoint on a corpus, or train one
 //! from scratch, into a Hugging Face folder (lmbias_model::train does the work).
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
+use lmbias_frontend::Bar;
 use lmbias_runs::DeviceKind;
 use lmbias_runs::data::corpus::Corpus;
 use lmbias_runs::train::{AddWords, BertShape, CorpusText, Progress, Run, Start, TrainSettings};
@@ -162,19 +161,14 @@ pub fn run(args: TrainMlmArgs) -> anyhow::Result<()> {
 
 /// A bar with loss and tokens/s on a terminal; one line per `every` steps otherwise.
 enum Display {
-    Bar(ProgressBar),
+    Bar(Bar),
     Lines { every: usize },
 }
 
 impl Display {
     fn new(steps: usize, every: usize) -> Self {
-        if std::io::stderr().is_terminal() {
-            let bar = ProgressBar::new(steps as u64);
-            bar.set_style(
-                ProgressStyle::with_template("{bar:40} {pos}/{len} steps, {msg}, eta {eta}")
-                    .expect("a valid template"),
-            );
-            Display::Bar(bar)
+        if lmbias_frontend::is_terminal() {
+            Display::Bar(Bar::count(Some(steps as u64), "steps"))
         } else {
             Display::Lines {
                 every: every.max(1),
@@ -204,7 +198,7 @@ impl Display {
 
     fn finish(&self) {
         if let Display::Bar(bar) = self {
-            bar.finish_and_clear();
+            bar.finish();
         }
     }
 }

@@ -38,10 +38,7 @@ impl Corpus {
 
     /// Parses a file's contents; `path` names it in errors and chooses the format.
     pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<Corpus, CorpusError> {
-        let sha256 = Sha256::digest(bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let sha256 = format!("{:x}", Sha256::digest(bytes));
         let body = strip_bom(bytes);
         let text = std::str::from_utf8(body).map_err(|source| CorpusError::NotUtf8 {
             path: path.to_path_buf(),

