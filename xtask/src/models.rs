@@ -394,6 +394,9 @@ fn find(id: &str, hub: &HubSettings, compute: Compute) -> Result<Model, Miss> {
             HubMiss::Offline => {
                 Miss::alone("not on this machine (offline: the hub was not asked)".to_owned())
             }
+            HubMiss::NoClient => {
+                Miss::alone("not on this machine (no hub client built in)".to_owned())
+            }
             HubMiss::Unreachable { endpoint, why, .. } => Miss {
                 reason: "not on this machine; the hub could not be reached".to_owned(),
                 cause: Some(format!("the hub at {endpoint} could not be reached: {why}")),

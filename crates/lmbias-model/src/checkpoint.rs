@@ -5,7 +5,9 @@
 //! Hugging Face cache layout that `huggingface-cli download` fills:
 //! `$HF_HUB_CACHE` or `$HF_HOME/hub` (default `~/.cache/huggingface/hub`),
 //! `models--ORG--NAME/snapshots/REV/`, REV being the one `refs/main` names
-//! (see [`lmbias_fetch::hub`]); a hub id missing there is downloaded into it. Where a
+//! (see [`lmbias_fetch::hub`]); a hub id missing there is downloaded into it, by
+//! lmbias-fetch's client where its `download` feature is on (lmbias-runs turns it on; this
+//! crate alone compiles no HTTP). Where a
 //! checkpoint came from is kept as its [`Origin`], for provenance.
 
 use std::path::{Path, PathBuf};

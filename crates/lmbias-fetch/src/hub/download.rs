@@ -10,11 +10,8 @@ use sha2::{Digest, Sha256};
 
 use super::{DownloadError, HubError, HubFiles, HubMiss, HubSettings, Stall, Transfer};
 
-/// Downloads `files` of hub id `model` (its `main` revision) into `settings.cache` and
-/// returns the snapshot folder. A model the hub cannot give (offline, unreachable, no such
-/// model) is [`DownloadError::Absent`] saying why; a gated model without access is
-/// [`DownloadError::Gated`]; a failed or corrupt transfer is [`DownloadError::Failed`].
-pub fn download(
+/// [`super::download`] with the client compiled in.
+pub(super) fn download(
     model: &str,
     files: &HubFiles,
     settings: &HubSettings,
@@ -217,7 +214,7 @@ impl<'a> Fetch<'a> {
                         &url,
                         HubError::NotHttp {
                             endpoint: self.settings.endpoint.clone(),
-                            source,
+                            source: source.into(),
                         },
                     ));
                 }
@@ -230,7 +227,7 @@ impl<'a> Fetch<'a> {
                         asked: true,
                     }));
                 }
-                Err(e) => return Err(self.failed(&url, HubError::Request(e))),
+                Err(e) => return Err(self.failed(&url, HubError::Request(e.into()))),
             };
             let header = |name: &str| {
                 response
@@ -389,9 +386,15 @@ impl<'a> Fetch<'a> {
             if have > 0 {
                 request = request.header("Range", format!("bytes={have}-"));
             }
-            let response = request
-                .call()
-                .map_err(|source| self.failed(url, HubError::Get { have, source }))?;
+            let response = request.call().map_err(|source| {
+                self.failed(
+                    url,
+                    HubError::Get {
+                        have,
+                        source: source.into(),
+                    },
+                )
+            })?;
             match response.status().as_u16() {
                 206 => {}
                 200 => {

@@ -4,6 +4,10 @@
 use std::io;
 use std::path::PathBuf;
 
+/// The HTTP client's own error, kept as the cause (its type is the client's, which only the
+/// `download` feature compiles in).
+pub type Transport = Box<dyn std::error::Error + Send + Sync>;
+
 /// Why [`crate::hub::download`] gave no snapshot.
 #[derive(Debug, thiserror::Error)]
 pub enum DownloadError {
@@ -76,6 +80,8 @@ pub enum HubMiss {
         /// Whether this request was the one that failed.
         asked: bool,
     },
+    /// This build has no hub client (lmbias-fetch's `download` feature), so the hub was not asked.
+    NoClient,
     /// The hub has the repository but no config.json in it.
     NoConfig {
         /// The hub's address.
@@ -96,6 +102,10 @@ impl std::fmt::Display for HubMiss {
             HubMiss::Offline => {
                 f.write_str(", and HF_HUB_OFFLINE is set, so the hub was not asked")
             }
+            HubMiss::NoClient => f.write_str(
+                ", and this build has no hub client (lmbias-fetch's `download` feature, which \
+                 lmbias-runs turns on), so the hub was not asked",
+            ),
             HubMiss::Unreachable {
                 endpoint,
                 why,
@@ -128,21 +138,21 @@ pub enum HubError {
     NotHttp {
         /// The hub's address.
         endpoint: String,
-        /// ureq's reason.
+        /// The HTTP client's reason.
         #[source]
-        source: ureq::Error,
+        source: Transport,
     },
     /// A request failed for another reason than a missing network.
     #[error("the request failed")]
-    Request(#[source] ureq::Error),
+    Request(#[source] Transport),
     /// The request for a file's bytes failed; the bytes already kept stay.
     #[error("the request failed; run again to resume from byte {have}")]
     Get {
         /// Bytes already in the `.incomplete` file.
         have: u64,
-        /// ureq's reason.
+        /// The HTTP client's reason.
         #[source]
-        source: ureq::Error,
+        source: Transport,
     },
     /// An HTTP error status the hub did not explain otherwise.
     #[error("HTTP {status}{}", message.as_ref().map(|m| format!(": {m}")).unwrap_or_default())]

@@ -26,6 +26,7 @@
 //! Why this is ours and not Hugging Face's `hf-hub` crate: docs/architecture.md, "Where
 //! models come from".
 
+#[cfg(feature = "download")]
 mod download;
 mod error;
 mod settings;
@@ -33,9 +34,32 @@ mod settings;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-pub use download::download;
-pub use error::{DownloadError, HubError, HubMiss, Stall};
+pub use error::{DownloadError, HubError, HubMiss, Stall, Transport};
 pub use settings::{HubSettings, OnTransfer, Transfer, progress_bars_disabled};
+
+/// Downloads `files` of hub id `model` (its `main` revision) into `settings.cache` and
+/// returns the snapshot folder. A model the hub cannot give (offline, unreachable, no such
+/// model) is [`DownloadError::Absent`] saying why; a gated model without access is
+/// [`DownloadError::Gated`]; a failed or corrupt transfer is [`DownloadError::Failed`].
+/// Without the `download` feature (no HTTP client compiled in) every model is
+/// [`HubMiss::NoClient`]: a library that only reads folders and the cache needs no network.
+pub fn download(
+    model: &str,
+    files: &HubFiles,
+    settings: &HubSettings,
+) -> Result<PathBuf, DownloadError> {
+    #[cfg(feature = "download")]
+    return download::download(model, files, settings);
+    #[cfg(not(feature = "download"))]
+    {
+        let _ = files;
+        Err(DownloadError::Absent {
+            model: model.to_owned(),
+            cache: settings.cache.clone(),
+            miss: HubMiss::NoClient,
+        })
+    }
+}
 
 /// The files of a repository a download fetches: the caller knows which it reads.
 #[derive(Debug, Clone, Copy)]
