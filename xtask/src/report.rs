@@ -52,7 +52,7 @@ pub fn write(
         options.top_k
     );
     let _ = writeln!(md, "{}\n", what_was_reproduced(models));
-    models_section(&mut md, models, skipped);
+    models_section(&mut md, models, &results.locations, skipped);
     failures_section(&mut md, results);
     if options.studies.contains(&Study::Valence) {
         valence_section(&mut md, results, models, skipped);
@@ -115,15 +115,20 @@ fn reported(md: &mut String, figures: &[Reported]) {
     let _ = writeln!(md, "{}", table.to_markdown());
 }
 
-fn models_section(md: &mut String, models: &[ModelInfo], skipped: &[Skipped]) {
+fn models_section(
+    md: &mut String,
+    models: &[ModelInfo],
+    locations: &[String],
+    skipped: &[Skipped],
+) {
     let _ = writeln!(md, "## Models\n");
     let mut table = Table::new(["model", "role", "found in", "architecture", "studies"]);
-    for m in models {
+    for (m, location) in models.iter().zip(locations) {
         let studies: Vec<&str> = m.studies.iter().map(|s| s.as_str()).collect();
         table.push([
             m.name.clone(),
             m.role.clone(),
-            m.location.clone(),
+            location.clone(),
             m.kind.clone(),
             studies.join(", "),
         ]);
@@ -896,7 +901,6 @@ mod tests {
         ModelInfo {
             name: name.to_owned(),
             role: role.to_owned(),
-            location: "trained here".to_owned(),
             kind: "BertMaskedLm".to_owned(),
             studies: vec![Study::Valence],
             is_static: false,

@@ -84,6 +84,8 @@ const BATTERIES: [(&str, &str, Marks); 2] = [
 /// provenance): the unit a shard saves and a merge reassembles.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ModelOutcome {
+    /// Where the model was found ([`Available::location`]), worked out by the run that ran it.
+    pub location: String,
     pub valence: Option<ValenceRun>,
     /// The valence study on the drawn sentences (datasets/valence/kjv-web-drawn.json).
     #[serde(default)]
@@ -102,6 +104,8 @@ pub struct ModelOutcome {
 /// What each study produced over all models, for the report.
 #[derive(Default)]
 pub struct Results {
+    /// Where each model was found, in model order.
+    pub locations: Vec<String>,
     pub valence: Vec<ValenceRun>,
     /// The same on the drawn sentences.
     pub valence_drawn: Vec<ValenceRun>,
@@ -140,6 +144,7 @@ impl Results {
             }
         }
         for (_, o) in outcomes {
+            results.locations.push(o.location);
             results.valence.extend(o.valence);
             results.valence_drawn.extend(o.valence_drawn);
             results.probe.extend(o.probe);
@@ -235,8 +240,14 @@ pub fn run(
 ) -> Result<(Vec<(usize, ModelOutcome)>, Timings)> {
     let mut outcomes: Vec<(usize, ModelOutcome)> = models
         .iter()
-        .map(|(position, _)| (*position, ModelOutcome::default()))
-        .collect();
+        .map(|(position, model)| {
+            let outcome = ModelOutcome {
+                location: model.location()?,
+                ..ModelOutcome::default()
+            };
+            Ok((*position, outcome))
+        })
+        .collect::<Result<_>>()?;
     let mut timings = Vec::new();
     for &study in &options.settings.studies {
         let on: Vec<(&Available, &mut ModelOutcome)> = models

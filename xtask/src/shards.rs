@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use lmbias_runs::shards::{self, Merged};
-use lmbias_runs::studies::shard::{Shard, Stamp};
+use lmbias_runs::shards::{Shard, Stamp};
 use serde::{Deserialize, Serialize};
 
 use crate::models::{ModelInfo, Skipped};
@@ -43,10 +43,7 @@ const KIND: &str = "cargo xtask reproduce-paper --shard";
 /// `datasets/STUDY/` of each study run (a file edited between shards changes its digest).
 fn stamp(settings: &Settings, datasets: &Path) -> Result<Stamp> {
     let mut stamp = Stamp::new(KIND);
-    let fields = serde_json::to_value(settings).context("encoding the settings")?;
-    for (name, value) in fields.as_object().into_iter().flatten() {
-        stamp.option(name.as_str(), value);
-    }
+    stamp.settings(settings).context("encoding the settings")?;
     for study in &settings.studies {
         let dir = datasets.join(study.as_str());
         let mut stack = vec![dir];

@@ -12,8 +12,8 @@ use lmbias_report::seat::{battery_markdown, heatmaps, layer_label, table};
 use lmbias_runs::metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED};
 use lmbias_runs::seat::{self, SeatOutput, SeatRun, SeatSettings, Tests};
 use lmbias_runs::shards::{self, ShardFile};
+use lmbias_runs::shards::{Shard, Stamp};
 use lmbias_runs::studies::seat::Copies;
-use lmbias_runs::studies::shard::{Shard, Stamp};
 use lmbias_runs::{Layer, Pooling};
 
 use crate::model_args;
@@ -152,7 +152,7 @@ pub fn run(args: SeatArgs) -> Result<()> {
     let saved_ok = args.save.as_ref().map(|path| {
         let mut stamp = Stamp::new(SAVE_KIND);
         tests.digest_into(&mut stamp);
-        settings.stamp_into(&mut stamp);
+        stamp.settings(&settings).context("--save")?;
         shards::save(path, &stamp, &saved).context("--save")
     });
     let runs: Vec<SeatRun> = saved.results.into_iter().map(|(_, run)| run).collect();

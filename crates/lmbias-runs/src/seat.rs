@@ -11,10 +11,10 @@ use lmbias_metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED, Options};
 use lmbias_studies::seat::{
     self, Battery, BatteryResult, Copies, Lost, Refused, SeatError, SeatOptions, SeatRow,
 };
-use lmbias_studies::shard::Stamp;
 use serde::{Deserialize, Serialize};
 
 use crate::provenance::{FileDigest, Provenance};
+use crate::shards::Stamp;
 use crate::{Model, RunError};
 
 /// Where a test of a battery comes from.
@@ -95,7 +95,9 @@ impl Tests {
 
     /// Records every test's content (and its copy's) and their order in a shard's stamp.
     pub fn digest_into(&self, stamp: &mut Stamp) {
-        self.battery.digest_into(stamp);
+        for (name, content) in self.battery.contents() {
+            stamp.digest(name, &content);
+        }
     }
 
     fn digests(&self) -> impl Iterator<Item = &FileDigest> {
@@ -147,23 +149,6 @@ impl Default for SeatSettings {
     }
 }
 
-impl SeatSettings {
-    /// Every setting in a shard's stamp: shards of one run must agree on them.
-    pub fn stamp_into(&self, stamp: &mut Stamp) {
-        let pooling = self
-            .pooling
-            .map_or_else(|| "each model's own".to_owned(), |p| p.to_string());
-        stamp.option("--pooling", pooling);
-        stamp.option("--layer", self.layer);
-        stamp.option("--n-samples", self.n_samples);
-        stamp.option("--seed", self.seed);
-        stamp.option(
-            "--also-lowercased-copy",
-            self.copies == Copies::AlsoLowercased,
-        );
-    }
-}
-
 /// A battery on one model: its rows, the tests it refused, and what produced them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SeatRun {
@@ -203,7 +188,7 @@ pub fn run(
     .map_err(|e| in_file(&tests.loaded, e))?;
     let provenance = tests
         .digests()
-        .fold(Provenance::new(model.provenance()), Provenance::input)
+        .fold(Provenance::new(model.provenance()?), Provenance::input)
         .option("pooling", embedder.pooling_applied(options.pooling))
         .option("layer", settings.layer)
         .option("n_samples", settings.n_samples)

@@ -139,7 +139,7 @@ pub fn run(
     let lm = model.masked_lm()?;
     let rating = corpora.map(|c| &c.valence);
     let result = valence::run_with_corpora(lm.as_ref(), &dataset.dataset, top_k, rating)?;
-    let mut provenance = Provenance::new(model.provenance())
+    let mut provenance = Provenance::new(model.provenance()?)
         .input(&dataset.digest)
         .option("top_k", top_k);
     if let Some(c) = corpora {

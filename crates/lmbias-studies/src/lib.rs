@@ -3,7 +3,6 @@ pub mod corpus_valence;
 pub mod drawn_sentences;
 pub mod probe;
 pub mod seat;
-pub mod shard;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod valence;

@@ -466,24 +466,29 @@ impl Battery {
         &self.copies
     }
 
-    /// Records each test's content, each copy's, and their order in a shard's stamp:
-    /// the sha256 of a test's sets as canonical JSON, so that a test edited between
-    /// shards (its attribute sets swapped, a word changed) is told apart however its
-    /// file is laid out.
-    pub fn digest_into(&self, stamp: &mut crate::shard::Stamp) {
+    /// Each test's content, each copy's, and their order, by name, for a shard's stamp:
+    /// a test's sets as canonical JSON, so that a test edited between shards (its attribute
+    /// sets swapped, a word changed) is told apart however its file is laid out.
+    pub fn contents(&self) -> Vec<(String, Vec<u8>)> {
         let json = |test: &AssociationTest| {
             serde_json::to_vec(test).expect("a test's sets are strings, always serializable")
         };
-        for test in &self.tests {
-            stamp.digest(format!("test {}", test.name()), &json(test));
-        }
+        let mut contents: Vec<(String, Vec<u8>)> = self
+            .tests
+            .iter()
+            .map(|test| (format!("test {}", test.name()), json(test)))
+            .collect();
         for (copy, &i) in self.copies.iter().zip(&self.copied) {
             let name = self.tests[i].name();
-            stamp.digest(format!("test {name} (lower-cased copy)"), &json(copy));
+            contents.push((format!("test {name} (lower-cased copy)"), json(copy)));
         }
         // The order is the tables' too.
         let names: Vec<&str> = self.tests.iter().map(AssociationTest::name).collect();
-        stamp.digest("order of the tests", names.join("\n").as_bytes());
+        contents.push((
+            "order of the tests".to_owned(),
+            names.join("\n").into_bytes(),
+        ));
+        contents
     }
 }
 

@@ -22,7 +22,7 @@ fn a_folder_is_a_checkpoint_pinned_by_the_digest_of_its_files() {
         .iter()
         .map(|n| format!("{n} {}\n", sha256(&std::fs::read(dir.join(n)).unwrap())))
         .collect();
-    let provenance = model.provenance();
+    let provenance = model.provenance().unwrap();
     assert_eq!(
         provenance.origin,
         ModelOrigin::Folder {
@@ -55,12 +55,12 @@ fn a_vectors_file_is_static_pinned_by_its_digest_and_cannot_fill_masks() {
     assert!(model.is_static());
     assert_eq!(model.lost(), Lost::Drop);
     assert_eq!(
-        model.provenance().origin,
+        model.provenance().unwrap().origin,
         ModelOrigin::File {
             sha256: sha256(text.as_bytes())
         }
     );
-    assert_eq!(model.provenance().tokenizer_sha256, None);
+    assert_eq!(model.provenance().unwrap().tokenizer_sha256, None);
     assert!(matches!(model.masked_lm(), Err(RunError::NotMasked)));
     assert_eq!(model.embedder().unwrap().hidden_size(), 3);
     std::fs::remove_dir_all(&dir).unwrap();

@@ -2,7 +2,7 @@ use std::path::PathBuf;
 
 use lmbias_runs::RunError;
 use lmbias_runs::shards::{self, ShardFile};
-use lmbias_runs::studies::shard::{Shard, Stamp};
+use lmbias_runs::shards::{Shard, Stamp};
 
 use crate::scratch;
 
@@ -24,7 +24,11 @@ fn save(dir: &std::path::Path, k: usize, shared: &str, stamp_seed: u64) -> PathB
         results,
     };
     let mut stamp = Stamp::new(KIND);
-    stamp.option("seed", stamp_seed);
+    #[derive(serde::Serialize)]
+    struct Seeded {
+        seed: u64,
+    }
+    stamp.settings(&Seeded { seed: stamp_seed }).unwrap();
     let path = dir.join(format!("{k}-{shared}-{stamp_seed}.cbor"));
     shards::save(&path, &stamp, &file).unwrap();
     path
@@ -116,4 +120,54 @@ fn a_damaged_shard_is_refused_in_one_line_naming_it() {
         })
         .unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A sweep of M checkpoint folders over N shards, as `reproduce-paper --shard K/N` runs one:
+/// every shard opens the whole list (so that all agree on its order) and runs its slice. A
+/// folder is digested when its provenance is first asked for, and never again: a file
+/// added after opening is in the digest (so opening digested nothing), and one added after
+/// the first digest is not (so the digest is not worked out twice). Each folder is in one
+/// slice, so over the sweep each is digested once.
+#[test]
+fn a_sweep_digests_each_folder_once_in_the_shard_that_runs_it() {
+    const M: usize = 5;
+    const N: usize = 2;
+    let folders: Vec<PathBuf> = (0..M)
+        .map(|i| lmbias_testing::copy_fixture("tiny-bert-mlm", &format!("sweep-{i}")))
+        .collect();
+    let spec = |dir: &PathBuf| dir.to_str().unwrap().to_owned();
+    let touch = |dir: &PathBuf, text: &str| std::fs::write(dir.join("notes.txt"), text).unwrap();
+    let digest = |model: &lmbias_runs::Model| match &model.provenance().unwrap().origin {
+        lmbias_runs::ModelOrigin::Folder { sha256 } => sha256.clone(),
+        other => panic!("not a folder: {other:?}"),
+    };
+    let mut digested = vec![0; M];
+    for k in 1..=N {
+        let shard = Shard::new(k, N).unwrap();
+        let opened: Vec<lmbias_runs::Model> = folders
+            .iter()
+            .map(|dir| lmbias_runs::open(&spec(dir), lmbias_runs::DeviceKind::Cpu).unwrap())
+            .collect();
+        for dir in &folders {
+            touch(dir, &format!("after shard {k} opened it"));
+        }
+        for (i, model) in opened
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| shard.contains(*i))
+        {
+            let first = digest(model);
+            // What a fresh digest of the folder as it is now gives: the one taken here.
+            let fresh =
+                lmbias_runs::open(&spec(&folders[i]), lmbias_runs::DeviceKind::Cpu).unwrap();
+            assert_eq!(first, digest(&fresh), "model {i} was digested when opened");
+            touch(&folders[i], "after the digest");
+            assert_eq!(digest(model), first, "model {i} was digested twice");
+            digested[i] += 1;
+        }
+    }
+    assert_eq!(digested, vec![1; M]);
+    for dir in folders {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

@@ -2,11 +2,18 @@
 //! saves a [`ShardFile`]; [`merge`] reads all N and gives back the results in list order,
 //! as one run over every model holds them. One format for `lmbias seat --save` and
 //! `cargo xtask reproduce-paper --shard`: CBOR (every f64 exact) with a
-//! [`Stamp`] of the inputs and options, so that shards of different runs are refused.
+//! [`Stamp`] of the inputs and of every setting (through serde), so that shards of different
+//! runs are refused. The slices, the stamp and the file format are `format`'s; this module
+//! saves and merges.
 
 use std::path::{Path, PathBuf};
 
-use lmbias_studies::shard::{self, Shard, Stamp};
+mod format;
+
+pub use format::{
+    FORMAT, LMBIAS_VERSION, Shard, ShardError, ShardFileError, ShardSetError, Stamp, StampMismatch,
+    check_set, check_stamps, decode, encode,
+};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -33,7 +40,7 @@ pub fn save<M: Serialize, C: Serialize, T: Serialize>(
     stamp: &Stamp,
     file: &ShardFile<M, C, T>,
 ) -> Result<(), RunError> {
-    let bytes = shard::encode(stamp, file).map_err(|source| RunError::ShardFile {
+    let bytes = encode(stamp, file).map_err(|source| RunError::ShardFile {
         path: path.to_path_buf(),
         source,
     })?;
@@ -74,7 +81,7 @@ where
                     source: e.source,
                 }
             })?;
-        let (stamp, file) = shard::decode(&bytes, kind).map_err(|source| RunError::ShardFile {
+        let (stamp, file) = decode(&bytes, kind).map_err(|source| RunError::ShardFile {
             path: path.clone(),
             source,
         })?;
@@ -82,7 +89,7 @@ where
         files.push(file);
     }
     let set: Vec<Shard> = files.iter().map(|f| f.shard).collect();
-    shard::check_set(&set).map_err(|source| match source.at() {
+    check_set(&set).map_err(|source| match source.at() {
         Some(at) => RunError::ShardSetAt {
             path: paths[at].clone(),
             source,
@@ -91,7 +98,7 @@ where
     })?;
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let named: Vec<(&str, &Stamp)> = names.iter().map(String::as_str).zip(&stamps).collect();
-    shard::check_stamps(&named)?;
+    check_stamps(&named)?;
     let first = &files[0];
     for (path, file) in paths.iter().zip(&files) {
         if file.models != first.models || file.shared != first.shared {

@@ -246,21 +246,22 @@ impl Stamp {
 
     /// Records input `name` by the sha256 of `content`.
     pub fn digest(&mut self, name: impl Into<String>, content: &[u8]) {
-        self.digests.insert(name.into(), sha256_hex(content));
+        self.digests
+            .insert(name.into(), format!("{:x}", Sha256::digest(content)));
     }
 
-    /// Records option `name` by its value.
-    pub fn option(&mut self, name: impl Into<String>, value: impl fmt::Display) {
-        self.options.insert(name.into(), value.to_string());
+    /// Records every field of `settings` as an option, by its serde name and its value as
+    /// JSON: a setting added to the struct is stamped without anyone listing it here.
+    pub fn settings(&mut self, settings: &impl Serialize) -> Result<(), serde_json::Error> {
+        let value = serde_json::to_value(settings)?;
+        let fields = value.as_object().ok_or_else(|| {
+            <serde_json::Error as serde::ser::Error>::custom("settings are a struct of fields")
+        })?;
+        for (name, value) in fields {
+            self.options.insert(name.clone(), value.to_string());
+        }
+        Ok(())
     }
-}
-
-/// The sha256 of `bytes`, as lower-case hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// A shard file as written: the stamp first, so that it is read before the body.
@@ -574,10 +575,15 @@ mod tests {
         assert_eq!(check_set(&[]), Err(ShardSetError::Empty));
     }
 
+    #[derive(serde::Serialize)]
+    struct Seeded {
+        seed: u64,
+    }
+
     fn stamp() -> Stamp {
         let mut stamp = Stamp::new("lmbias seat --save");
         stamp.digest("test weat6", b"{\"targ1\": 1}");
-        stamp.option("seed", 1111);
+        stamp.settings(&Seeded { seed: 1111 }).unwrap();
         stamp
     }
 
@@ -682,7 +688,7 @@ mod tests {
             "{message}"
         );
         let mut seed = stamp();
-        seed.option("seed", 7);
+        seed.settings(&Seeded { seed: 7 }).unwrap();
         assert_eq!(
             check_stamps(&[("a", &first), ("b", &seed)])
                 .unwrap_err()
