@@ -35,6 +35,16 @@ pub struct Tokenizer {
     ids: usize,
 }
 
+/// Whether `path` is there to be read. A name that is there but is no regular file (a
+/// device, a pipe, a folder) is refused, not passed over for the next format.
+fn present(path: &Path) -> Result<bool, TextError> {
+    match (path.exists(), path.is_file()) {
+        (false, _) => Ok(false),
+        (true, true) => Ok(true),
+        (true, false) => Err(TextError::file(path, "not a regular file")),
+    }
+}
+
 impl Tokenizer {
     /// Loads `tokenizer.json` if present; otherwise builds BERT's WordPiece
     /// tokenizer from `vocab.txt`, T5's Unigram tokenizer from `spiece.model`, or
@@ -48,7 +58,7 @@ impl Tokenizer {
         let vocab_path = dir.join("vocab.txt");
         let spiece_path = dir.join("spiece.model");
         let spm_path = dir.join("spm.model");
-        let mut inner = if json_path.is_file() {
+        let mut inner = if present(&json_path)? {
             let bytes =
                 crate::read(&json_path, TOKENIZER).map_err(|e| TextError::file(&json_path, e))?;
             let mut document: serde_json::Value = serde_json::from_slice(&bytes)
@@ -99,7 +109,7 @@ impl Tokenizer {
                 inner.with_normalizer(Some(wordpiece::bert_normalizer(&config)?));
             }
             inner
-        } else if vocab_path.is_file() {
+        } else if present(&vocab_path)? {
             let document = wordpiece::bert_tokenizer_json(&vocab_path, &config)?;
             serde_json::from_value::<tokenizers::Tokenizer>(document).map_err(|e| {
                 TextError::file(
@@ -107,7 +117,7 @@ impl Tokenizer {
                     format!("cannot build a WordPiece tokenizer: {e}"),
                 )
             })?
-        } else if spm_path.is_file() {
+        } else if present(&spm_path)? {
             let model = SentencePieceModel::read(&spm_path)?;
             let vocab = model
                 .pieces
@@ -129,7 +139,7 @@ impl Tokenizer {
             serde_json::from_value::<tokenizers::Tokenizer>(document).map_err(|e| {
                 TextError::file(&spm_path, format!("cannot build a Unigram tokenizer: {e}"))
             })?
-        } else if spiece_path.is_file() {
+        } else if present(&spiece_path)? {
             let model = SentencePieceModel::read(&spiece_path)?;
             let document = sentencepiece::t5_tokenizer_json(&model, &spiece_path, &config)?;
             let mut inner =
