@@ -3,7 +3,6 @@
 mod corpora;
 mod drawn;
 mod models;
-mod paper;
 mod period_models;
 mod report;
 mod reproduce;

@@ -3,7 +3,8 @@
 //! or a checkpoint, and opening it, are lmbias-runs'.
 
 use anyhow::Result;
-use lmbias_report::caglidil::{CHECKPOINTS, PaperSize};
+use lmbias_papers::caglidil::{CHECKPOINTS, PaperSize};
+use lmbias_papers::{cuscito, dusi};
 use lmbias_runs::{Compute, HubMiss, HubSettings, Model, ModelError, RunError};
 use serde::{Deserialize, Serialize};
 
@@ -37,50 +38,41 @@ pub struct Wanted {
     pub id: String,
     pub studies: Vec<Study>,
     /// Why it is run: which paper names it and as what, or that it is an extra.
-    pub role: &'static str,
+    pub role: String,
     /// Whether the model reads Turkish: an English-only model runs the English battery alone.
     pub turkish: bool,
 }
 
-fn wanted(id: &str, studies: &[Study], role: &'static str) -> Wanted {
+fn wanted(id: &str, studies: &[Study], role: &str) -> Wanted {
     Wanted {
         id: id.to_owned(),
         studies: studies.to_vec(),
-        role,
+        role: role.to_owned(),
         turkish: true,
     }
 }
 
-/// The checkpoint the valence paper calls "BL Books", its reference [9]:
-/// Schweter, *Pretrained Language Models on British Library Corpus* (19th-century books).
-pub const BL_BOOKS: &str = "bigscience-historical-texts/bert-base-blbooks-cased";
-
-/// The studies' own checkpoints.
+/// The studies' own checkpoints, as lmbias-papers names them: Cuscito et al.'s three (a
+/// modern, an Early Modern and a 19th-century model), Dusi's probed model (one of those),
+/// and Caglidil et al.'s seven.
 pub fn paper() -> Vec<Wanted> {
     use Study::*;
     const CAGLIDIL: &str = "Caglidil et al. 2024";
     const CAGLIDIL_LARGE: &str = "Caglidil et al. 2024: a \"large … mono 128k\" BERTurk of their \
                                   Table 2 (BERTurk exists at base size only: our reading of \
                                   \"large\" is the 128k vocabulary)";
-    let mut models = vec![
-        // Cuscito, Ferrara & Ruskov: a modern, an Early Modern and a 19th-century model.
-        wanted(
-            "bert-base-uncased",
-            &[Valence, Probe],
-            "Cuscito et al.: the Modern English model; Dusi 2024: the probed model, our reading of \
-             its \"BERT … the base English version\"",
-        ),
-        wanted(
-            "emanjavacas/MacBERTh",
-            &[Valence],
-            "Cuscito et al.: MacBERTh, the Early Modern English model",
-        ),
-        wanted(
-            BL_BOOKS,
-            &[Valence],
-            "Cuscito et al.: BL Books, their reference [9] (British Library books)",
-        ),
-    ];
+    let mut models: Vec<Wanted> = cuscito::CHECKPOINTS
+        .iter()
+        .map(|(id, role)| wanted(id, &[Valence], &format!("Cuscito et al.: {role}")))
+        .collect();
+    let (probed, role) = dusi::CHECKPOINT;
+    match models.iter_mut().find(|w| w.id == probed) {
+        Some(w) => {
+            w.studies.push(Probe);
+            w.role = format!("{}; Dusi 2024: {role}", w.role);
+        }
+        None => models.push(wanted(probed, &[Probe], &format!("Dusi 2024: {role}"))),
+    }
     // Caglidil, Ostendorff & Rehm 2024: the seven models of their Table 2.
     models.extend(CHECKPOINTS.iter().map(|c| {
         let role = match c.size {
@@ -174,7 +166,7 @@ pub enum Source {
 pub struct Available {
     pub source: Source,
     pub studies: Vec<Study>,
-    pub role: &'static str,
+    pub role: String,
     pub turkish: bool,
 }
 
@@ -449,7 +441,7 @@ mod tests {
         let seat: Vec<(&str, &str)> = papers
             .iter()
             .filter(|w| w.studies == [Study::Seat])
-            .map(|w| (w.id.as_str(), w.role))
+            .map(|w| (w.id.as_str(), w.role.as_str()))
             .collect();
         // The seven of lmbias-report's CHECKPOINTS (whose test pins the ids), in its order.
         let ids: Vec<&str> = seat.iter().map(|(id, _)| *id).collect();
@@ -467,7 +459,7 @@ mod tests {
         let period: Vec<(&str, &[Study], &str)> = models
             .iter()
             .filter(|w| period_models::LABELS.contains(&w.id.as_str()))
-            .map(|w| (w.id.as_str(), w.studies.as_slice(), w.role))
+            .map(|w| (w.id.as_str(), w.studies.as_slice(), w.role.as_str()))
             .collect();
         assert_eq!(
             period,

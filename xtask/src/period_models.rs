@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, ensure};
-use lmbias_report::known_answer::{self, KnownAnswer, KnownAnswerError};
+use lmbias_papers::known_answer::{self, KnownAnswer, KnownAnswerError};
 use lmbias_report::table::Table;
 use lmbias_runs::data::corpus::Corpus;
 use lmbias_runs::studies::valence::ModelResult;

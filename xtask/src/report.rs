@@ -11,10 +11,10 @@ use lmbias_runs::studies::seat::{BatteryResult, SeatRow};
 use lmbias_runs::{FileDigest, ModelProvenance, Precision, short};
 
 use crate::models::{ModelInfo, Skipped, Study};
-use crate::paper::{self, Reported};
 use crate::period_models;
 use crate::reproduce::{Results, Settings};
 use crate::shapes;
+use lmbias_papers::{Reported, caglidil, caliskan, cuscito, dusi};
 
 pub fn write(
     out: &Path,
@@ -186,7 +186,7 @@ fn failures_section(md: &mut String, results: &Results) {
 
 fn valence_section(md: &mut String, results: &Results, models: &[ModelInfo], skipped: &[Skipped]) {
     let _ = writeln!(md, "## Temporal valence (Cuscito, Ferrara & Ruskov)\n");
-    reported(md, paper::VALENCE);
+    reported(md, cuscito::REPORTED);
     let valence = results.valence_results();
     if valence.is_empty() {
         let _ = writeln!(
@@ -280,7 +280,7 @@ fn known_answer_section(
                 "{}\nThe models (numbers: `valence/known-answer.json`; provenance, with the \
                  corpora's licences and digests and each training's time: \
                  `valence/period-models/PROVENANCE.md`):\n\n{}",
-                lmbias_report::known_answer::markdown(&answers),
+                lmbias_papers::known_answer::markdown(&answers),
                 period_models::summary_table(&results.trained).to_markdown()
             );
         }
@@ -342,7 +342,7 @@ fn seat_section(md: &mut String, results: &Results) {
         md,
         "## SEAT, Turkish and English (Caglidil, Ostendorff & Rehm 2024; May et al. 2019)\n"
     );
-    reported(md, paper::SEAT);
+    reported(md, caglidil::REPORTED);
     for (battery, run) in &results.seat_batteries() {
         let rows = &run.rows;
         let models = models_of(rows);
@@ -431,7 +431,7 @@ fn battery_counts(run: &BatteryResult) -> String {
 /// lower-cased copy beside them, the comparison it suggests), its Figure 1 tests
 /// with a row per (model, copy), and its findings checked on the files as given.
 fn turkish_section(md: &mut String, rows: &[SeatRow], models: &[&str]) {
-    use lmbias_report::caglidil::{FIGURE_1, figure_1_order, findings, findings_table};
+    use caglidil::{FIGURE_1, figure_1_order, findings, findings_table};
     use lmbias_report::seat::model_label;
     let copies = lmbias_report::seat::lowercased_copies(rows);
     let copy_lines: Vec<String> = models
@@ -502,9 +502,9 @@ fn turkish_section(md: &mut String, rows: &[SeatRow], models: &[&str]) {
 
 fn probe_section(md: &mut String, results: &Results) -> Result<()> {
     let _ = writeln!(md, "## Categorical-association probe (Dusi 2024)\n");
-    reported(md, paper::PROBE);
+    reported(md, dusi::REPORTED);
     // Dusi 2024, Table 1, as the paper prints it: predictions down, actual values across.
-    let table_1: Vec<Vec<u64>> = paper::DUSI_TABLE_1.iter().map(|r| r.to_vec()).collect();
+    let table_1: Vec<Vec<u64>> = dusi::TABLE_1.iter().map(|r| r.to_vec()).collect();
     let t = chi2_independence(&table_1).context("χ² of Dusi's Table 1")?;
     let mut printed = Table::new(["n = 235", "positive", "negative", "total"]);
     for (class, row) in ["christian", "muslim"].into_iter().zip(&table_1) {
@@ -539,10 +539,7 @@ fn probe_section(md: &mut String, results: &Results) -> Result<()> {
     // Our adjective list's size: the total of any table of the religion × adjectives runs.
     let ours = runs
         .iter()
-        .find(|r| {
-            r.dusi_pair()
-                .is_some_and(|p| p.stereotyped == "adjectives.csv")
-        })
+        .find(|r| dusi::pair_of(r).is_some_and(|p| p.stereotyped == "adjectives.csv"))
         .and_then(|r| r.sweep.first())
         .map_or(String::new(), |s| {
             format!(
@@ -597,7 +594,7 @@ fn probe_section(md: &mut String, results: &Results) -> Result<()> {
          Ours, per quarter of the sweep: how many sizes have p < 0.05, and their median p. \
          Numbers, not a verdict: the paper's finding is about its model, and none of ours is \
          it.\n\n{}\n{}\n",
-        lmbias_report::probe::n_quarters_table(&runs).to_markdown(),
+        dusi::n_quarters_table(&runs).to_markdown(),
         figures.join("\n")
     );
     let _ = writeln!(
@@ -605,7 +602,7 @@ fn probe_section(md: &mut String, results: &Results) -> Result<()> {
         "### Our analogue of Dusi's Table 1, in its layout (predicted protected class down, \
          the stereotyped words' actual class across), at the n the paper reports for each pair \
          and at the same share of the model's width\n\n{}",
-        lmbias_report::probe::table_1_markdown(&runs)
+        dusi::table_1_markdown(&runs)
     );
     Ok(())
 }
@@ -646,7 +643,7 @@ fn static_section(md: &mut String, results: &Results, models: &[ModelInfo]) {
             "p (Holm)",
             "lost words",
         ]);
-        for (test, what, d, p) in paper::CALISKAN_TABLE_1 {
+        for (test, what, d, p) in caliskan::TABLE_1 {
             let ours = en.rows.iter().find(|r| r.model == model && r.test == test);
             let refused = en
                 .refused

@@ -11,12 +11,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use lmbias_frontend::Bar;
+use lmbias_papers::dusi;
 use lmbias_report::heatmap::Marks;
 use lmbias_report::table::Table;
 use lmbias_runs::probe::{self, Lists, ProbeOutput, ProbeResult, ProbeSettings};
 use lmbias_runs::seat::{self, SeatOutput, SeatRun, SeatSettings, Tests};
 use lmbias_runs::studies::corpus_valence::Agreement;
-use lmbias_runs::studies::probe::{DUSI_PAIRS, ProbeRun};
+use lmbias_runs::studies::probe::ProbeRun;
 use lmbias_runs::studies::seat::{BatteryResult, Copies, SeatRow};
 use lmbias_runs::studies::valence::ModelResult;
 use lmbias_runs::valence::{
@@ -582,7 +583,7 @@ fn write_seat(dir: &Path, batteries: &[(String, Vec<SeatRun>)]) -> Result<()> {
 /// rows, an uncased model's lower-cased copy as a row of its own; the paper's
 /// selected tests as columns) and its findings as a checklist, on the files as given.
 fn caglidil_outputs(dir: &Path, rows: &[SeatRow]) -> Result<()> {
-    use lmbias_report::caglidil::{FIGURE_1, figure_1_order, findings, findings_table};
+    use lmbias_papers::caglidil::{FIGURE_1, figure_1_order, findings, findings_table};
     use lmbias_report::heatmap::HeatmapLabels;
     let labels = HeatmapLabels {
         title: "Caglidil et al. 2024, Figure 1 tests: p (left) and d (right), models as rows \
@@ -603,7 +604,7 @@ fn caglidil_outputs(dir: &Path, rows: &[SeatRow]) -> Result<()> {
 fn probe_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Result<()> {
     let dir = options.datasets.join("probe");
     let templates = dir.join("templates.txt");
-    let pairs: Vec<(&str, Lists)> = DUSI_PAIRS
+    let pairs: Vec<(&str, Lists)> = dusi::PAIRS
         .iter()
         .map(|pair| {
             let lists = Lists::load(
@@ -672,8 +673,5 @@ fn write_probe(dir: &Path, results: &[ProbeResult]) -> Result<()> {
     let summary = lmbias_report::probe::summary_table(&runs);
     write(&dir.join("summary.md"), summary.to_markdown())?;
     write(&dir.join("summary.csv"), summary.to_csv())?;
-    write(
-        &dir.join("table-1.md"),
-        lmbias_report::probe::table_1_markdown(&runs),
-    )
+    write(&dir.join("table-1.md"), dusi::table_1_markdown(&runs))
 }

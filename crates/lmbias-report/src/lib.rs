@@ -1,9 +1,8 @@
-//! Tables (Markdown, CSV, JSON) and SVG figures for lmbias's results.
+//! Tables (Markdown, CSV, JSON) and SVG figures for lmbias's results: rendering only. What a
+//! paper says, and the checks of its findings, are lmbias-papers'.
 
 mod boxplot;
-pub mod caglidil;
 pub mod heatmap;
-pub mod known_answer;
 pub mod probe;
 pub mod pvalue_curve;
 pub mod seat;

@@ -286,7 +286,8 @@ mod tests {
     use super::*;
     use lmbias_data::association::Role;
     use lmbias_encoder::Pooling;
-    use lmbias_studies::seat::{Refusal, SetSizes, TestCoverage};
+    use lmbias_studies::seat::{Refusal, SetSizes};
+    use lmbias_studies::testing::seat_row;
 
     fn sizes(targ1: usize, targ2: usize, attr1: usize, attr2: usize) -> SetSizes {
         SetSizes {
@@ -306,25 +307,14 @@ mod tests {
 
     fn row(test: &str, lost: Vec<LostExample>) -> SeatRow {
         SeatRow {
-            model: "glove".into(),
-            test: test.into(),
-            lowercased_copy: false,
             pooling: Pooling::Mean,
-            layer: Layer::Last,
-            effect_size: Some(1.0),
             test_statistic: 0.5,
-            p_value: 0.01,
-            exact: true,
             n_partitions: Some(70),
             n_evaluated: 70,
             p_holm: 0.02,
-            p_bh: 0.01,
             sizes: sizes(8, 8, 8, 7),
-            coverage: TestCoverage {
-                sets: vec![],
-                flags: vec![],
-            },
             lost,
+            ..seat_row("glove", test, 1.0, 0.01)
         }
     }
 

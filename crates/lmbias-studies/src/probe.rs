@@ -23,8 +23,8 @@
 //! which embeds one sentence at a time, templates are embedded in padded batches
 //! with an attention mask; the results agree within float noise.
 //!
-//! [`DUSI_PAIRS`] are the paper's three pairs of lists, each with the n at which
-//! the paper reports it; a [`ProbeRun`] is one pair swept on one model.
+//! A [`ProbeRun`] is one pair of lists swept on one model; the paper's three pairs, each
+//! with the n at which it reports it, are what the paper says (lmbias-papers' `dusi`).
 
 use std::collections::BTreeSet;
 
@@ -434,85 +434,12 @@ impl Serialize for ProbeStep {
     }
 }
 
-/// One of the pairs of word lists Dusi 2024 probes, with the size n at which
-/// the paper reports its table, so our run can be set beside the paper's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProbePair {
-    /// How reports name the pair, e.g. "religion × adjectives".
-    pub name: &'static str,
-    /// File name of the protected word list in the probe datasets' folder.
-    pub protected: &'static str,
-    /// File name of the stereotyped word list in the same folder.
-    pub stereotyped: &'static str,
-    /// The n of the most relevant dimensions at which the paper reports this pair.
-    pub paper_n: usize,
-    /// The protected classes in the order Dusi's Table 1 prints them, as its rows
-    /// (the classes the second SVM predicts); for the pairs the paper reports
-    /// without a table, the order of our lists.
-    pub protected_classes: [&'static str; 2],
-    /// The stereotyped classes in the order Table 1 prints them, as its columns
-    /// (the words' actual classes).
-    pub stereotyped_classes: [&'static str; 2],
-}
-
-/// The hidden size of the model Dusi 2024 probes ("BERT … the base English
-/// version"; bert-base-uncased is our reading of it): 768.
-pub const PAPER_WIDTH: usize = 768;
-
-impl ProbePair {
-    /// The paper's n as the same share of another model's width: n = 235 keeps
-    /// 31 % of bert-base's 768 dimensions, 118 of MiniLM's 384. Rounded, at least 2
-    /// (the smallest size the sweep tests), at most `width`.
-    pub fn n_at_paper_share(&self, width: usize) -> usize {
-        let n = (self.paper_n * width + PAPER_WIDTH / 2) / PAPER_WIDTH;
-        n.clamp(2, width.max(2))
-    }
-}
-
-/// The pair's name, as reports print it.
-impl std::fmt::Display for ProbePair {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name)
-    }
-}
-
-/// Dusi 2024's three pairs: Table 1 is religion × adjectives at n = 235 (rows
-/// christian, muslim as predicted; columns positive, negative); the paragraph
-/// after Table 1 reports gender × job salary at n = 42 and ethnicity ×
-/// criminality at n = 10.
-pub const DUSI_PAIRS: [ProbePair; 3] = [
-    ProbePair {
-        name: "religion × adjectives",
-        protected: "religion.csv",
-        stereotyped: "adjectives.csv",
-        paper_n: 235,
-        protected_classes: ["christian", "muslim"],
-        stereotyped_classes: ["positive", "negative"],
-    },
-    ProbePair {
-        name: "gender × salary",
-        protected: "gender.csv",
-        stereotyped: "salary.csv",
-        paper_n: 42,
-        protected_classes: ["male", "female"],
-        stereotyped_classes: ["high", "low"],
-    },
-    ProbePair {
-        name: "ethnicity × criminality",
-        protected: "ethnicity.csv",
-        stereotyped: "criminality.csv",
-        paper_n: 10,
-        protected_classes: ["european", "african"],
-        stereotyped_classes: ["criminal", "lawful"],
-    },
-];
-
 /// One pair of lists on one model, swept over every size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeRun {
     /// The model's name.
     pub model: String,
-    /// The pair's name: one of [`DUSI_PAIRS`] (see [`ProbeRun::dusi_pair`]), or
+    /// The pair's name: one of Dusi's (lmbias-papers' `dusi::PAIRS`), or
     /// "PROTECTED × STEREOTYPED" for other lists.
     pub pair: String,
     /// Dimension indices, most relevant first ([`Probe::relevance_order`]).
@@ -522,24 +449,12 @@ pub struct ProbeRun {
 }
 
 impl ProbeRun {
-    /// The paper's pair this run probes, with the n the paper reports; `None` for
-    /// other lists.
-    pub fn dusi_pair(&self) -> Option<&'static ProbePair> {
-        DUSI_PAIRS.iter().find(|p| p.name == self.pair)
-    }
-
     /// The smallest p over the sweep and the n where it occurs.
     pub fn min_p(&self) -> Option<(usize, f64)> {
         self.sweep
             .iter()
             .filter_map(|s| s.p_value().map(|p| (s.n, p)))
             .min_by(|a, b| a.1.total_cmp(&b.1))
-    }
-
-    /// The step at the n the paper reports, or `None` when the model is narrower
-    /// or the lists are not the paper's.
-    pub fn at_paper_n(&self) -> Option<&ProbeStep> {
-        self.at(self.dusi_pair()?.paper_n)
     }
 
     /// The step at size `n`, or `None` when the sweep has none.

@@ -3,7 +3,42 @@
 
 use lmbias_data::valence::Group;
 
+use lmbias_encoder::{Layer, Pooling};
+
+use crate::seat::{SeatRow, SetSizes, TestCoverage};
 use crate::valence::{Coverage, ModelResult, SentenceScore};
+
+/// A SEAT row of `model` on `test` with effect size `d` and p value `p` (its Holm and BH
+/// adjustments equal to it), exact, CLS-pooled at the last layer, eight examples a set,
+/// nothing lost, not a lower-cased copy.
+pub fn seat_row(model: &str, test: &str, d: f64, p: f64) -> SeatRow {
+    SeatRow {
+        model: model.into(),
+        test: test.into(),
+        lowercased_copy: false,
+        pooling: Pooling::Cls,
+        layer: Layer::Last,
+        effect_size: Some(d),
+        test_statistic: 0.0,
+        p_value: p,
+        exact: true,
+        n_partitions: None,
+        n_evaluated: 0,
+        p_holm: p,
+        p_bh: p,
+        sizes: SetSizes {
+            targ1: 8,
+            targ2: 8,
+            attr1: 8,
+            attr2: 8,
+        },
+        coverage: TestCoverage {
+            sets: vec![],
+            flags: vec![],
+        },
+        lost: vec![],
+    }
+}
 
 /// A valence sentence of `group` scored with bias `bias`: v(s) is the group's own
 /// (EME −1, neutral 0, ME +1) and A = 1 − |v(s) − B| / 2, the study's formula; it has

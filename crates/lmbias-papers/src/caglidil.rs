@@ -5,7 +5,35 @@
 
 use lmbias_studies::seat::SeatRow;
 
-use crate::table::Table;
+use lmbias_report::table::Table;
+
+use crate::Reported;
+
+/// Caglidil, Ostendorff & Rehm 2024, Turkish SEAT/Double Bind: the Double Bind
+/// numbers are discussed in §4.2; the C4 result, at sentence level, in the
+/// Figure 1 caption and §4.1.
+pub const REPORTED: &[Reported] = &[
+    Reported {
+        what: "BERTurk-uncased \"base\" vs \"large\" (Table 2: mono 32k vs mono 128k; on the hub both are base size, dbmdz/bert-base-turkish-uncased and -128k-uncased), bleached Double Bind competent",
+        value: "d = 0.74 (p ≈ 0.1) vs 1.05 (p < 0.01)",
+        source: "Caglidil et al. 2024, §4.2",
+    },
+    Reported {
+        what: "same, religious names",
+        value: "d = 0.78 → 1.02",
+        source: "Caglidil et al. 2024, §4.2",
+    },
+    Reported {
+        what: "BERTurk-uncased \"large\" (128k vocabulary), unbleached Double Bind competent",
+        value: "d = 0.42 (p < 0.05); religious names 0.50 (p < 0.01)",
+        source: "Caglidil et al. 2024, §4.2",
+    },
+    Reported {
+        what: "mT5-base, C4 (Turkish vs Kurdish names) sentence level",
+        value: "d = 0.35; the paper gives p both as < 0.05 and as < 0.01; the only model with this ethnic bias",
+        source: "Caglidil et al. 2024, Figure 1 caption and §4.1",
+    },
+];
 
 /// A model's size as the paper's Table 2 labels it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1064,36 +1092,10 @@ pub fn findings_table(findings: &[Finding]) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lmbias_encoder::{Layer, Pooling};
-    use lmbias_studies::seat::{SetSizes, TestCoverage};
+    use lmbias_studies::testing::seat_row;
 
     fn r(model: &str, test: &str, d: f64, p: f64) -> SeatRow {
-        SeatRow {
-            model: model.into(),
-            test: test.into(),
-            lowercased_copy: false,
-            pooling: Pooling::Cls,
-            layer: Layer::Last,
-            effect_size: Some(d),
-            test_statistic: 0.0,
-            p_value: p,
-            exact: true,
-            n_partitions: None,
-            n_evaluated: 0,
-            p_holm: p,
-            p_bh: p,
-            sizes: SetSizes {
-                targ1: 8,
-                targ2: 8,
-                attr1: 8,
-                attr2: 8,
-            },
-            coverage: TestCoverage {
-                sets: vec![],
-                flags: vec![],
-            },
-            lost: vec![],
-        }
+        seat_row(model, test, d, p)
     }
 
     fn copy(mut row: SeatRow) -> SeatRow {

@@ -16,8 +16,8 @@ use lmbias_metrics::sign_flip::{
 use lmbias_studies::valence::{ModelResult, SentenceScore};
 use serde::Serialize;
 
-use crate::table::Table;
-use crate::valence::Measure;
+use lmbias_report::table::Table;
+use lmbias_report::valence::Measure;
 
 /// A claim holds when its one-sided p is below this (and its mean difference points the
 /// expected way).
