@@ -1,10 +1,11 @@
 //! `cargo xtask`: lmbias's automation, in plain Rust (rust-analyzer style).
 
+mod analysis;
 mod corpora;
 mod drawn;
 mod models;
 mod period_models;
-mod report;
+mod render;
 mod reproduce;
 mod shapes;
 mod shards;
@@ -16,8 +17,9 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use lmbias_runs::shards::Shard;
 
+use analysis::{Analysis, Results};
 use models::{ModelInfo, Skipped, Study};
-use reproduce::{ModelOutcome, Results, Settings};
+use reproduce::{ModelOutcome, Settings};
 
 #[derive(Parser)]
 #[command(name = "cargo xtask")]
@@ -264,8 +266,8 @@ pub(crate) fn write_atomically(path: &std::path::Path, contents: impl AsRef<[u8]
 }
 
 /// The second half of a run, from the models' outcomes, each at its model's position in
-/// the list (one run's, or all shards'): every study's tables and figures, then REPORT.md,
-/// whose path it returns.
+/// the list (one run's, or all shards'): one analysis, and from it every study's tables and
+/// figures, then REPORT.md, whose path it returns.
 fn write_outputs(
     out: &std::path::Path,
     settings: &Settings,
@@ -277,7 +279,5 @@ fn write_outputs(
     if !results.valence.is_empty() {
         results.corpus_agreement = Some(reproduce::corpus_agreement(&datasets_dir())?);
     }
-    reproduce::write_studies(out, &results, models)?;
-    report::write(out, &results, models, skipped, settings)?;
-    Ok(out.join("REPORT.md"))
+    render::write(out, &Analysis::of(results), models, skipped, settings)
 }

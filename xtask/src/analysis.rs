@@ -1,0 +1,166 @@
+//! What a run's results add up to, worked out once: each battery combined over its models,
+//! Caglidil et al.'s Figure 1 and findings on the Turkish battery, the known-answer check,
+//! the valence and probe results as the tables take them. The study folders and REPORT.md
+//! both render from one [`Analysis`] (`crate::render`), which [`Analysis::of`] builds from
+//! the [`Results`] it consumes: the renderers receive it and work none of it out again.
+
+use lmbias_papers::caglidil::{self, Finding};
+use lmbias_papers::known_answer::{KnownAnswer, KnownAnswerError};
+use lmbias_runs::Provenance;
+use lmbias_runs::probe::ProbeResult;
+use lmbias_runs::seat::{self, SeatRun};
+use lmbias_runs::studies::corpus_valence::Agreement;
+use lmbias_runs::studies::probe::ProbeRun;
+use lmbias_runs::studies::seat::{BatteryResult, SeatRow};
+use lmbias_runs::studies::valence::ModelResult;
+use lmbias_runs::valence::ValenceRun;
+
+use crate::models::Study;
+use crate::period_models;
+use crate::reproduce::{BATTERIES, Failure, ModelOutcome};
+
+/// What each study produced over all models, for the report.
+#[derive(Default)]
+pub struct Results {
+    /// Where each model was found, in model order.
+    pub locations: Vec<String>,
+    pub valence: Vec<ValenceRun>,
+    /// The same on the drawn sentences.
+    pub valence_drawn: Vec<ValenceRun>,
+    /// Per battery name, its runs over all models.
+    pub seat: Vec<(String, Vec<SeatRun>)>,
+    pub probe: Vec<ProbeResult>,
+    /// Models a study could not run on, and why: the run goes on without them.
+    pub failures: Vec<Failure>,
+    /// The period models that ran, in model order.
+    pub trained: Vec<period_models::Provenance>,
+    /// How the Bibles' corpus-derived valence agrees with the hand annotations.
+    pub corpus_agreement: Option<Agreement>,
+}
+
+impl Results {
+    /// The studies' results over all models, each outcome given with its model's position
+    /// in the list, in list order (study order for the failures): the same however the
+    /// models were split between runs.
+    pub fn assemble(mut outcomes: Vec<(usize, ModelOutcome)>) -> Results {
+        outcomes.sort_by_key(|(position, _)| *position);
+        let mut results = Results::default();
+        for (name, _, _) in BATTERIES {
+            let runs: Vec<SeatRun> = outcomes
+                .iter()
+                .flat_map(|(_, o)| o.seat.iter().filter(|(b, _)| b == name))
+                .map(|(_, run)| run.clone())
+                .collect();
+            if !runs.is_empty() {
+                results.seat.push((name.to_owned(), runs));
+            }
+        }
+        for study in Study::ALL {
+            for (_, o) in &outcomes {
+                let failed = o.failures.iter().filter(|f| f.study == study);
+                results.failures.extend(failed.cloned());
+            }
+        }
+        for (_, o) in outcomes {
+            results.locations.push(o.location);
+            results.valence.extend(o.valence);
+            results.valence_drawn.extend(o.valence_drawn);
+            results.probe.extend(o.probe);
+            results.trained.extend(o.trained);
+        }
+        results
+    }
+
+    /// What produced each run, labelled by its study (and battery), in report order.
+    pub fn provenance(&self) -> Vec<(String, &Provenance)> {
+        let valence = self
+            .valence
+            .iter()
+            .map(|r| ("valence".to_owned(), &r.provenance))
+            .chain(
+                self.valence_drawn
+                    .iter()
+                    .map(|r| ("valence (drawn)".to_owned(), &r.provenance)),
+            );
+        let seat = self.seat.iter().flat_map(|(name, runs)| {
+            runs.iter()
+                .map(move |r| (format!("seat ({name})"), &r.provenance))
+        });
+        let probe = self
+            .probe
+            .iter()
+            .map(|r| ("probe".to_owned(), &r.provenance));
+        valence.chain(seat).chain(probe).collect()
+    }
+}
+
+/// The Turkish battery as Caglidil et al. show it: its rows in the order of their Figure 1,
+/// and their findings checked on the files as given.
+#[derive(Debug, Clone)]
+pub struct Turkish {
+    /// One row per (model, copy), the paper's models first, the lower-cased copies last.
+    pub figure_1: Vec<SeatRow>,
+    /// Each finding of the paper with our verdict and its evidence.
+    pub findings: Vec<Finding>,
+}
+
+/// Everything the outputs show, each worked out once.
+pub struct Analysis {
+    /// The runs themselves, in model order.
+    pub results: Results,
+    /// The valence results on the hand-annotated set, in model order.
+    pub valence: Vec<ModelResult>,
+    /// The same on the drawn sentences.
+    pub valence_drawn: Vec<ModelResult>,
+    /// Each battery that ran, by name, combined over its models (in `results.seat`'s order).
+    pub batteries: Vec<(String, BatteryResult)>,
+    /// The Turkish battery in the paper's shape, when it ran.
+    pub turkish: Option<Turkish>,
+    /// The known-answer check on the period models; `None` when they did not both run.
+    pub known_answer: Option<Result<Vec<KnownAnswer>, KnownAnswerError>>,
+    /// The probe's runs, model by model.
+    pub probe: Vec<ProbeRun>,
+}
+
+impl Analysis {
+    /// Works out everything the outputs show from `results`, once.
+    pub fn of(results: Results) -> Analysis {
+        let valence: Vec<ModelResult> = results.valence.iter().map(|r| r.result.clone()).collect();
+        let valence_drawn: Vec<ModelResult> = results
+            .valence_drawn
+            .iter()
+            .map(|r| r.result.clone())
+            .collect();
+        let batteries: Vec<(String, BatteryResult)> = results
+            .seat
+            .iter()
+            .map(|(name, runs)| (name.clone(), seat::combine(runs)))
+            .collect();
+        let turkish = batteries
+            .iter()
+            .find(|(name, _)| name == "tr")
+            .map(|(_, run)| Turkish {
+                figure_1: caglidil::figure_1_order(&run.rows),
+                findings: caglidil::findings(&run.rows),
+            });
+        let known_answer = period_models::known_answer(&valence, &valence_drawn);
+        let probe = results.probe.iter().map(|r| r.run.clone()).collect();
+        Analysis {
+            results,
+            valence,
+            valence_drawn,
+            batteries,
+            turkish,
+            known_answer,
+            probe,
+        }
+    }
+
+    /// Battery `name` combined over its models, if it ran.
+    pub fn battery(&self, name: &str) -> Option<&BatteryResult> {
+        self.batteries
+            .iter()
+            .find(|(battery, _)| battery == name)
+            .map(|(_, run)| run)
+    }
+}

@@ -1,0 +1,348 @@
+//! The valence study's files (`valence/`: figures, tables, results.json, the period models'
+//! training reports, the known-answer check) and its REPORT.md section.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use lmbias_papers::cuscito;
+use lmbias_papers::known_answer::{KnownAnswer, KnownAnswerError};
+use lmbias_report::table::Table;
+use lmbias_runs::studies::corpus_valence::Agreement;
+use lmbias_runs::studies::valence::ModelResult;
+use lmbias_runs::valence::{ValenceOutput, ValenceRun};
+
+use super::{reported, write_file as write, write_json};
+use crate::analysis::Analysis;
+use crate::models::{ModelInfo, Skipped, Study};
+use crate::period_models;
+
+/// The known-answer check as the analysis holds it.
+type KnownAnswerOutcome = Option<Result<Vec<KnownAnswer>, KnownAnswerError>>;
+
+pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
+    let results = &analysis.results;
+    if results.valence.is_empty() {
+        return Ok(());
+    }
+    write_period_models(dir, &results.trained, &analysis.known_answer)?;
+    write_valence_set(
+        dir,
+        &results.valence,
+        &analysis.valence,
+        results.corpus_agreement,
+        Layout::Pretty,
+    )?;
+    write(
+        &dir.join("examples.md"),
+        crate::shapes::valence_examples(&analysis.valence),
+    )?;
+    if !results.valence_drawn.is_empty() {
+        let sub = dir.join("drawn");
+        std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
+        write_valence_set(
+            &sub,
+            &results.valence_drawn,
+            &analysis.valence_drawn,
+            None,
+            Layout::Compact,
+        )?;
+    }
+    Ok(())
+}
+
+/// How results.json is laid out: indented, or on one line for the drawn set, whose every
+/// proposal of 900 sentences would make an indented file of megabytes.
+#[derive(Clone, Copy)]
+enum Layout {
+    Pretty,
+    Compact,
+}
+
+/// One valence set's figures, results.json and tables into `dir`.
+fn write_valence_set(
+    dir: &Path,
+    runs: &[ValenceRun],
+    results: &[ModelResult],
+    agreement: Option<Agreement>,
+    layout: Layout,
+) -> Result<()> {
+    use lmbias_report::valence::{
+        Measure, comparison_table, figure, figure_file_name, group_table, sentence_table,
+        sweep_table,
+    };
+    if let Some(first) = results.first() {
+        for measure in Measure::ALL {
+            write(
+                &dir.join(figure_file_name(measure, first.top_k)),
+                figure(results, measure),
+            )?;
+        }
+    }
+    let output = ValenceOutput::of(runs, agreement);
+    match layout {
+        Layout::Pretty => write_json(&dir.join("results.json"), &output)?,
+        Layout::Compact => write(
+            &dir.join("results.json"),
+            serde_json::to_string(&output)? + "\n",
+        )?,
+    }
+    let tables: [(&str, Table); 4] = [
+        ("comparison", comparison_table(results, 3)),
+        ("groups", group_table(results, 3)),
+        ("k-sweep", sweep_table(results, 3)),
+        ("sentences", sentence_table(results, 3)),
+    ];
+    for (name, table) in tables {
+        write(&dir.join(format!("{name}.md")), table.to_markdown())?;
+        write(&dir.join(format!("{name}.csv")), table.to_csv())?;
+    }
+    Ok(())
+}
+
+/// The period models' training reports and provenance (`period-models/`), and the
+/// known-answer check on them (`known-answer.json`) when both ran and can be compared;
+/// REPORT.md says why when they cannot.
+fn write_period_models(
+    dir: &Path,
+    trained: &[period_models::Provenance],
+    known_answer: &KnownAnswerOutcome,
+) -> Result<()> {
+    if !trained.is_empty() {
+        let sub = dir.join("period-models");
+        std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
+        for p in trained {
+            write_json(&sub.join(format!("{}-training.json", p.short)), &p.report)?;
+            write(
+                &sub.join(format!("{}-training.md", p.short)),
+                p.report.markdown(),
+            )?;
+        }
+        write(
+            &sub.join("PROVENANCE.md"),
+            period_models::provenance_markdown(trained),
+        )?;
+    }
+    if let Some(Ok(answers)) = known_answer {
+        write_json(&dir.join("known-answer.json"), answers)?;
+    }
+    Ok(())
+}
+
+pub(super) fn section(
+    md: &mut String,
+    analysis: &Analysis,
+    models: &[ModelInfo],
+    skipped: &[Skipped],
+) {
+    let _ = writeln!(md, "## Temporal valence (Cuscito, Ferrara & Ruskov)\n");
+    reported(md, cuscito::REPORTED);
+    let valence = &analysis.valence;
+    if valence.is_empty() {
+        let _ = writeln!(
+            md,
+            "The valence study produced no results, so no `valence/` folder was written: it fills \
+             masks, so it needs a model with a masked-language-modelling head (bert-base-uncased, \
+             MacBERTh, BL Books, …); see the models above.\n"
+        );
+        known_answer_section(md, analysis, models, skipped);
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "Ours, on our 60 sentences (`datasets/valence/eme-me-60.json`), annotated sentence by \
+         sentence with no global lexicon. Annotation keys a model cannot propose (not one piece \
+         of its vocabulary, e.g. *hath* for bert-base-uncased) are skipped for it; how many each \
+         model could use, and the share of its top-k probability mass that no source rated \
+         (scored 0; the next table says which source rated the rest):\n\n{}",
+        lmbias_report::valence::coverage_table(valence, 3).to_markdown()
+    );
+    let _ = writeln!(
+        md,
+        "Every proposal the annotations leave is rated from the two Bibles' training verses \
+         (our construction of the paper's Discussion: log-odds with an informative Dirichlet \
+         prior, z-scored, thresholds 1.96 and 3.29, the word with its neighbour in the \
+         sentence where the corpora hold the pair 5 times; `lmbias valence --valence-from`), so \
+         that no mass is scored 0 unseen. The share of each model's top-k mass each source \
+         rated:\n\n{}",
+        lmbias_report::valence::source_table(valence, 3).to_markdown()
+    );
+    if let Some(agreement) = &analysis.results.corpus_agreement {
+        let _ = writeln!(
+            md,
+            "How the corpus-derived valence agrees with our hand annotations where both rate a \
+             word:{}",
+            lmbias_report::valence::corpus_agreement(agreement, 3).replacen(
+                "\n## Corpus-derived valence against the annotations\n",
+                "",
+                1
+            )
+        );
+    }
+    let _ = writeln!(
+        md,
+        "Mean bias B (−1 Early Modern … 1 Modern) and adequacy A per group. Figures: \
+         `valence/*.svg`; per-sentence numbers: `valence/sentences.csv`.\n\n{}",
+        lmbias_report::valence::comparison_table(valence, 3).to_markdown()
+    );
+    let drawn = &analysis.valence_drawn;
+    if !drawn.is_empty() {
+        let _ = writeln!(
+            md,
+            "On the drawn sentences (`datasets/valence/kjv-web-drawn.json`: verses held out of \
+             the period models' training, masked where the two Bibles differ at a period-marked \
+             word; every proposal rated from the corpora), the share of the mass each source \
+             rated and the group means (tables and figures: `valence/drawn/`):\n\n{}\n{}",
+            lmbias_report::valence::source_table(drawn, 3).to_markdown(),
+            lmbias_report::valence::comparison_table(drawn, 3).to_markdown()
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\n### Example sentences in the shape of the paper's Tables 1–3 (two of the paper's, one \
+         of ours)\n\n{}",
+        crate::shapes::valence_examples(valence)
+    );
+    known_answer_section(md, analysis, models, skipped);
+}
+
+/// The known-answer check on the two period models, when the run wanted them: the check, or
+/// why it could not be made (a model skipped or failed, results that cannot be paired).
+fn known_answer_section(
+    md: &mut String,
+    analysis: &Analysis,
+    models: &[ModelInfo],
+    skipped: &[Skipped],
+) {
+    let results = &analysis.results;
+    let wanted = period_models::LABELS
+        .iter()
+        .any(|l| models.iter().any(|m| m.name == *l) || skipped.iter().any(|s| s.id == *l));
+    if !wanted {
+        return;
+    }
+    const HEADING: &str =
+        "### Known answer: models trained here on the KJV, the WEB and Shakespeare";
+    match &analysis.known_answer {
+        Some(Ok(answers)) => {
+            let _ = writeln!(
+                md,
+                "{}\nThe models (numbers: `valence/known-answer.json`; provenance, with the \
+                 corpora's licences and digests and each training's time: \
+                 `valence/period-models/PROVENANCE.md`):\n\n{}",
+                lmbias_papers::known_answer::markdown(answers),
+                period_models::summary_table(&results.trained).to_markdown()
+            );
+        }
+        Some(Err(err)) => {
+            let _ = writeln!(md, "{HEADING}\n\nThe check could not be made: {err}.\n");
+        }
+        None => {
+            let missing: Vec<String> = period_models::LABELS
+                .iter()
+                .filter(|l| !results.valence.iter().any(|r| r.result.model == **l))
+                .map(|l| {
+                    let why = skipped
+                        .iter()
+                        .find(|s| s.id == *l && s.studies.contains(&Study::Valence))
+                        .map(|s| format!("was skipped: {}", s.reason))
+                        .or_else(|| {
+                            results
+                                .failures
+                                .iter()
+                                .find(|f| f.study == Study::Valence && f.model == *l)
+                                .map(|f| format!("failed: {}", f.reason))
+                        })
+                        .unwrap_or_else(|| "did not run".to_owned());
+                    format!("{l} {why}")
+                })
+                .collect();
+            let _ = writeln!(
+                md,
+                "{HEADING}\n\nNot checked: the check compares the valence results of the period \
+                 models trained here (a known-answer experiment, not the paper's models), the KJV \
+                 and the WEB one at least, and {}.\n",
+                missing.join("; ")
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{info, valence};
+    use super::*;
+    use crate::analysis::Results;
+    use crate::period_models::{LABELS, ROLES};
+    use crate::reproduce::Failure;
+
+    fn known_answer_of(results: Results, models: &[ModelInfo], skipped: &[Skipped]) -> String {
+        let mut md = String::new();
+        known_answer_section(&mut md, &Analysis::of(results), models, skipped);
+        md
+    }
+
+    #[test]
+    fn the_known_answer_section_checks_both_period_models() {
+        let results = || Results {
+            valence: vec![
+                valence("bert-base-uncased", 0.0, 0.0),
+                valence(LABELS[0], -0.6, 0.1),
+                valence(LABELS[1], 0.1, 0.6),
+            ],
+            ..Results::default()
+        };
+        let models = [info(LABELS[0], ROLES[0]), info(LABELS[1], ROLES[1])];
+        let md = known_answer_of(results(), &models, &[]);
+        assert!(
+            md.starts_with(
+                "### Known answer: models trained here on the KJV, the WEB and Shakespeare\n"
+            ),
+            "{md}"
+        );
+        // n = 5: the smallest exact p is 1/32, below 0.05, so consistent differences hold.
+        assert!(
+            md.contains(
+                "#### `MiniLM + KJV (trained here)` (Early Modern) against `MiniLM + WEB \
+                 (trained here)` (Modern), dataset `eme-me-60`\n\nTop-5. 3 of 3 claims hold."
+            ),
+            "{md}"
+        );
+        // No drawn-set result and no Shakespeare model: that one comparison only.
+        assert_eq!(md.matches("#### ").count(), 1, "{md}");
+        assert!(md.contains("`valence/period-models/PROVENANCE.md`"), "{md}");
+        // A run that wanted no period model has no such section.
+        assert_eq!(known_answer_of(results(), &[], &[]), "");
+    }
+
+    #[test]
+    fn the_known_answer_section_says_which_period_model_is_missing_and_why() {
+        let results = Results {
+            valence: vec![valence("bert-base-uncased", 0.0, 0.0)],
+            failures: vec![Failure {
+                study: Study::Valence,
+                model: LABELS[1].to_owned(),
+                reason: "training MiniLM + WEB (trained here): disk full".to_owned(),
+            }],
+            ..Results::default()
+        };
+        let skipped = [Skipped {
+            id: LABELS[0].to_owned(),
+            studies: vec![Study::Valence],
+            role: ROLES[0].to_owned(),
+            reason: "the base sentence-transformers/all-MiniLM-L6-v2: no such folder".to_owned(),
+            cause: None,
+        }];
+        let md = known_answer_of(results, &[info(LABELS[1], ROLES[1])], &skipped);
+        assert_eq!(
+            md,
+            "### Known answer: models trained here on the KJV, the WEB and Shakespeare\n\nNot \
+             checked: the check compares the valence results of the period models trained here \
+             (a known-answer experiment, not the paper's models), the KJV and the WEB one at \
+             least, and MiniLM + KJV (trained here) was skipped: the base \
+             sentence-transformers/all-MiniLM-L6-v2: no such folder; MiniLM + WEB (trained here) \
+             failed: training MiniLM + WEB (trained here): disk full; MiniLM + Shakespeare \
+             (trained here) did not run.\n\n"
+        );
+    }
+}
