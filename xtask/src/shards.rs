@@ -45,25 +45,8 @@ fn stamp(settings: &Settings, datasets: &Path) -> Result<Stamp> {
     let mut stamp = Stamp::new(KIND);
     stamp.settings(settings).context("encoding the settings")?;
     for study in &settings.studies {
-        let dir = datasets.join(study.as_str());
-        let mut stack = vec![dir];
-        while let Some(dir) = stack.pop() {
-            let entries =
-                std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
-            for entry in entries {
-                let path = entry
-                    .with_context(|| format!("reading {}", dir.display()))?
-                    .path();
-                if path.is_dir() {
-                    stack.push(path);
-                    continue;
-                }
-                let bytes =
-                    std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-                let name = path.strip_prefix(datasets).unwrap_or(&path);
-                stamp.digest(format!("datasets/{}", name.display()), &bytes);
-            }
-        }
+        let name = format!("datasets/{}", study.as_str());
+        stamp.folder(&name, &datasets.join(study.as_str()))?;
     }
     Ok(stamp)
 }

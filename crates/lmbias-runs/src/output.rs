@@ -1,30 +1,32 @@
 //! Writing a result so that nothing half-written is ever taken for a whole one: the bytes go
 //! to a hidden temporary file beside the target, which is renamed into place.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 
-/// Writes `bytes` to `path` under a temporary name, then renames it into place; on failure
-/// the temporary file is removed and `path` is left as it was.
+/// Writes `bytes` to `path` under a hidden temporary name beside it (`.NAME.XXXXXX.tmp`,
+/// unique, made by `tempfile`), then renames it into place; on failure the temporary file is
+/// removed and `path` is left as it was. The file is created as `std::fs::write` creates
+/// one, so it has the permissions the umask gives, not a temporary file's owner-only ones.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let temporary = temporary(path);
-    let written =
-        std::fs::write(&temporary, bytes).and_then(|()| std::fs::rename(&temporary, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written
-}
-
-/// `.NAME.PID-N.tmp` beside `path`: hidden, and unique to this process and this call (two
-/// threads writing one path do not share a temporary file).
-fn temporary(path: &Path) -> PathBuf {
-    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
     let name = path
         .file_name()
         .map_or_else(|| "lmbias".into(), |n| n.to_string_lossy().into_owned());
-    let call = CALLS.fetch_add(1, Ordering::Relaxed);
-    path.with_file_name(format!(".{name}.{}-{call}.tmp", std::process::id()))
+    let temporary = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .make_in(dir, |temporary| {
+            // `create_new`: a name already taken is tried again under another.
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(temporary)?;
+            std::io::Write::write_all(&mut file, bytes)
+        })?;
+    temporary.persist(path).map(drop).map_err(|e| e.error)
 }
 
 #[cfg(test)]
@@ -40,7 +42,6 @@ mod tests {
         write_atomically(&path, b"one").unwrap();
         write_atomically(&path, b"two").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"two");
-        assert_ne!(temporary(&path), temporary(&path), "unique per call");
         // A folder where the file should go: the rename fails, no temporary is left.
         let blocked = dir.join("sub");
         std::fs::create_dir_all(blocked.join("x")).unwrap();

@@ -155,9 +155,10 @@ pub(crate) fn sha256_file(path: &Path) -> Result<String, RunError> {
     Ok(format!("{:x}", hasher.finalize()))
 }
 
-/// The sha256 over a folder's files: for each file (recursively, by relative name), its
-/// name and its content's sha256, one line each; folders and links to folders are walked.
-pub(crate) fn sha256_folder(dir: &Path) -> Result<String, RunError> {
+/// Every file under `dir` (recursively; folders and links to folders are walked), by its
+/// name relative to `dir` with `/`, in name order: what a folder's digest and a shard's
+/// stamp of a datasets folder both go over.
+pub(crate) fn files_under(dir: &Path) -> Result<Vec<(String, PathBuf)>, RunError> {
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(at) = stack.pop() {
@@ -181,8 +182,14 @@ pub(crate) fn sha256_folder(dir: &Path) -> Result<String, RunError> {
         }
     }
     files.sort();
+    Ok(files)
+}
+
+/// The sha256 over a folder's files ([`files_under`]): for each, its name and its content's
+/// sha256, one line each.
+pub(crate) fn sha256_folder(dir: &Path) -> Result<String, RunError> {
     let mut hasher = Sha256::new();
-    for (name, path) in &files {
+    for (name, path) in &files_under(dir)? {
         hasher.update(format!("{name} {}\n", sha256_file(path)?).as_bytes());
     }
     Ok(format!("{:x}", hasher.finalize()))

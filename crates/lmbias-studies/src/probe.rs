@@ -32,8 +32,6 @@ use lmbias_data::probe::{Template, WordList};
 use lmbias_encoder::{Embedder, EncoderError, Layer, WordInContext, check_finite, quote};
 use lmbias_linear::{LinearSvc, LinearSvcModel, SvmError};
 use lmbias_metrics::chi2::{Axis, Chi2Error, chi2_independence};
-use serde::de::{Deserializer, Error as _};
-use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
 /// A word, its class and its vector.
@@ -316,7 +314,8 @@ fn train(
 }
 
 /// The χ² test of one table, or why there is none.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(into = "AssociationFields")]
 pub enum Association {
     /// The χ² test of independence, without Yates' correction (as Dusi 2024).
     Tested {
@@ -374,22 +373,13 @@ impl Association {
             Association::NotTestable { .. } => None,
         }
     }
-
-    /// `(chi2, dof, p_value, not_testable)` as they are serialized: nulls and a
-    /// reason for an untestable table.
-    fn fields(&self) -> (Option<f64>, Option<usize>, Option<f64>, Option<&str>) {
-        match self {
-            Association::Tested { chi2, dof, p_value } => {
-                (Some(*chi2), Some(*dof), Some(*p_value), None)
-            }
-            Association::NotTestable { reason } => (None, None, None, Some(reason)),
-        }
-    }
 }
 
 /// One size of the probe: the table (rows = stereotyped classes, columns =
-/// predicted protected classes, both sorted) and its test.
-#[derive(Debug, Clone, PartialEq)]
+/// predicted protected classes, both sorted) and its test. Serialized as `{n, dims, rows,
+/// cols, table, chi2, dof, p_value}`, an untestable size with those three null and a
+/// `not_testable` reason.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProbeStep {
     /// How many of the most relevant dimensions the second SVM saw.
     pub n: usize,
@@ -402,7 +392,51 @@ pub struct ProbeStep {
     /// `table[r][c]`: stereotyped words of class `rows[r]` predicted as `cols[c]`.
     pub table: Vec<Vec<u64>>,
     /// The χ² test of `table`, or why there is none.
+    #[serde(flatten)]
     pub association: Association,
+}
+
+/// An [`Association`] as files hold it: `chi2`, `dof` and `p_value`, or those null and a
+/// `not_testable` reason.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct AssociationFields {
+    chi2: Option<f64>,
+    dof: Option<usize>,
+    p_value: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    not_testable: Option<String>,
+}
+
+impl From<Association> for AssociationFields {
+    fn from(association: Association) -> AssociationFields {
+        match association {
+            Association::Tested { chi2, dof, p_value } => AssociationFields {
+                chi2: Some(chi2),
+                dof: Some(dof),
+                p_value: Some(p_value),
+                not_testable: None,
+            },
+            Association::NotTestable { reason } => AssociationFields {
+                chi2: None,
+                dof: None,
+                p_value: None,
+                not_testable: Some(reason),
+            },
+        }
+    }
+}
+
+impl AssociationFields {
+    /// The association, when the fields are one of the two shapes.
+    fn association(self) -> Option<Association> {
+        match (self.chi2, self.dof, self.p_value, self.not_testable) {
+            (Some(chi2), Some(dof), Some(p_value), None) => {
+                Some(Association::Tested { chi2, dof, p_value })
+            }
+            (None, None, None, Some(reason)) => Some(Association::NotTestable { reason }),
+            _ => None,
+        }
+    }
 }
 
 impl ProbeStep {
@@ -412,30 +446,9 @@ impl ProbeStep {
     }
 }
 
-/// `{n, dims, rows, cols, table, chi2, dof, p_value}`; an untestable size has
-/// `chi2`, `dof` and `p_value` null and a `not_testable` reason.
-impl Serialize for ProbeStep {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (chi2, dof, p_value, reason) = self.association.fields();
-        let mut st = s.serialize_struct("ProbeStep", 9)?;
-        st.serialize_field("n", &self.n)?;
-        st.serialize_field("dims", &self.dims)?;
-        st.serialize_field("rows", &self.rows)?;
-        st.serialize_field("cols", &self.cols)?;
-        st.serialize_field("table", &self.table)?;
-        st.serialize_field("chi2", &chi2)?;
-        st.serialize_field("dof", &dof)?;
-        st.serialize_field("p_value", &p_value)?;
-        match reason {
-            Some(reason) => st.serialize_field("not_testable", reason)?,
-            None => st.skip_field("not_testable")?,
-        }
-        st.end()
-    }
-}
-
-/// One pair of lists on one model, swept over every size.
-#[derive(Debug, Clone, PartialEq)]
+/// One pair of lists on one model, swept over every size; saved as [`SavedRun`] lays it out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(into = "SavedRun", try_from = "SavedRun")]
 pub struct ProbeRun {
     /// The model's name.
     pub model: String,
@@ -468,99 +481,77 @@ impl ProbeRun {
     }
 }
 
-/// `{model, pair, rows, cols, relevance_order, sweep: [{n, table, chi2, dof, p_value}]}`:
-/// the dimensions of size n are the first n of `relevance_order`, and rows/cols are the
-/// same at every size, so neither is repeated per step (that would be O(hidden²)).
-impl Serialize for ProbeRun {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Step<'a> {
-            n: usize,
-            table: &'a [Vec<u64>],
-            chi2: Option<f64>,
-            dof: Option<usize>,
-            p_value: Option<f64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            not_testable: Option<&'a str>,
-        }
-        let steps: Vec<Step<'_>> = self
+/// A [`ProbeRun`] as its files hold it, `{model, pair, rows, cols, relevance_order, sweep:
+/// [{n, table, chi2, dof, p_value}]}`: the dimensions of size n are the first n of
+/// `relevance_order`, and rows/cols are the same at every size, so neither is repeated per
+/// step (that would be O(hidden²)). Read back, each step gets both again, so that runs
+/// saved by one process (a shard of a checkpoint sweep) can be reported by another.
+#[derive(Serialize, Deserialize)]
+struct SavedRun {
+    model: String,
+    pair: String,
+    rows: Option<Vec<String>>,
+    cols: Option<Vec<String>>,
+    relevance_order: Vec<usize>,
+    sweep: Vec<SavedStep>,
+}
+
+/// One size of a [`SavedRun`]: its table and test, or why it has none.
+#[derive(Serialize, Deserialize)]
+struct SavedStep {
+    n: usize,
+    table: Vec<Vec<u64>>,
+    #[serde(flatten)]
+    association: AssociationFields,
+}
+
+impl From<ProbeRun> for SavedRun {
+    fn from(run: ProbeRun) -> SavedRun {
+        let first = run.sweep.first();
+        let (rows, cols) = (first.map(|f| f.rows.clone()), first.map(|f| f.cols.clone()));
+        let sweep = run
             .sweep
-            .iter()
-            .map(|step| {
-                let (chi2, dof, p_value, not_testable) = step.association.fields();
-                Step {
-                    n: step.n,
-                    table: &step.table,
-                    chi2,
-                    dof,
-                    p_value,
-                    not_testable,
-                }
+            .into_iter()
+            .map(|step| SavedStep {
+                n: step.n,
+                table: step.table,
+                association: step.association.into(),
             })
             .collect();
-        let first = self.sweep.first();
-        let mut st = s.serialize_struct("ProbeRun", 6)?;
-        st.serialize_field("model", &self.model)?;
-        st.serialize_field("pair", &self.pair)?;
-        st.serialize_field("rows", &first.map(|f| &f.rows))?;
-        st.serialize_field("cols", &first.map(|f| &f.cols))?;
-        st.serialize_field("relevance_order", &self.relevance_order)?;
-        st.serialize_field("sweep", &steps)?;
-        st.end()
+        SavedRun {
+            model: run.model,
+            pair: run.pair,
+            rows,
+            cols,
+            relevance_order: run.relevance_order,
+            sweep,
+        }
     }
 }
 
-/// The inverse of [`ProbeRun`]'s serialization, so that runs saved by one process
-/// (a shard of a checkpoint sweep) can be reported by another: each step's dimensions
-/// are the first n of `relevance_order`.
-impl<'de> Deserialize<'de> for ProbeRun {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct Step {
-            n: usize,
-            table: Vec<Vec<u64>>,
-            chi2: Option<f64>,
-            dof: Option<usize>,
-            p_value: Option<f64>,
-            #[serde(default)]
-            not_testable: Option<String>,
-        }
-        #[derive(Deserialize)]
-        struct Run {
-            model: String,
-            pair: String,
-            rows: Option<Vec<String>>,
-            cols: Option<Vec<String>>,
-            relevance_order: Vec<usize>,
-            sweep: Vec<Step>,
-        }
-        let run = Run::deserialize(d)?;
-        let pair = run.pair;
+impl TryFrom<SavedRun> for ProbeRun {
+    type Error = String;
+
+    fn try_from(run: SavedRun) -> Result<ProbeRun, String> {
         let (rows, cols) = (run.rows.unwrap_or_default(), run.cols.unwrap_or_default());
         let sweep = run
             .sweep
             .into_iter()
             .map(|s| {
-                let association = match (s.chi2, s.dof, s.p_value, s.not_testable) {
-                    (Some(chi2), Some(dof), Some(p_value), None) => {
-                        Association::Tested { chi2, dof, p_value }
-                    }
-                    (None, None, None, Some(reason)) => Association::NotTestable { reason },
-                    _ => {
-                        return Err(D::Error::custom(format!(
-                            "{} {}: step n = {}: give chi2, dof and p_value, or a not_testable reason",
-                            run.model, pair, s.n
-                        )));
-                    }
-                };
+                let association = s.association.association().ok_or_else(|| {
+                    format!(
+                        "{} {}: step n = {}: give chi2, dof and p_value, or a not_testable reason",
+                        run.model, run.pair, s.n
+                    )
+                })?;
                 let dims = run.relevance_order.get(..s.n).ok_or_else(|| {
-                    D::Error::custom(format!(
+                    format!(
                         "{} {}: step n = {} exceeds the {} dimensions of relevance_order",
                         run.model,
-                        pair,
+                        run.pair,
                         s.n,
                         run.relevance_order.len()
-                    ))
+                    )
                 })?;
                 Ok(ProbeStep {
                     n: s.n,
@@ -571,10 +562,10 @@ impl<'de> Deserialize<'de> for ProbeRun {
                     association,
                 })
             })
-            .collect::<Result<_, D::Error>>()?;
+            .collect::<Result<_, String>>()?;
         Ok(ProbeRun {
             model: run.model,
-            pair,
+            pair: run.pair,
             relevance_order: run.relevance_order,
             sweep,
         })

@@ -169,11 +169,14 @@ impl<'a> Fetch<'a> {
         }
         let refs = self.repo.join("refs");
         fs::create_dir_all(&refs).map_err(Self::io(&refs, "create"))?;
-        tempfile::NamedTempFile::new_in(&refs)
-            .and_then(|mut tmp| {
-                tmp.write_all(commit.as_bytes())?;
-                tmp.persist(refs.join("main")).map_err(|e| e.error)
+        // Made as `fs::write` makes a file (the umask's permissions: a shared cache stays
+        // readable), under a temporary name, then renamed.
+        tempfile::Builder::new()
+            .make_in(&refs, |tmp| {
+                let mut file = OpenOptions::new().write(true).create_new(true).open(tmp)?;
+                file.write_all(commit.as_bytes())
             })
+            .and_then(|tmp| tmp.persist(refs.join("main")).map_err(|e| e.error))
             .map_err(Self::io(&refs.join("main"), "write"))?;
         Ok(snapshot)
     }

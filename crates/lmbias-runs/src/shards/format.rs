@@ -250,6 +250,16 @@ impl Stamp {
             .insert(name.into(), format!("{:x}", Sha256::digest(content)));
     }
 
+    /// Records every file under `dir` by the sha256 of its content, each named `prefix/NAME`
+    /// (NAME relative to `dir`): a file edited between shards changes its digest.
+    pub fn folder(&mut self, prefix: &str, dir: &std::path::Path) -> Result<(), crate::RunError> {
+        for (name, path) in crate::provenance::files_under(dir)? {
+            let sha256 = crate::provenance::sha256_file(&path)?;
+            self.digests.insert(format!("{prefix}/{name}"), sha256);
+        }
+        Ok(())
+    }
+
     /// Records every field of `settings` as an option, by its serde name and its value as
     /// JSON: a setting added to the struct is stamped without anyone listing it here.
     pub fn settings(&mut self, settings: &impl Serialize) -> Result<(), serde_json::Error> {
