@@ -15,8 +15,10 @@ use std::sync::Mutex;
 use lmbias_fetch::hub::{
     DownloadError, HubError, HubFiles, HubMiss, HubSettings, Stall, cached_snapshot, is_hub_id,
 };
+use lmbias_testing::error_chain;
 use lmbias_testing::hub_server::{
-    Host, HubRepo, HubServer, TRICKLE_BYTES, TRICKLE_EVERY, closing_endpoint, garbage_endpoint,
+    COMMIT, Host, HubRepo, HubServer, TRICKLE_BYTES, TRICKLE_EVERY, closing_endpoint,
+    garbage_endpoint, scratch_cache,
 };
 
 /// The files lmbias-model names (its `HUB_FILES`), which this crate cannot depend on.
@@ -31,29 +33,6 @@ const FILES: HubFiles = HubFiles {
 
 fn download(model: &str, hub: &HubSettings) -> Result<PathBuf, DownloadError> {
     lmbias_fetch::hub::download(model, &FILES, hub)
-}
-
-const COMMIT: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c";
-
-fn tiny(id: &str) -> HubRepo {
-    HubRepo::from_folder(id, COMMIT, &lmbias_testing::model_dir("tiny-bert-mlm"))
-}
-
-fn scratch(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lmbias-hub-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-/// The error and its causes on one line, as the CLI prints them (`{:#}`).
-fn chain(err: &dyn std::error::Error) -> String {
-    let mut line = err.to_string();
-    let mut cause = err.source();
-    while let Some(e) = cause {
-        line.push_str(&format!(": {e}"));
-        cause = e.source();
-    }
-    line
 }
 
 /// The hub's reason for a failed download ([`DownloadError::Failed`]'s source).
@@ -97,10 +76,10 @@ fn files_under(dir: &Path) -> Vec<String> {
 
 #[test]
 fn a_download_lands_in_huggingface_hubs_cache_layout() {
-    let repo = tiny("org/tiny");
+    let repo = HubRepo::tiny("org/tiny");
     let weights_sha = repo.sha256("model.safetensors");
     let server = HubServer::start(vec![repo]);
-    let cache = scratch("layout");
+    let cache = scratch_cache("layout");
     let snapshot = download("org/tiny", &settings(&server, &cache)).unwrap();
     let root = cache.join("models--org--tiny");
     assert_eq!(snapshot, root.join("snapshots").join(COMMIT));
@@ -187,8 +166,8 @@ fn a_download_lands_in_huggingface_hubs_cache_layout() {
 
 #[test]
 fn progress_is_told_for_each_file_from_its_first_byte_to_its_end() {
-    let server = HubServer::start(vec![tiny("org/told")]);
-    let cache = scratch("told");
+    let server = HubServer::start(vec![HubRepo::tiny("org/told")]);
+    let cache = scratch_cache("told");
     let seen: Arc<Mutex<Vec<(String, u64, Option<u64>, bool)>>> = Arc::default();
     let log = Arc::clone(&seen);
     let hub = HubSettings {
@@ -225,8 +204,8 @@ fn progress_is_told_for_each_file_from_its_first_byte_to_its_end() {
 
 #[test]
 fn a_renamed_model_is_followed_within_the_hub_and_cached_under_the_name_asked() {
-    let server = HubServer::start(vec![tiny("google-bert/tiny").renamed_from("tiny")]);
-    let cache = scratch("renamed");
+    let server = HubServer::start(vec![HubRepo::tiny("google-bert/tiny").renamed_from("tiny")]);
+    let cache = scratch_cache("renamed");
     let snapshot = download("tiny", &settings(&server, &cache)).unwrap();
     assert_eq!(snapshot, cache.join("models--tiny/snapshots").join(COMMIT));
     assert!(snapshot.join("model.safetensors").is_file());
@@ -241,13 +220,13 @@ fn a_renamed_model_is_followed_within_the_hub_and_cached_under_the_name_asked() 
 
 #[test]
 fn a_transfer_cut_halfway_resumes_with_a_range_request() {
-    let server = HubServer::start(vec![tiny("org/cut").cut_once("model.safetensors")]);
-    let cache = scratch("cut");
+    let server = HubServer::start(vec![HubRepo::tiny("org/cut").cut_once("model.safetensors")]);
+    let cache = scratch_cache("cut");
     let hub = settings(&server, &cache);
     let size = weights_size();
 
     let err = download("org/cut", &hub).unwrap_err();
-    let message = chain(&err);
+    let message = error_chain(&err);
     // ureq sees the early close as a read error (fewer bytes than Content-Length).
     assert!(
         matches!(
@@ -302,8 +281,10 @@ fn a_transfer_cut_halfway_resumes_with_a_range_request() {
 
 #[test]
 fn a_trickling_transfer_is_abandoned_under_the_minimum_speed_and_resumes() {
-    let server = HubServer::start(vec![tiny("org/slow").trickle_once("model.safetensors")]);
-    let cache = scratch("trickle");
+    let server = HubServer::start(vec![
+        HubRepo::tiny("org/slow").trickle_once("model.safetensors"),
+    ]);
+    let cache = scratch_cache("trickle");
     // The trickle sends 80 bytes/s after its first half; the rule asks 1000 over 1 s.
     assert!(TRICKLE_BYTES as f64 / TRICKLE_EVERY.as_secs_f64() < 1000.0);
     let hub = HubSettings {
@@ -316,7 +297,7 @@ fn a_trickling_transfer_is_abandoned_under_the_minimum_speed_and_resumes() {
     let err = download("org/slow", &hub).unwrap_err();
     // Without the rule the ~100 KB left would take 20 minutes at 80 bytes/s.
     assert!(start.elapsed() < Duration::from_secs(10), "{err}");
-    let message = chain(&err);
+    let message = error_chain(&err);
     assert!(
         matches!(
             hub_error(&err),
@@ -376,10 +357,10 @@ fn a_trickling_transfer_is_abandoned_under_the_minimum_speed_and_resumes() {
 #[test]
 fn a_hub_answering_garbage_is_a_bad_answer_not_an_unreachable_hub() {
     let endpoint = garbage_endpoint();
-    let cache = scratch("garbage");
+    let cache = scratch_cache("garbage");
     let hub = HubSettings::new(&endpoint, &cache);
     let err = download("org/garbage", &hub).unwrap_err();
-    let message = chain(&err);
+    let message = error_chain(&err);
     assert!(
         matches!(hub_error(&err), HubError::NotHttp { .. }),
         "{err:?}"
@@ -405,11 +386,13 @@ fn a_hub_answering_garbage_is_a_bad_answer_not_an_unreachable_hub() {
 
 #[test]
 fn a_corrupt_file_is_rejected_and_leaves_nothing_in_snapshots() {
-    let server = HubServer::start(vec![tiny("org/corrupt").corrupt("model.safetensors")]);
-    let cache = scratch("corrupt");
+    let server = HubServer::start(vec![
+        HubRepo::tiny("org/corrupt").corrupt("model.safetensors"),
+    ]);
+    let cache = scratch_cache("corrupt");
     let hub = settings(&server, &cache);
     let err = download("org/corrupt", &hub).unwrap_err();
-    let message = chain(&err);
+    let message = error_chain(&err);
     assert!(
         matches!(hub_error(&err), HubError::Corrupt { .. }),
         "{err:?}"
@@ -437,8 +420,8 @@ fn a_corrupt_file_is_rejected_and_leaves_nothing_in_snapshots() {
 
 #[test]
 fn a_gated_model_needs_a_token_with_access() {
-    let server = HubServer::start(vec![tiny("org/gated").gated("hf_secret")]);
-    let cache = scratch("gated");
+    let server = HubServer::start(vec![HubRepo::tiny("org/gated").gated("hf_secret")]);
+    let cache = scratch_cache("gated");
     let hub = settings(&server, &cache);
 
     let err = download("org/gated", &hub).unwrap_err();
@@ -497,8 +480,8 @@ fn a_gated_model_needs_a_token_with_access() {
 
 #[test]
 fn offline_makes_no_request_and_says_so() {
-    let server = HubServer::start(vec![tiny("org/tiny")]);
-    let cache = scratch("offline");
+    let server = HubServer::start(vec![HubRepo::tiny("org/tiny")]);
+    let cache = scratch_cache("offline");
     let hub = HubSettings {
         offline: true,
         ..settings(&server, &cache)
@@ -517,8 +500,8 @@ fn offline_makes_no_request_and_says_so() {
 
 #[test]
 fn a_model_the_hub_does_not_have_is_not_found() {
-    let server = HubServer::start(vec![tiny("org/tiny")]);
-    let cache = scratch("absent");
+    let server = HubServer::start(vec![HubRepo::tiny("org/tiny")]);
+    let cache = scratch_cache("absent");
     let err = download("org/absent", &settings(&server, &cache)).unwrap_err();
     assert!(matches!(err, DownloadError::Absent { .. }), "{err:?}");
     let message = err.to_string();
@@ -537,9 +520,9 @@ fn weights_fall_back_to_pytorch_model_bin_and_a_model_without_any_is_refused() {
     let bin = lmbias_testing::model_dir("tiny-bert-mlm-bin");
     let server = HubServer::start(vec![
         HubRepo::from_folder("org/bin", COMMIT, &bin),
-        tiny("org/noweights").without("model.safetensors"),
+        HubRepo::tiny("org/noweights").without("model.safetensors"),
     ]);
-    let cache = scratch("weights");
+    let cache = scratch_cache("weights");
     let hub = settings(&server, &cache);
     let snapshot = download("org/bin", &hub).unwrap();
     assert!(snapshot.join("pytorch_model.bin").is_file());
@@ -547,7 +530,8 @@ fn weights_fall_back_to_pytorch_model_bin_and_a_model_without_any_is_refused() {
 
     let err = download("org/noweights", &hub).unwrap_err();
     assert!(
-        chain(&err).ends_with("failed: the model has none of model.safetensors, pytorch_model.bin"),
+        error_chain(&err)
+            .ends_with("failed: the model has none of model.safetensors, pytorch_model.bin"),
         "{err}"
     );
     assert!(!cache.join("models--org--noweights/snapshots").exists());
@@ -556,8 +540,8 @@ fn weights_fall_back_to_pytorch_model_bin_and_a_model_without_any_is_refused() {
 
 #[test]
 fn two_fetches_of_one_model_download_each_blob_once() {
-    let server = Arc::new(HubServer::start(vec![tiny("org/shared")]));
-    let cache = scratch("shared");
+    let server = Arc::new(HubServer::start(vec![HubRepo::tiny("org/shared")]));
+    let cache = scratch_cache("shared");
     let threads: Vec<_> = (0..2)
         .map(|_| {
             let hub = settings(&server, &cache);
@@ -588,7 +572,7 @@ fn two_fetches_of_one_model_download_each_blob_once() {
 fn an_unreachable_hub_fails_fast_and_is_asked_once_per_process() {
     // Accepts each connection and closes it at once: the hub is not there.
     let (endpoint, connections) = closing_endpoint();
-    let cache = scratch("unreachable");
+    let cache = scratch_cache("unreachable");
     let hub = HubSettings::new(&endpoint, &cache);
     let err = download("org/first", &hub).unwrap_err();
     assert!(matches!(err, DownloadError::Absent { .. }), "{err:?}");
@@ -622,7 +606,7 @@ fn a_hub_that_never_answers_is_given_up_after_the_timeout() {
     let endpoint = format!("http://{}", listener.local_addr().unwrap());
     let hub = HubSettings {
         read_timeout: Duration::from_secs(1),
-        ..HubSettings::new(&endpoint, scratch("silent"))
+        ..HubSettings::new(&endpoint, scratch_cache("silent"))
     };
     let start = Instant::now();
     let err = download("org/silent", &hub).unwrap_err();

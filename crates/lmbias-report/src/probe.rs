@@ -168,24 +168,14 @@ pub fn figure_file(run: &ProbeRun) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lmbias_studies::testing::{dusi_table_1 as paper_table_1, probe_step};
 
     fn step(table: Vec<Vec<u64>>) -> ProbeStep {
-        let rows = vec!["negative".to_string(), "positive".to_string()];
-        let cols = vec!["christian".to_string(), "muslim".to_string()];
-        ProbeStep {
-            n: 50,
-            dims: vec![],
-            association: Association::of_table(&rows, &cols, &table),
-            rows,
-            cols,
-            table,
-        }
+        probe_step(table)
     }
 
-    /// Dusi 2024, Table 1, as the probe counts it: rows are the stereotyped classes
-    /// (sorted: negative, positive), columns the predicted protected ones.
     fn table_1() -> ProbeStep {
-        step(vec![vec![40, 81], vec![80, 39]])
+        paper_table_1()
     }
 
     const PAPER_ORDER: ClassOrder<'static> = ClassOrder {

@@ -5,6 +5,7 @@ use lmbias_data::valence::Group;
 
 use lmbias_encoder::{Layer, Pooling};
 
+use crate::probe::{Association, ProbeStep};
 use crate::seat::{SeatRow, SetSizes, TestCoverage};
 use crate::valence::{Coverage, ModelResult, SentenceScore};
 
@@ -79,4 +80,26 @@ pub fn valence_result(model: &str, sentences: Vec<SentenceScore>) -> ModelResult
         k_sweep: vec![],
         unannotated: vec![],
     }
+}
+
+/// A probe step at n = 50 with `table`'s counts and its χ² test: stereotyped classes
+/// negative, positive (rows, sorted as the probe sorts them) against predicted christian,
+/// muslim (columns); no dimensions.
+pub fn probe_step(table: Vec<Vec<u64>>) -> ProbeStep {
+    let rows = vec!["negative".to_string(), "positive".to_string()];
+    let cols = vec!["christian".to_string(), "muslim".to_string()];
+    ProbeStep {
+        n: 50,
+        dims: vec![],
+        association: Association::of_table(&rows, &cols, &table),
+        rows,
+        cols,
+        table,
+    }
+}
+
+/// Dusi 2024, Table 1, as the probe counts it (rows the stereotyped classes, columns the
+/// predicted protected ones): christian × positive 80, muslim × negative 81.
+pub fn dusi_table_1() -> ProbeStep {
+    probe_step(vec![vec![40, 81], vec![80, 39]])
 }

@@ -11,10 +11,20 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use sha2::{Digest, Sha256};
+
+/// The commit every repository of the download tests is at.
+pub const COMMIT: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c";
+
+/// An empty Hugging Face cache folder for test `tag`, unique to this process.
+pub fn scratch_cache(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lmbias-hub-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
 
 /// One model repository on the loopback hub.
 #[derive(Debug, Clone)]
@@ -58,6 +68,11 @@ impl HubRepo {
             repo = repo.file(&name, std::fs::read(&path).unwrap());
         }
         repo
+    }
+
+    /// Repository `id` at [`COMMIT`] holding the tiny BERT fixture (`tiny-bert-mlm`).
+    pub fn tiny(id: &str) -> Self {
+        Self::from_folder(id, COMMIT, &crate::model_dir("tiny-bert-mlm"))
     }
 
     /// Adds (or replaces) a file.

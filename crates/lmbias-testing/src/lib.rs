@@ -62,6 +62,17 @@ pub fn fixture_passages() -> Vec<String> {
         .collect()
 }
 
+/// An error and its causes on one line, as the CLI prints them (`{:#}`).
+pub fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut line = err.to_string();
+    let mut cause = err.source();
+    while let Some(e) = cause {
+        line.push_str(&format!(": {e}"));
+        cause = e.source();
+    }
+    line
+}
+
 /// A writable copy of fixture model `name` in a fresh temporary folder named by
 /// `tag` (unique per test), for tests that break a file and load the folder.
 pub fn copy_fixture(name: &str, tag: &str) -> PathBuf {
