@@ -12,7 +12,7 @@ from conftest import REPO, probe_rows
 
 PROBE = REPO / "datasets" / "probe"
 PROTECTED, STEREOTYPED = PROBE / "religion.csv", PROBE / "adjectives.csv"
-# The pair's name in xtask's runs (lmbias_studies::probe::DUSI_PAIRS), and the CLI's and
+# The pair's name in xtask's runs (lmbias_papers::dusi::PAIRS), and the CLI's and
 # Python's from the lists' file stems.
 PAIR = "religion × adjectives"
 
