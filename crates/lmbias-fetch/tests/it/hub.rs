@@ -168,7 +168,9 @@ fn a_download_lands_in_huggingface_hubs_cache_layout() {
 fn progress_is_told_for_each_file_from_its_first_byte_to_its_end() {
     let server = HubServer::start(vec![HubRepo::tiny("org/told")]);
     let cache = scratch_cache("told");
-    let seen: Arc<Mutex<Vec<(String, u64, Option<u64>, bool)>>> = Arc::default();
+    // (file, bytes so far, size, done) of every call.
+    type Told = Vec<(String, u64, Option<u64>, bool)>;
+    let seen: Arc<Mutex<Told>> = Arc::default();
     let log = Arc::clone(&seen);
     let hub = HubSettings {
         progress: Some(Arc::new(move |t| {

@@ -1,0 +1,3 @@
+//! lmbias-fetch's integration tests, one binary (as ripgrep does).
+
+mod hub;
