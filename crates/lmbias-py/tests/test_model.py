@@ -54,7 +54,7 @@ def test_tiny_embed_matches_transformers():
     for pooling, layer, key in [("cls", -1, "cls"), ("mean", -1, "mean"), ("first", -1, "first"), ("cls", 1, "layer1_cls")]:
         got = model.embed(texts, pooling=pooling, layer=layer)
         want = np.array([s[key] for s in sentences], dtype=np.float32)
-        # The Rust parity tests' tolerance (tests/tests/it/model_parity.rs).
+        # The Rust parity tests' tolerance (tests/tests/it/families/bert.rs).
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-5, err_msg=key)
 
 

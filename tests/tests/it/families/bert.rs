@@ -1,5 +1,5 @@
-//! lmbias-model against transformers: the tiny BERT fixtures (every checkpoint
-//! variant) and the real all-MiniLM-L6-v2. References: tests/fixtures/reference/
+//! BERT against transformers: the tiny BERT fixtures (every checkpoint variant) and the
+//! real all-MiniLM-L6-v2. References: tests/fixtures/reference/
 //! (written by tests/fixtures/generate/*.py with transformers 5.24, eager attention).
 
 use std::path::Path;
@@ -10,14 +10,15 @@ use lmbias_testing::{floats, ids, max_abs_diff, model_dir, reference};
 use lmbias_text::Tokenizer;
 use serde_json::Value;
 
-fn cosine(a: &[f32], b: &[f32]) -> f64 {
+/// The cosine of two vectors, in f64.
+pub(super) fn cosine(a: &[f32], b: &[f32]) -> f64 {
     let dot: f64 = a.iter().zip(b).map(|(x, y)| *x as f64 * *y as f64).sum();
     let na: f64 = a.iter().map(|x| (*x as f64).powi(2)).sum::<f64>().sqrt();
     let nb: f64 = b.iter().map(|x| (*x as f64).powi(2)).sum::<f64>().sqrt();
     dot / (na * nb)
 }
 
-fn embedder(dir: &Path) -> Box<dyn Embedder + Send + Sync> {
+pub(super) fn embedder(dir: &Path) -> Box<dyn Embedder + Send + Sync> {
     let checkpoint = Checkpoint::resolve(dir.to_str().unwrap()).unwrap();
     load_embedder(&checkpoint, DeviceKind::Cpu).unwrap()
 }
@@ -189,77 +190,6 @@ fn tiny_nohead_without_prefix_matches_transformers() {
 #[test]
 fn tiny_cased_turkish_matches_transformers() {
     check_tiny_embeddings("tiny-bert-cased-tr");
-}
-
-/// One call over many texts equals one call per text: texts of every length,
-/// repeated and interleaved so that the length-sorted batches (at most 32 texts,
-/// run in parallel) mix texts from all over the input, and each result must come
-/// back to its own place; sentence vectors and word vectors alike.
-#[test]
-fn batched_equals_one_at_a_time() {
-    for folder in ["tiny-bert-mlm"]
-        .into_iter()
-        .chain(lmbias_testing::FAMILY_FIXTURES.iter().map(|(f, _)| *f))
-    {
-        check_batched_equals_one_at_a_time(folder);
-    }
-}
-
-fn check_batched_equals_one_at_a_time(folder: &str) {
-    let reference = reference(folder);
-    let model = embedder(&model_dir(folder));
-    let distinct: Vec<&str> = reference["sentences"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["text"].as_str().unwrap())
-        .collect();
-    // 9 rounds, each in a different rotation: well over two batches of 32.
-    let texts: Vec<&str> = (0..9)
-        .flat_map(|r| distinct.iter().cycle().skip(r * 5).take(distinct.len()))
-        .copied()
-        .collect();
-    assert!(
-        texts.len() > 64,
-        "{} texts: too few to fill three batches",
-        texts.len()
-    );
-    for pooling in [Pooling::Cls, Pooling::Mean, Pooling::First] {
-        let batched = model.embed(&texts, pooling, Layer::Last).unwrap();
-        assert_eq!(batched.len(), texts.len());
-        for (text, got) in texts.iter().zip(&batched) {
-            let single = model
-                .embed(&[text], pooling, Layer::Last)
-                .unwrap()
-                .remove(0);
-            let diff = max_abs_diff(got, &single);
-            assert!(
-                diff <= 1e-5,
-                "{folder} {pooling} {text:?}: batched differs by {diff}"
-            );
-        }
-    }
-    // The first word of each text, in context: spans must follow their texts too.
-    let words: Vec<WordInContext<'_>> = texts
-        .iter()
-        .map(|&text| {
-            let end = text.find(' ').unwrap_or(text.len());
-            WordInContext { text, word: 0..end }
-        })
-        .collect();
-    let batched = model.embed_words(&words, Layer::Last).unwrap();
-    for (word, got) in words.iter().zip(&batched) {
-        let single = model
-            .embed_words(std::slice::from_ref(word), Layer::Last)
-            .unwrap()
-            .remove(0);
-        let diff = max_abs_diff(got, &single);
-        assert!(
-            diff <= 1e-5,
-            "{folder} {:?}: batched word differs by {diff}",
-            word.text
-        );
-    }
 }
 
 #[test]

@@ -1,26 +1,19 @@
-//! `--precision bf16` against f32 on every family's tiny checkpoint: the same sentence
+//! What every family must do alike, on every family's tiny checkpoint: one call over many
+//! texts equals one call per text; `--precision bf16` against f32, the same sentence
 //! vectors within a stated cosine, the same top fill-mask proposal where f32's is clear.
 //! On a CPU without bf16 units bf16 falls back to f32, and then the vectors are f32's
 //! exactly. The figures on real models (MiniLM, bert-base's shape) are in
 //! docs/benchmarks.md, "bf16".
 
-use lmbias_encoder::{Layer, Pooling};
+use lmbias_encoder::{Layer, Pooling, WordInContext};
 use lmbias_model::{Checkpoint, Compute, DeviceKind, Precision, load_embedder, load_masked_lm};
-use lmbias_testing::{FAMILY_FIXTURES, model_dir, reference};
+use lmbias_testing::{FAMILY_FIXTURES, max_abs_diff, model_dir, reference};
+
+use super::bert::{cosine, embedder};
 
 /// The smallest cosine allowed between a bf16 and an f32 sentence vector on the tiny
 /// checkpoints (their worst, printed with --nocapture, is well above it).
 const MIN_COSINE: f64 = 0.999;
-
-fn cosine(a: &[f32], b: &[f32]) -> f64 {
-    let dot: f64 = a
-        .iter()
-        .zip(b)
-        .map(|(x, y)| f64::from(*x) * f64::from(*y))
-        .sum();
-    let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-    dot / (norm(a) * norm(b))
-}
 
 /// The fixtures' own sentences (their reference files'), every family.
 fn folders() -> impl Iterator<Item = (&'static str, bool)> {
@@ -105,4 +98,75 @@ fn bf16_fill_mask_keeps_clear_first_proposals() {
         }
     }
     assert!(compared >= 5, "only {compared} clear proposals to compare");
+}
+
+/// One call over many texts equals one call per text: texts of every length,
+/// repeated and interleaved so that the length-sorted batches (at most 32 texts,
+/// run in parallel) mix texts from all over the input, and each result must come
+/// back to its own place; sentence vectors and word vectors alike.
+#[test]
+fn batched_equals_one_at_a_time() {
+    for folder in ["tiny-bert-mlm"]
+        .into_iter()
+        .chain(FAMILY_FIXTURES.iter().map(|(f, _)| *f))
+    {
+        check_batched_equals_one_at_a_time(folder);
+    }
+}
+
+fn check_batched_equals_one_at_a_time(folder: &str) {
+    let reference = reference(folder);
+    let model = embedder(&model_dir(folder));
+    let distinct: Vec<&str> = reference["sentences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["text"].as_str().unwrap())
+        .collect();
+    // 9 rounds, each in a different rotation: well over two batches of 32.
+    let texts: Vec<&str> = (0..9)
+        .flat_map(|r| distinct.iter().cycle().skip(r * 5).take(distinct.len()))
+        .copied()
+        .collect();
+    assert!(
+        texts.len() > 64,
+        "{} texts: too few to fill three batches",
+        texts.len()
+    );
+    for pooling in [Pooling::Cls, Pooling::Mean, Pooling::First] {
+        let batched = model.embed(&texts, pooling, Layer::Last).unwrap();
+        assert_eq!(batched.len(), texts.len());
+        for (text, got) in texts.iter().zip(&batched) {
+            let single = model
+                .embed(&[text], pooling, Layer::Last)
+                .unwrap()
+                .remove(0);
+            let diff = max_abs_diff(got, &single);
+            assert!(
+                diff <= 1e-5,
+                "{folder} {pooling} {text:?}: batched differs by {diff}"
+            );
+        }
+    }
+    // The first word of each text, in context: spans must follow their texts too.
+    let words: Vec<WordInContext<'_>> = texts
+        .iter()
+        .map(|&text| {
+            let end = text.find(' ').unwrap_or(text.len());
+            WordInContext { text, word: 0..end }
+        })
+        .collect();
+    let batched = model.embed_words(&words, Layer::Last).unwrap();
+    for (word, got) in words.iter().zip(&batched) {
+        let single = model
+            .embed_words(std::slice::from_ref(word), Layer::Last)
+            .unwrap()
+            .remove(0);
+        let diff = max_abs_diff(got, &single);
+        assert!(
+            diff <= 1e-5,
+            "{folder} {:?}: batched word differs by {diff}",
+            word.text
+        );
+    }
 }
