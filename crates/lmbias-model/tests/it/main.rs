@@ -2,7 +2,6 @@
 //! below was a test binary of its own, and each linked the whole dependency tree.
 
 mod errors;
-mod hub;
 mod never_panics;
 mod train;
 mod wgpu_parity;

@@ -1,8 +1,9 @@
-//! lmbias-runs's integration tests: opening, provenance, the runs' defaults from the
-//! model, and sharded runs.
+//! lmbias-runs's integration tests: opening, resolution against a loopback hub, provenance,
+//! the runs' defaults from the model, and sharded runs.
 
 mod model;
 mod probe;
+mod resolve;
 mod seat;
 mod shards;
 

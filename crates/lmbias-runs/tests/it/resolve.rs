@@ -1,7 +1,8 @@
 //! Resolution against a hub served on loopback (lmbias-testing's `hub_server`): a hub id
 //! resolves through the cache, then a download (lmbias-fetch's, tested there), to a
 //! checkpoint pinned by its commit; a half-made snapshot is completed or said to be; what
-//! the hub refused is said as resolution says it.
+//! the hub refused is said as resolution says it. Here, not in lmbias-model, because this
+//! crate is the one that compiles the hub client in (lmbias-fetch's `download` feature).
 
 use std::path::Path;
 
