@@ -1,5 +1,7 @@
 //! `--device` and `--precision`, declared once for the CLI's subcommands and xtask.
 
+use std::sync::Once;
+
 use anyhow::Context;
 use lmbias_runs::{Compute, DeviceKind, Precision};
 
@@ -23,9 +25,15 @@ pub struct ComputeArgs {
 }
 
 impl ComputeArgs {
-    /// The two, checked together (bf16 is a CPU path).
+    /// The two, checked together (bf16 is a CPU path); where bf16 was asked for and the CPU
+    /// runs f32, a one-line notice on stderr, once per process.
     pub fn compute(&self) -> anyhow::Result<Compute> {
-        Compute::new(self.device, self.precision)
-            .with_context(|| format!("--device {} --precision {}", self.device, self.precision))
+        let compute = Compute::new(self.device, self.precision)
+            .with_context(|| format!("--device {} --precision {}", self.device, self.precision))?;
+        if let Some(notice) = compute.fallback_notice(self.precision) {
+            static SAID: Once = Once::new();
+            SAID.call_once(|| eprintln!("{notice}"));
+        }
+        Ok(compute)
     }
 }

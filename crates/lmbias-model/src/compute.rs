@@ -1,7 +1,5 @@
 //! How a model computes: on which device, and in which precision its matrix products run.
 
-use std::sync::Once;
-
 use lmbias_bf16::Bf16Units;
 
 use crate::device::DeviceKind;
@@ -63,8 +61,9 @@ pub struct Compute {
 }
 
 impl Compute {
-    /// `precision` on `device`. bf16 on a CPU without bf16 units runs in f32, with a
-    /// one-line notice on stderr (once per process); bf16 on a GPU is an error.
+    /// `precision` on `device`. bf16 on a CPU without bf16 units runs in f32
+    /// ([`Compute::fallback_notice`] says so, for a front-end to print); bf16 on a GPU is an
+    /// error.
     pub fn new(device: DeviceKind, precision: Precision) -> Result<Self, ModelError> {
         let bf16 = match (precision, device) {
             (Precision::F32, _) => None,
@@ -75,20 +74,17 @@ impl Compute {
                     why: "lmbias's bf16 kernel runs on the CPU".into(),
                 });
             }
-            (Precision::Bf16, DeviceKind::Cpu) => {
-                let units = Bf16Units::detect();
-                if units.is_none() {
-                    static NOTICE: Once = Once::new();
-                    NOTICE.call_once(|| {
-                        eprintln!(
-                            "lmbias: this CPU has no bf16 units (AVX512-BF16): --precision bf16 runs in f32"
-                        );
-                    });
-                }
-                units
-            }
+            (Precision::Bf16, DeviceKind::Cpu) => Bf16Units::detect(),
         };
         Ok(Self { device, bf16 })
+    }
+
+    /// What a front-end tells its user when `asked` could not be had (bf16 on a CPU without
+    /// bf16 units, which runs f32); `None` when the products run as asked.
+    pub fn fallback_notice(&self, asked: Precision) -> Option<&'static str> {
+        (asked != self.precision()).then_some(
+            "lmbias: this CPU has no bf16 units (AVX512-BF16): --precision bf16 runs in f32",
+        )
     }
 
     /// The device.

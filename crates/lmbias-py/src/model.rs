@@ -94,6 +94,10 @@ impl Model {
             .parse()
             .map_err(|e| to_py(anyhow::Error::new(e)))?;
         let compute = Compute::new(device, precision).map_err(|e| to_py(anyhow::Error::new(e)))?;
+        if let Some(notice) = compute.fallback_notice(precision) {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| eprintln!("{notice}"));
+        }
         let model = work::run(py, |_| {
             lmbias_runs::open(&name, compute).map_err(|e| to_py(e.into()))
         })??;
