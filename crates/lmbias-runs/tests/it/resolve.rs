@@ -118,23 +118,6 @@ fn offline_makes_no_request_and_says_how_to_provide_the_model() {
 }
 
 #[test]
-fn a_model_the_hub_does_not_have_is_not_found() {
-    let server = HubServer::start(vec![HubRepo::tiny("org/tiny")]);
-    let cache = scratch_cache("absent");
-    let err = Checkpoint::resolve_with("org/absent", &settings(&server, &cache)).unwrap_err();
-    assert!(matches!(err, ModelError::NotFound { .. }), "{err:?}");
-    let message = err.to_string();
-    assert!(
-        message.contains(&format!(
-            ", and the hub at {} has no such model (if it is private, set HF_TOKEN",
-            server.endpoint()
-        )),
-        "{message}"
-    );
-    assert!(!cache.join("models--org--absent").exists());
-}
-
-#[test]
 fn a_half_made_snapshot_in_the_cache_is_completed() {
     let server = HubServer::start(vec![HubRepo::tiny("org/half")]);
     let cache = scratch_cache("half");
@@ -152,7 +135,8 @@ fn a_half_made_snapshot_in_the_cache_is_completed() {
 }
 
 /// What the download refused comes through resolution as it is, typed and worded by
-/// lmbias-fetch (whose tests cover each refusal): a gated model, a hub answering garbage.
+/// lmbias-fetch (whose tests cover each refusal): a gated model, a hub answering garbage; a
+/// model the hub does not have is not found.
 #[test]
 fn a_refused_download_is_passed_on_as_the_hub_said_it() {
     let server = HubServer::start(vec![HubRepo::tiny("org/gated").gated("hf_secret")]);
