@@ -1,6 +1,7 @@
 //! Statistics for bias measurement: WEAT/SEAT effect sizes and permutation tests with sent-bias
 //! semantics, a paired sign-flip test, bootstrap intervals, multiple-test correction, chi-squared
-//! tests, the log-odds of words between two corpora, and agreement between raters. No Burn.
+//! tests, exact binomial and McNemar tests with Clopper–Pearson intervals, the log-odds of words
+//! between two corpora, and agreement between raters. No Burn.
 //!
 //! Every number that sent-bias (May et al. 2019, `sentbias/weat.py`) also computes is computed
 //! the way it does — including numpy's summation order — so that p-values and ties agree exactly.
@@ -24,6 +25,7 @@
 //! ```
 
 pub mod agreement;
+pub mod binomial;
 pub mod bootstrap;
 pub mod chi2;
 pub mod correction;
