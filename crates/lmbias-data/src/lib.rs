@@ -1,5 +1,6 @@
 //! Dataset schemas for lmbias: association tests (sent-bias format), valence sentences, probe
-//! word lists, plain word lists, embedding files (and the one word2vec/GloVe text reader), training corpora.
+//! word lists, plain word lists, minimal pairs (CrowS-Pairs' CSV), embedding files (and the one
+//! word2vec/GloVe text reader), training corpora.
 //! Loading with validation; no Burn.
 //!
 //! Each module owns its loader's error (one line, naming the file and the field, set, line or
@@ -7,6 +8,7 @@
 
 pub mod association;
 pub mod corpus;
+pub mod crows;
 pub mod embeddings;
 pub mod probe;
 pub mod read;

@@ -4,6 +4,7 @@
 mod association;
 mod bom;
 mod corpus;
+mod crows;
 mod damaged_files;
 mod embeddings;
 mod never_panics;

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use lmbias_data::corpus::{Corpus, bible_verses};
+use lmbias_data::crows::PairSet;
 use lmbias_data::probe::Template;
 use lmbias_data::valence::ValenceDataset;
 use lmbias_data::{AssociationTest, Embeddings, LoadOptions};
@@ -61,6 +62,10 @@ fn load_all(bytes: &[u8]) {
     let _ = Embeddings::from_slice(path, bytes);
     let _ = Corpus::from_slice(path, bytes);
     let _ = Corpus::from_slice(Path::new("arbitrary.txt"), bytes);
+    let _ = PairSet::from_slice(path, bytes).map(|set| set.lint(3));
+    let mut pairs = b",sent_more,sent_less,stereo_antistereo,bias_type\n".to_vec();
+    pairs.extend_from_slice(bytes);
+    let _ = PairSet::from_slice(path, &pairs).map(|set| set.lint(3));
     if let Ok(text) = std::str::from_utf8(bytes) {
         let _ = ValenceDataset::from_json(text, path);
         let _ = bible_verses(text);

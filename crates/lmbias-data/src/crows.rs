@@ -1,0 +1,309 @@
+//! Minimal pairs in CrowS-Pairs' CSV (Nangia, Vania, Bhalerao & Bowman 2020,
+//! `data/crows_pairs_anonymized.csv`): a header naming at least `sent_more`, `sent_less`,
+//! `stereo_antistereo` and `bias_type`; the first, unnamed column, where there is one, is the
+//! pair's id (else its line); the annotators' columns are not read.
+//!
+//! A pair whose two sentences are identical has nothing to score: it is set aside with its
+//! line ([`PairSet::identical`]), never counted as a tie. [`PairSet::lint`] lists the pairs
+//! that Blodgett et al. (2021, "Stereotyping Norwegian Salmon") warn about and that a program
+//! can find: sentences that differ in more than one place, modified spans of very different
+//! lengths, and pairs given twice.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use lmbias_encoder::quote;
+use serde::Serialize;
+use similar::{Algorithm, DiffOp, capture_diff_slices};
+
+use crate::read::{DATASET, ReadError, read};
+
+/// The columns a pairs file must have.
+const COLUMNS: [&str; 4] = ["sent_more", "sent_less", "stereo_antistereo", "bias_type"];
+
+/// Which way a pair's first sentence goes, CrowS-Pairs' `stereo_antistereo`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// `sent_more` demonstrates a stereotype about a disadvantaged group.
+    Stereo,
+    /// `sent_more` violates one (an anti-stereotype).
+    Antistereo,
+}
+
+/// One minimal pair as the file gives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MinimalPair {
+    /// The first column's value, or the line when the file has no id column.
+    pub id: String,
+    /// The line the pair is on, counting the header as 1.
+    pub line: usize,
+    /// `sent_more`.
+    pub more: String,
+    /// `sent_less`.
+    pub less: String,
+    /// `stereo_antistereo`.
+    pub direction: Direction,
+    /// `bias_type` (`race-color`, `gender`, …).
+    pub bias_type: String,
+}
+
+/// The pairs of one file, in file order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairSet {
+    path: PathBuf,
+    pairs: Vec<MinimalPair>,
+    identical: Vec<MinimalPair>,
+}
+
+/// The pairs [`PairSet::lint`] flags, each by id, in file order.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct Lint {
+    /// The sentences differ in more than one contiguous span of words.
+    pub several_spans: Vec<String>,
+    /// A modified span is more than the lint's limit longer, in words, than its counterpart.
+    pub unequal_spans: Vec<String>,
+    /// A pair whose two sentences an earlier pair has (in either order): (this id, the first's).
+    pub duplicates: Vec<(String, String)>,
+}
+
+impl Lint {
+    /// Every flagged id once, in file order of first flagging.
+    pub fn ids(&self) -> Vec<&str> {
+        let mut ids: Vec<&str> = Vec::new();
+        let all = self.several_spans.iter().chain(&self.unequal_spans);
+        for id in all.chain(self.duplicates.iter().map(|(id, _)| id)) {
+            if !ids.contains(&id.as_str()) {
+                ids.push(id);
+            }
+        }
+        ids
+    }
+}
+
+impl PairSet {
+    /// Reads and checks a pairs file.
+    pub fn read(path: &Path) -> Result<PairSet, PairsError> {
+        PairSet::from_slice(path, &read(path, DATASET)?)
+    }
+
+    /// Checks a pairs file's contents; `path` names it in errors.
+    pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<PairSet, PairsError> {
+        let file = |problem: String| PairsError::File {
+            file: path.to_path_buf(),
+            problem,
+        };
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .from_reader(bytes);
+        let header: Vec<String> = reader
+            .headers()
+            .map_err(|e| file(e.to_string()))?
+            .iter()
+            .map(str::to_owned)
+            .collect();
+        let column = |name: &str| header.iter().position(|h| h == name);
+        let missing: Vec<&str> = COLUMNS
+            .into_iter()
+            .filter(|c| column(c).is_none())
+            .collect();
+        if !missing.is_empty() {
+            return Err(file(format!(
+                "no column {}: a pairs file has a header naming {} (CrowS-Pairs' CSV)",
+                missing.join(", "),
+                COLUMNS.join(", ")
+            )));
+        }
+        let [more, less, direction, bias_type] = COLUMNS.map(|c| column(c).unwrap_or_default());
+        // CrowS-Pairs' own id column is the first, unnamed one.
+        let id = header.first().filter(|h| h.is_empty()).map(|_| 0);
+        let mut pairs = Vec::new();
+        let mut identical = Vec::new();
+        for record in reader.records() {
+            let record = record.map_err(|e| match e.position() {
+                Some(pos) => PairsError::Line {
+                    file: path.to_path_buf(),
+                    line: pos.line() as usize,
+                    field: None,
+                    problem: e.to_string(),
+                },
+                None => file(e.to_string()),
+            })?;
+            let line = record.position().map_or(0, |p| p.line() as usize);
+            let at = |field: &'static str, problem: String| PairsError::Line {
+                file: path.to_path_buf(),
+                line,
+                field: Some(field),
+                problem,
+            };
+            let cell = |index: usize, field: &'static str| -> Result<String, PairsError> {
+                let value = record.get(index).unwrap_or_default().trim();
+                if value.is_empty() {
+                    return Err(at(field, "empty".to_owned()));
+                }
+                Ok(value.to_owned())
+            };
+            let direction = match cell(direction, "stereo_antistereo")?.as_str() {
+                "stereo" => Direction::Stereo,
+                "antistereo" => Direction::Antistereo,
+                other => {
+                    return Err(at(
+                        "stereo_antistereo",
+                        format!("{}: expected stereo or antistereo", quote(other)),
+                    ));
+                }
+            };
+            let pair = MinimalPair {
+                id: match id {
+                    Some(index) => cell(index, "id")?,
+                    None => line.to_string(),
+                },
+                line,
+                more: cell(more, "sent_more")?,
+                less: cell(less, "sent_less")?,
+                direction,
+                bias_type: cell(bias_type, "bias_type")?,
+            };
+            if pair.more == pair.less {
+                identical.push(pair);
+            } else {
+                pairs.push(pair);
+            }
+        }
+        if pairs.is_empty() {
+            return Err(file("has no pair to score".to_owned()));
+        }
+        Ok(PairSet {
+            path: path.to_path_buf(),
+            pairs,
+            identical,
+        })
+    }
+
+    /// The file read.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The pairs to score, in file order.
+    pub fn pairs(&self) -> &[MinimalPair] {
+        &self.pairs
+    }
+
+    /// The pairs whose two sentences are the same, set aside unscored.
+    pub fn identical(&self) -> &[MinimalPair] {
+        &self.identical
+    }
+
+    /// The pairs to look at before trusting a score on them (words split at white space):
+    /// sentences that differ in more than one contiguous span, spans whose lengths differ by
+    /// more than `max_length_gap` words, and pairs given twice.
+    pub fn lint(&self, max_length_gap: usize) -> Lint {
+        let mut lint = Lint::default();
+        let mut seen: HashMap<(&str, &str), &str> = HashMap::new();
+        for pair in &self.pairs {
+            let spans = modified_spans(&pair.more, &pair.less);
+            if spans.len() > 1 {
+                lint.several_spans.push(pair.id.clone());
+            }
+            if spans.iter().any(|(a, b)| a.abs_diff(*b) > max_length_gap) {
+                lint.unequal_spans.push(pair.id.clone());
+            }
+            let key = if pair.more <= pair.less {
+                (pair.more.as_str(), pair.less.as_str())
+            } else {
+                (pair.less.as_str(), pair.more.as_str())
+            };
+            match seen.get(&key) {
+                Some(first) => lint.duplicates.push((pair.id.clone(), (*first).to_owned())),
+                None => {
+                    seen.insert(key, &pair.id);
+                }
+            }
+        }
+        lint
+    }
+}
+
+/// The lengths, in words, of each contiguous span where `a` and `b` differ (a's, b's), by a
+/// Myers diff of their words.
+fn modified_spans(a: &str, b: &str) -> Vec<(usize, usize)> {
+    let (a, b): (Vec<&str>, Vec<&str>) = (
+        a.split_whitespace().collect(),
+        b.split_whitespace().collect(),
+    );
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut open = false;
+    for op in capture_diff_slices(Algorithm::Myers, &a, &b) {
+        let (old, new) = match op {
+            DiffOp::Equal { .. } => {
+                open = false;
+                continue;
+            }
+            DiffOp::Delete { old_len, .. } => (old_len, 0),
+            DiffOp::Insert { new_len, .. } => (0, new_len),
+            DiffOp::Replace {
+                old_len, new_len, ..
+            } => (old_len, new_len),
+        };
+        match spans.last_mut().filter(|_| open) {
+            Some(span) => *span = (span.0 + old, span.1 + new),
+            None => spans.push((old, new)),
+        }
+        open = true;
+    }
+    spans
+}
+
+/// Why a pairs file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum PairsError {
+    /// The file could not be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// A rule about the file as a whole (its header, no pairs).
+    #[error("{}: {problem}", file.display())]
+    File {
+        /// The pairs file.
+        file: PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A line that breaks a rule, with the field at fault where there is one.
+    #[error("{}:{line}: {}{problem}", file.display(), field.map(|f| format!("{f}: ")).unwrap_or_default())]
+    Line {
+        /// The pairs file.
+        file: PathBuf,
+        /// Counting from 1 (the header is line 1).
+        line: usize,
+        /// The column.
+        field: Option<&'static str>,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_are_the_runs_of_words_that_differ() {
+        assert_eq!(
+            modified_spans("the poor are lazy", "the rich are lazy"),
+            [(1, 1)]
+        );
+        assert_eq!(
+            modified_spans(
+                "he is a black man who sings",
+                "he is a white man who dances"
+            ),
+            [(1, 1), (1, 1)]
+        );
+        assert_eq!(
+            modified_spans("my neighbour is old", "my neighbour is a young person"),
+            [(1, 3)]
+        );
+        assert_eq!(modified_spans("same words", "same words"), []);
+    }
+}
