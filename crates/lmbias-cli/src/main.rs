@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod crows;
 mod embed;
 mod fill_mask;
 mod input;
@@ -27,6 +28,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Likelihood measures on minimal pairs (CrowS-Pairs metric, bias-bench, AUL, AULA) with exact tests against 50 %.
+    Crows(crows::CrowsArgs),
     /// Sentence vectors from a BERT or T5 checkpoint (cls, mean or first pooling, any layer), or from static word vectors (GloVe, word2vec).
     Embed(embed::EmbedArgs),
     /// The most probable tokens at the one mask of each text (masked language models only).
@@ -57,6 +60,7 @@ fn main() {
         }
     });
     let result: anyhow::Result<()> = match cli.command {
+        Command::Crows(args) => crows::run(args),
         Command::Embed(args) => embed::run(args),
         Command::FillMask(args) => fill_mask::run(args),
         Command::Probe(args) => probe::run(args),

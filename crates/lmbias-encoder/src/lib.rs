@@ -235,6 +235,38 @@ pub struct Prediction {
     pub prob: f32,
 }
 
+/// A text as a masked language model reads it: every piece, special tokens included.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Encoded {
+    /// The pieces' vocabulary ids, in order.
+    pub ids: Vec<u32>,
+    /// The pieces as the vocabulary writes them.
+    pub tokens: Vec<String>,
+    /// True where the piece is a special token the tokenizer added (`[CLS]`, `</s>`).
+    pub special: Vec<bool>,
+}
+
+/// One piece of an encoded text to score with the piece hidden: `ids` with `position`
+/// replaced by the mask token, read at `position` for the probability of `ids[position]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HiddenPiece<'a> {
+    /// The text's ids (see [`MaskedLm::encode`]).
+    pub ids: &'a [u32],
+    /// The position masked and read.
+    pub position: usize,
+}
+
+/// What an unmasked text tells of each of its pieces: the likelihood-based measures that
+/// need no mask (AUL/AULA, Kaneko & Bollegala 2022).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PieceScores {
+    /// The log-probability (natural log) of each position's own id, read at that position.
+    pub log_probs: Vec<f64>,
+    /// The attention each position receives, averaged over every layer, head and query
+    /// position (what transformers' `output_attentions` gives, averaged the same way).
+    pub attention: Vec<f64>,
+}
+
 /// A model with a masked-language-modelling head.
 pub trait MaskedLm {
     /// The name the model was resolved from, for reports.
@@ -254,6 +286,20 @@ pub trait MaskedLm {
 
     /// Probability at the mask of `text` of each vocabulary id in `ids`.
     fn token_probs(&self, text: &str, ids: &[u32]) -> Result<Vec<f32>, EncoderError>;
+
+    /// Each text as the model reads it, special tokens added (what `tokenizer.encode(text)`
+    /// gives in transformers): a text with no pieces or more than the model's positions is
+    /// an error naming it.
+    fn encode(&self, texts: &[&str]) -> Result<Vec<Encoded>, EncoderError>;
+
+    /// The log-probability (natural log) of each item's hidden piece, one forward pass per
+    /// item: pseudo-log-likelihood's unit. Pass every item of a study in one call, the model
+    /// batches them; an error names the item by its index.
+    fn hidden_log_probs(&self, items: &[HiddenPiece<'_>]) -> Result<Vec<f64>, EncoderError>;
+
+    /// Each id sequence read whole, one forward pass each: every position's log-probability
+    /// of its own id and the attention it receives.
+    fn piece_scores(&self, sequences: &[&[u32]]) -> Result<Vec<PieceScores>, EncoderError>;
 }
 
 /// Characters of an input that an error message quotes; the rest is counted, not echoed.
@@ -340,6 +386,16 @@ pub enum EncoderError {
         /// What went wrong.
         message: String,
     },
+    /// A position to hide outside its sequence.
+    #[error("item {index}: position {position} is outside its {len} pieces")]
+    Position {
+        /// Index of the item in the call.
+        index: usize,
+        /// The position asked for.
+        position: usize,
+        /// The sequence's length.
+        len: usize,
+    },
     /// A vocabulary id outside the model's vocabulary.
     #[error("id {id} is outside the vocabulary of {vocab} ids")]
     UnknownId {
@@ -390,6 +446,7 @@ impl EncoderError {
             | EncoderError::TooLong { index, .. }
             | EncoderError::EmptyText { index }
             | EncoderError::Tokenizer { index, .. }
+            | EncoderError::Position { index, .. }
             | EncoderError::NonFinite { index, .. } => Some(*index),
             EncoderError::Layer { .. }
             | EncoderError::UnknownId { .. }
@@ -406,6 +463,7 @@ impl EncoderError {
             | EncoderError::TooLong { index, .. }
             | EncoderError::EmptyText { index }
             | EncoderError::Tokenizer { index, .. }
+            | EncoderError::Position { index, .. }
             | EncoderError::NonFinite { index, .. } => *index += start,
             EncoderError::Layer { .. }
             | EncoderError::UnknownId { .. }

@@ -10,7 +10,10 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::{Embedder, EncoderError, Layer, MaskedLm, Piece, Pooling, Prediction, WordInContext};
+use crate::{
+    Embedder, Encoded, EncoderError, HiddenPiece, Layer, MaskedLm, Piece, PieceScores, Pooling,
+    Prediction, WordInContext,
+};
 
 type TextVector = Box<dyn Fn(&str) -> Vec<f32> + Send + Sync>;
 type WordVector = Box<dyn Fn(&WordInContext<'_>) -> Vec<f32> + Send + Sync>;
@@ -212,16 +215,23 @@ impl Embedder for FakeEmbedder {
 }
 
 type PieceId = Box<dyn Fn(&str) -> Option<u32> + Send + Sync>;
+type LogProb = Box<dyn Fn(&[u32], usize, bool) -> f64 + Send + Sync>;
 
 /// A fake [`MaskedLm`] whose proposals for each text are fixed by the test
 /// ([`with_answer`](Self::with_answer)), most probable first; the probability of any
 /// id it does not propose is 0. A text without exactly one of its mask token is
 /// [`EncoderError::MaskCount`], as for a real model.
+///
+/// For the likelihood measures it reads a text as its space-separated words between `<s>`
+/// and `</s>` (each must be in the vocabulary), and a piece's log-probability is what
+/// [`with_log_probs`](Self::with_log_probs) says (by default −ln(id + 2), masked or not);
+/// every position receives the same attention.
 pub struct FakeMaskedLm {
     name: String,
     mask: String,
     piece_id: PieceId,
     answers: HashMap<String, Vec<(String, f32)>>,
+    log_prob: LogProb,
 }
 
 impl FakeMaskedLm {
@@ -244,7 +254,18 @@ impl FakeMaskedLm {
             mask: mask_token.to_owned(),
             piece_id: Box::new(piece_id),
             answers: HashMap::new(),
+            log_prob: Box::new(|ids, position, _| -f64::from(ids[position] + 2).ln()),
         }
+    }
+
+    /// The log-probability of `ids[position]` in `ids`, given whether it is hidden
+    /// (`true`: pseudo-log-likelihood) or read unmasked (AUL).
+    pub fn with_log_probs(
+        mut self,
+        log_prob: impl Fn(&[u32], usize, bool) -> f64 + Send + Sync + 'static,
+    ) -> Self {
+        self.log_prob = Box::new(log_prob);
+        self
     }
 
     /// The proposals for `text` (written with this model's mask token), most probable
@@ -321,6 +342,55 @@ impl MaskedLm for FakeMaskedLm {
                     .iter()
                     .find(|(token, _)| self.id(token) == id)
                     .map_or(0.0, |&(_, prob)| prob)
+            })
+            .collect())
+    }
+    fn encode(&self, texts: &[&str]) -> Result<Vec<Encoded>, EncoderError> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(index, text)| {
+                let words: Vec<&str> = text.split_whitespace().collect();
+                if words.is_empty() {
+                    return Err(EncoderError::EmptyText { index });
+                }
+                let tokens: Vec<String> = std::iter::once("<s>")
+                    .chain(words)
+                    .chain(std::iter::once("</s>"))
+                    .map(str::to_owned)
+                    .collect();
+                let ids = tokens
+                    .iter()
+                    .map(|t| {
+                        self.piece_id(t).ok_or_else(|| EncoderError::Tokenizer {
+                            index,
+                            message: format!("{t:?} is not in the fake's vocabulary"),
+                        })
+                    })
+                    .collect::<Result<_, _>>()?;
+                let last = tokens.len() - 1;
+                Ok(Encoded {
+                    ids,
+                    special: (0..tokens.len()).map(|i| i == 0 || i == last).collect(),
+                    tokens,
+                })
+            })
+            .collect()
+    }
+    fn hidden_log_probs(&self, items: &[HiddenPiece<'_>]) -> Result<Vec<f64>, EncoderError> {
+        Ok(items
+            .iter()
+            .map(|item| (self.log_prob)(item.ids, item.position, true))
+            .collect())
+    }
+    fn piece_scores(&self, sequences: &[&[u32]]) -> Result<Vec<PieceScores>, EncoderError> {
+        Ok(sequences
+            .iter()
+            .map(|ids| PieceScores {
+                log_probs: (0..ids.len())
+                    .map(|p| (self.log_prob)(ids, p, false))
+                    .collect(),
+                attention: vec![1.0 / ids.len() as f64; ids.len()],
             })
             .collect())
     }

@@ -11,8 +11,8 @@ use std::ops::Range;
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use lmbias_encoder::{
-    Embedder, EncoderError, Layer, MaskedLm, Piece, Pooling, Prediction, WordInContext,
-    check_finite,
+    Embedder, Encoded, EncoderError, HiddenPiece, Layer, MaskedLm, Piece, PieceScores, Pooling,
+    Prediction, WordInContext, check_finite,
 };
 use lmbias_text::{Encoding, TextError, Tokenizer};
 
@@ -91,7 +91,11 @@ impl<N: Network> Adapter<N> {
     }
 
     /// Every text tokenized and checked (see [`Adapter::check`]); errors name the text.
-    fn encode(&self, texts: &[&str], add_special: bool) -> Result<Vec<Encoding>, EncoderError> {
+    fn encode_checked(
+        &self,
+        texts: &[&str],
+        add_special: bool,
+    ) -> Result<Vec<Encoding>, EncoderError> {
         let encodings = self
             .tokenizer
             .encode_batch(texts, add_special)
@@ -137,11 +141,13 @@ impl<N: Network> Adapter<N> {
     /// [`plan`]; on the CPU they run in parallel, one per core (rayon's pool:
     /// `RAYON_NUM_THREADS` caps it), each batch's own matrix products staying
     /// on its core, since at these sizes splitting one product across cores
-    /// gains little. `read` gets the input index of each row of its batch.
+    /// gains little. `read` gets the input index of each row of its batch; with `observe`,
+    /// the batch adds up the attention its tokens receive ([`Batch::attention_received`]).
     fn run<T: Send>(
         &self,
         sequences: &[Vec<u32>],
         blocks: usize,
+        observe: bool,
         read: impl Fn(&[usize], Tensor<3>, &Batch) -> Result<Vec<T>, EncoderError> + Sync,
     ) -> Result<Vec<T>, EncoderError> {
         let workers = if self.host {
@@ -152,7 +158,10 @@ impl<N: Network> Adapter<N> {
         let batches = plan(sequences, workers);
         let forward = |rows: &Vec<usize>| {
             let chunk: Vec<&[u32]> = rows.iter().map(|&i| sequences[i].as_slice()).collect();
-            let batch = Batch::new(&chunk, self.tokenizer.pad_id(), &self.device);
+            let mut batch = Batch::new(&chunk, self.tokenizer.pad_id(), &self.device);
+            if observe {
+                batch = batch.observing_attention();
+            }
             let hidden = self.network.hidden_states(&batch, blocks);
             read(rows, hidden, &batch)
         };
@@ -194,10 +203,28 @@ impl<N: Network> Adapter<N> {
             sequences.push(encoding.ids().to_vec());
             positions.push(position);
         }
+        let probs =
+            self.at_positions(&sequences, &positions, |_, logits| Ok(softmax_f64(logits)))?;
+        check_finite(probs)
+    }
+
+    /// The head's logits at `positions[i]` of each sequence, each row turned into a `T` by
+    /// `reduce` (given the sequence's index) inside its batch, so that a long call never
+    /// holds a vocabulary-wide row per sequence.
+    fn at_positions<T: Send>(
+        &self,
+        sequences: &[Vec<u32>],
+        positions: &[usize],
+        reduce: impl Fn(usize, Vec<f32>) -> Result<T, EncoderError> + Sync,
+    ) -> Result<Vec<T>, EncoderError>
+    where
+        N: MaskedNetwork,
+    {
         let h = self.network.hidden_size();
-        let probs = self.run(
-            &sequences,
+        self.run(
+            sequences,
             self.network.num_layers(),
+            false,
             |members, hidden, _| {
                 let [b, seq, _] = hidden.dims();
                 let rows_at: Vec<i64> = members
@@ -207,13 +234,58 @@ impl<N: Network> Adapter<N> {
                     .collect();
                 let index =
                     Tensor::<1, Int>::from_data(TensorData::new(rows_at, [b]), &self.device);
-                let at_mask = hidden.reshape([b * seq, h]).select(0, index);
-                let logits = rows(self.network.mask_logits(at_mask))?;
-                Ok(logits.into_iter().map(softmax_f64).collect())
+                let selected = hidden.reshape([b * seq, h]).select(0, index);
+                let logits = rows(self.network.mask_logits(selected))?;
+                members
+                    .iter()
+                    .zip(logits)
+                    .map(|(&member, row)| reduce(member, row))
+                    .collect()
             },
-        )?;
-        check_finite(probs)
+        )
     }
+
+    /// A sequence of ids given directly (not from a text): checked as [`Adapter::check`]
+    /// checks an encoding.
+    fn check_ids(&self, index: usize, ids: &[u32]) -> Result<(), EncoderError> {
+        if ids.is_empty() {
+            return Err(EncoderError::EmptyText { index });
+        }
+        if let Some(max) = self.network.max_positions()
+            && ids.len() > max
+        {
+            return Err(EncoderError::TooLong {
+                index,
+                tokens: ids.len(),
+                max,
+                text: ids
+                    .iter()
+                    .filter_map(|&id| self.tokenizer.token(id))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            });
+        }
+        let vocab = self.network.vocab_size();
+        match ids.iter().find(|&&id| id as usize >= vocab) {
+            Some(&id) => Err(EncoderError::UnknownId { id, vocab }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `ln p(target)` from one row of logits, the normaliser summed in f64 (as
+/// [`softmax_f64`]); a logit that is not finite is an error naming item `index`.
+fn log_prob_f64(index: usize, logits: &[f32], target: u32) -> Result<f64, EncoderError> {
+    if let Some(position) = logits.iter().position(|v| !v.is_finite()) {
+        return Err(EncoderError::NonFinite {
+            index,
+            position,
+            value: logits[position],
+        });
+    }
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
+    let sum: f64 = logits.iter().map(|&x| (x as f64 - max).exp()).sum();
+    Ok(logits[target as usize] as f64 - max - sum.ln())
 }
 
 /// The batches of one call, as input indices: sequences sorted by length, so
@@ -337,11 +409,11 @@ impl<N: Network> Embedder for Adapter<N> {
         // sent-bias's `first`: the text without special tokens, position 0.
         let add_special = pooling != Pooling::First;
         let sequences: Vec<Vec<u32>> = self
-            .encode(texts, add_special)?
+            .encode_checked(texts, add_special)?
             .iter()
             .map(|e| e.ids().to_vec())
             .collect();
-        let vectors = self.run(&sequences, blocks, |_, hidden, batch| {
+        let vectors = self.run(&sequences, blocks, false, |_, hidden, batch| {
             pool(hidden, batch, pooling)
         })?;
         check_finite(vectors)
@@ -354,7 +426,7 @@ impl<N: Network> Embedder for Adapter<N> {
     ) -> Result<Vec<Vec<f32>>, EncoderError> {
         let blocks = self.blocks(layer)?;
         let texts: Vec<&str> = items.iter().map(|i| i.text).collect();
-        let encodings = self.encode(&texts, true)?;
+        let encodings = self.encode_checked(&texts, true)?;
         let spans = items
             .iter()
             .zip(&encodings)
@@ -379,7 +451,7 @@ impl<N: Network> Embedder for Adapter<N> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let sequences: Vec<Vec<u32>> = encodings.iter().map(|e| e.ids().to_vec()).collect();
-        let vectors = self.run(&sequences, blocks, |members, hidden, _| {
+        let vectors = self.run(&sequences, blocks, false, |members, hidden, _| {
             let spans: Vec<&Range<usize>> = members.iter().map(|&m| &spans[m]).collect();
             mean_over_spans(hidden, &spans)
         })?;
@@ -487,6 +559,91 @@ impl<N: MaskedNetwork> MaskedLm for Adapter<N> {
                     })
             })
             .collect()
+    }
+
+    fn encode(&self, texts: &[&str]) -> Result<Vec<Encoded>, EncoderError> {
+        Ok(self
+            .encode_checked(texts, true)?
+            .into_iter()
+            .map(|e| Encoded {
+                ids: e.ids().to_vec(),
+                tokens: e.tokens().to_vec(),
+                special: e.special_mask().to_vec(),
+            })
+            .collect())
+    }
+
+    fn hidden_log_probs(&self, items: &[HiddenPiece<'_>]) -> Result<Vec<f64>, EncoderError> {
+        // Present: `load_masked` refuses a tokenizer without one.
+        let mask = self.tokenizer.mask().map_or(0, |m| m.id);
+        let mut sequences = Vec::with_capacity(items.len());
+        let mut positions = Vec::with_capacity(items.len());
+        for (index, item) in items.iter().enumerate() {
+            self.check_ids(index, item.ids)?;
+            let Some(_) = item.ids.get(item.position) else {
+                return Err(EncoderError::Position {
+                    index,
+                    position: item.position,
+                    len: item.ids.len(),
+                });
+            };
+            let mut ids = item.ids.to_vec();
+            ids[item.position] = mask;
+            sequences.push(ids);
+            positions.push(item.position);
+        }
+        self.at_positions(&sequences, &positions, |member, logits| {
+            let item = &items[member];
+            log_prob_f64(member, &logits, item.ids[item.position])
+        })
+    }
+
+    fn piece_scores(&self, sequences: &[&[u32]]) -> Result<Vec<PieceScores>, EncoderError> {
+        for (index, ids) in sequences.iter().enumerate() {
+            self.check_ids(index, ids)?;
+        }
+        let owned: Vec<Vec<u32>> = sequences.iter().map(|s| s.to_vec()).collect();
+        let h = self.network.hidden_size();
+        self.run(
+            &owned,
+            self.network.num_layers(),
+            true,
+            |members, hidden, batch| {
+                let attention = batch.attention_received().ok_or_else(|| {
+                    EncoderError::Backend("the network reported no attention".into())
+                })?;
+                let [b, seq, _] = hidden.dims();
+                let flat = hidden.reshape([b * seq, h]);
+                members
+                    .iter()
+                    .enumerate()
+                    .map(|(row, &member)| {
+                        let ids = &owned[member];
+                        // One text's rows at a time: its logits are `len × vocab` at most.
+                        let index = Tensor::<1, Int>::from_data(
+                            TensorData::new(
+                                (0..ids.len()).map(|p| (row * seq + p) as i64).collect(),
+                                [ids.len()],
+                            ),
+                            &self.device,
+                        );
+                        let logits = rows(self.network.mask_logits(flat.clone().select(0, index)))?;
+                        let log_probs = logits
+                            .iter()
+                            .zip(ids)
+                            .map(|(l, &id)| log_prob_f64(member, l, id))
+                            .collect::<Result<_, _>>()?;
+                        Ok(PieceScores {
+                            log_probs,
+                            attention: attention[row][..ids.len()]
+                                .iter()
+                                .map(|&a| f64::from(a))
+                                .collect(),
+                        })
+                    })
+                    .collect()
+            },
+        )
     }
 }
 

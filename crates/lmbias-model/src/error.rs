@@ -199,7 +199,7 @@ pub enum ModelError {
     /// Fill-mask was asked of a checkpoint without a masked-language-modelling head.
     #[error(
         "{name}: this checkpoint has no masked-language-modelling head (architectures {architectures:?}): \
-         fill-mask needs one, e.g. bert-base-uncased"
+         fill-mask and the likelihood measures need one, e.g. bert-base-uncased"
     )]
     NoMlmHead {
         /// The model's name.

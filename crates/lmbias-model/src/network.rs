@@ -3,7 +3,10 @@
 //! else — tokenizing, checking texts, batching, pooling, fill-mask — is written
 //! once, generic over [`Network`], as ripgrep's searcher is generic over `Matcher`.
 
+use std::cell::{Cell, RefCell};
+
 use crate::dense::Dense;
+use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use lmbias_encoder::Pooling;
 
@@ -139,6 +142,29 @@ pub(crate) struct Batch {
     ids: Tensor<2, Int>,
     /// 1.0 for real tokens, 0.0 for padding: `[batch, seq]`.
     mask: Tensor<2>,
+    /// When asked for ([`Batch::observing_attention`]): the attention each key received,
+    /// summed over the real queries and averaged over heads, added up layer by layer.
+    received: Option<RefCell<Option<Tensor<2>>>>,
+    /// Attention layers seen so far.
+    layers_seen: Cell<usize>,
+}
+
+/// What the attention layers of one forward pass read: the keys' padding mask as an
+/// additive bias, and the batch that may be adding up the attention (AULA).
+pub(crate) struct Keys<'a> {
+    /// `[batch, 1, 1, seq]`: see [`Batch::attention_bias`].
+    pub(crate) bias: Tensor<4>,
+    batch: &'a Batch,
+}
+
+impl Keys<'_> {
+    /// The attention probabilities of `scores` `[batch, heads, query, key]` (softmax over
+    /// the keys), told to the batch when it is adding them up.
+    pub(crate) fn attend(&self, scores: Tensor<4>) -> Tensor<4> {
+        let probs = softmax(scores, 3);
+        self.batch.observe(&probs);
+        probs
+    }
 }
 
 impl Batch {
@@ -157,7 +183,70 @@ impl Batch {
         Self {
             ids: Tensor::from_data(TensorData::new(ids, [batch, seq]), device),
             mask: Tensor::from_data(TensorData::new(mask, [batch, seq]), device),
+            received: None,
+            layers_seen: Cell::new(0),
         }
+    }
+
+    /// This batch, adding up the attention its tokens receive as it runs.
+    pub(crate) fn observing_attention(mut self) -> Self {
+        self.received = Some(RefCell::new(None));
+        self
+    }
+
+    /// The keys of a forward pass over this batch (see [`Keys`]).
+    pub(crate) fn keys(&self) -> Keys<'_> {
+        Keys {
+            bias: self.attention_bias(),
+            batch: self,
+        }
+    }
+
+    fn observe(&self, probs: &Tensor<4>) {
+        let Some(received) = &self.received else {
+            return;
+        };
+        let [b, heads, q, k] = probs.dims();
+        // Padding queries are not part of any text: their rows are left out.
+        let real = self.mask.clone().reshape([b, 1, q, 1]);
+        let got = (probs.clone() * real)
+            .sum_dim(2)
+            .sum_dim(1)
+            .reshape([b, k])
+            .div_scalar(heads as f64);
+        let mut slot = received.borrow_mut();
+        *slot = Some(match slot.take() {
+            Some(sum) => sum + got,
+            None => got,
+        });
+        self.layers_seen.set(self.layers_seen.get() + 1);
+    }
+
+    /// The attention each position received, averaged over the layers, heads and real
+    /// query positions the pass ran: `[batch][seq]`, 0 on padding. `None` unless the batch
+    /// was [observing](Batch::observing_attention) and a layer ran.
+    pub(crate) fn attention_received(&self) -> Option<Vec<Vec<f32>>> {
+        let sum = self.received.as_ref()?.borrow().clone()?;
+        let [b, seq] = sum.dims();
+        let lengths = self
+            .mask
+            .clone()
+            .sum_dim(1)
+            .into_data()
+            .try_into_vec::<f32>()
+            .ok()?;
+        let layers = self.layers_seen.get() as f32;
+        let values = sum.into_data().try_into_vec::<f32>().ok()?;
+        Some(
+            (0..b)
+                .map(|r| {
+                    values[r * seq..(r + 1) * seq]
+                        .iter()
+                        .map(|v| v / (layers * lengths[r]))
+                        .collect()
+                })
+                .collect(),
+        )
     }
 
     /// The token ids, `[batch, seq]`.

@@ -2,6 +2,7 @@
 //! paper says, and the checks of its findings, are lmbias-papers'.
 
 mod boxplot;
+pub mod crows;
 pub mod heatmap;
 pub mod probe;
 pub mod pvalue_curve;

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use crate::shards::{ShardFileError, ShardSetError, StampMismatch};
 use lmbias_data::association::{AssociationError, Role};
 use lmbias_data::corpus::CorpusError;
+use lmbias_data::crows::PairsError;
 use lmbias_data::embeddings::EmbeddingsError;
 use lmbias_data::probe::ProbeDataError;
 use lmbias_data::valence::ValenceError;
@@ -14,6 +15,8 @@ use lmbias_metrics::weat::WeatError;
 use lmbias_model::ModelError;
 use lmbias_static::StaticError;
 use lmbias_studies::corpus_valence::CorpusValenceError;
+use lmbias_studies::crows::CrowsError;
+use lmbias_studies::crows::summary::CompareError;
 use lmbias_studies::probe::ProbeError;
 use lmbias_studies::seat::SeatError;
 use lmbias_studies::valence::ValenceStudyError;
@@ -70,6 +73,21 @@ pub enum RunError {
     /// The battery failed.
     #[error(transparent)]
     Seat(Box<SeatError>),
+    /// A pairs file (CrowS-Pairs' CSV) is not valid.
+    #[error(transparent)]
+    CrowsData(#[from] PairsError),
+    /// The likelihood measures failed on a pair of `file`.
+    #[error("{}", file.display())]
+    Crows {
+        /// The pairs file.
+        file: PathBuf,
+        /// What failed, naming the pair's line and column.
+        #[source]
+        source: CrowsError,
+    },
+    /// Two runs that cannot be compared pair by pair.
+    #[error(transparent)]
+    CrowsCompare(#[from] CompareError),
     /// The valence dataset is not valid.
     #[error(transparent)]
     ValenceData(#[from] ValenceError),

@@ -4,7 +4,7 @@
 //!
 //! - [`open`] decides once whether a name is static word vectors or a checkpoint and
 //!   keeps what it loads ([`Model`]);
-//! - one run per study — [`seat::run`], [`valence::run`], [`probe::run`] — takes its
+//! - one run per study — [`seat::run`], [`valence::run`], [`probe::run`], [`crows::run`] — takes its
 //!   inputs with their files and options whose defaults come from the model (pooling,
 //!   lost examples, word vectors or templates), and returns one serializable result that
 //!   JSON, CBOR and Python all use, with its [`Provenance`];
@@ -24,6 +24,7 @@
 //! The library crates a front-end needs for types and plain calls are re-exported, so a
 //! front-end depends on this crate and lmbias-report only.
 
+pub mod crows;
 mod error;
 mod model;
 mod output;

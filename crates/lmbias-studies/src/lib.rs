@@ -1,5 +1,6 @@
-//! The three studies (SEAT battery, temporal valence, categorical-association probe) run against lmbias-encoder's traits.
+//! The studies (SEAT battery, temporal valence, categorical-association probe, likelihood measures on minimal pairs) run against lmbias-encoder's traits.
 pub mod corpus_valence;
+pub mod crows;
 pub mod drawn_sentences;
 pub mod probe;
 pub mod seat;

@@ -1,6 +1,7 @@
 //! lmbias-tests's integration tests, one binary (as ripgrep does): each module
 //! below was a test binary of its own, and each linked the whole dependency tree.
 
+mod crows_parity;
 mod families;
 mod glove_weat;
 mod hostile_files;

@@ -1,6 +1,7 @@
 //! lmbias-cli's integration tests, one binary (as ripgrep does): each module
 //! below was a test binary of its own, and each linked the whole dependency tree.
 
+mod crows;
 mod families;
 mod input;
 mod model_commands;

@@ -6,7 +6,6 @@
 
 use burn::module::{Module, Param};
 use burn::nn::{Dropout, DropoutConfig, Embedding, LayerNorm};
-use burn::tensor::activation::softmax;
 use burn::tensor::{Int, Tensor};
 use lmbias_encoder::Pooling;
 
@@ -15,7 +14,7 @@ use super::variant::{Names, Variant};
 use crate::checkpoint::Checkpoint;
 use crate::dense::Dense;
 use crate::error::ModelError;
-use crate::network::{Batch, Network, per_token};
+use crate::network::{Batch, Keys, Network, per_token};
 use crate::weights::{Weights, WeightsOut};
 
 /// `embeddings`: word + absolute position + token type 0 (none in DistilBERT), then
@@ -147,7 +146,7 @@ impl SelfAttention {
         out.pp(n.attention_norm).layer_norm(&self.norm);
     }
 
-    fn forward(&self, x: Tensor<3>, mask_bias: Tensor<4>) -> Tensor<3> {
+    fn forward(&self, x: Tensor<3>, keys: &Keys<'_>) -> Tensor<3> {
         let [batch, seq, hidden] = x.dims();
         let heads = self.heads;
         let d = hidden / heads;
@@ -155,10 +154,10 @@ impl SelfAttention {
         let q = split(per_token(&self.query, x.clone()));
         let k = split(per_token(&self.key, x.clone()));
         let v = split(per_token(&self.value, x.clone()));
-        let scores = q.matmul(k.swap_dims(2, 3)).div_scalar((d as f64).sqrt()) + mask_bias;
+        let scores = q.matmul(k.swap_dims(2, 3)).div_scalar((d as f64).sqrt()) + keys.bias.clone();
         let context = self
             .probs_dropout
-            .forward(softmax(scores, 3))
+            .forward(keys.attend(scores))
             .matmul(v)
             .swap_dims(1, 2)
             .reshape([batch, seq, hidden]);
@@ -203,8 +202,8 @@ impl Layer {
         out.pp(n.output_norm).layer_norm(&self.norm);
     }
 
-    fn forward(&self, x: Tensor<3>, mask_bias: Tensor<4>) -> Tensor<3> {
-        let x = self.attention.forward(x, mask_bias);
+    fn forward(&self, x: Tensor<3>, keys: &Keys<'_>) -> Tensor<3> {
+        let x = self.attention.forward(x, keys);
         let inner = self
             .activation
             .forward(per_token(&self.intermediate, x.clone()));
@@ -246,9 +245,9 @@ impl Encoder {
     }
 
     /// The output of the first `n` layers.
-    fn forward(&self, mut x: Tensor<3>, mask_bias: Tensor<4>, n: usize) -> Tensor<3> {
+    fn forward(&self, mut x: Tensor<3>, keys: &Keys<'_>, n: usize) -> Tensor<3> {
         for &j in self.schedule.iter().take(n) {
-            x = self.layers[j].forward(x, mask_bias.clone());
+            x = self.layers[j].forward(x, keys);
         }
         x
     }
@@ -333,7 +332,7 @@ impl Network for Bert {
         if let Some(project) = &self.project {
             x = per_token(project, x);
         }
-        self.encoder.forward(x, batch.attention_bias(), layers)
+        self.encoder.forward(x, &batch.keys(), layers)
     }
 
     fn num_layers(&self) -> usize {

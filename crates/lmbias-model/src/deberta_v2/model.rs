@@ -2,7 +2,6 @@
 //! sub-module, each loading its own tensors from a scoped view.
 
 use burn::nn::{Embedding, LayerNorm};
-use burn::tensor::activation::softmax;
 use burn::tensor::module::conv1d;
 use burn::tensor::ops::ConvOptions;
 use burn::tensor::{Device, Int, Tensor, TensorData};
@@ -13,7 +12,7 @@ use crate::bert::Activation;
 use crate::checkpoint::Checkpoint;
 use crate::dense::Dense;
 use crate::error::ModelError;
-use crate::network::{Batch, Head, Network, WithHead, per_token};
+use crate::network::{Batch, Head, Keys, Network, WithHead, per_token};
 use crate::weights::Weights;
 
 /// `embeddings`: word (+ absolute position, + token type 0, where configured), projected to
@@ -225,7 +224,7 @@ impl Attention {
             .swap_dims(1, 2)
     }
 
-    fn forward(&self, x: Tensor<3>, key_bias: &Tensor<4>, relative: Option<&Rel<'_>>) -> Tensor<3> {
+    fn forward(&self, x: Tensor<3>, keys: &Keys<'_>, relative: Option<&Rel<'_>>) -> Tensor<3> {
         let [batch, seq, _] = x.dims();
         let q = self.split(per_token(&self.query, x.clone()));
         let k = self.split(per_token(&self.key, x.clone()));
@@ -262,8 +261,8 @@ impl Attention {
                 scores = scores + p2c;
             }
         }
-        let scores = scores.div_scalar(self.scale) + key_bias.clone();
-        let context = softmax(scores, 3).matmul(v).swap_dims(1, 2).reshape([
+        let scores = scores.div_scalar(self.scale) + keys.bias.clone();
+        let context = keys.attend(scores).matmul(v).swap_dims(1, 2).reshape([
             batch,
             seq,
             self.heads * self.head_size,
@@ -300,8 +299,8 @@ impl Layer {
         })
     }
 
-    fn forward(&self, x: Tensor<3>, key_bias: &Tensor<4>, relative: Option<&Rel<'_>>) -> Tensor<3> {
-        let x = self.attention.forward(x, key_bias, relative);
+    fn forward(&self, x: Tensor<3>, keys: &Keys<'_>, relative: Option<&Rel<'_>>) -> Tensor<3> {
+        let x = self.attention.forward(x, keys, relative);
         let inner = self
             .activation
             .forward(per_token(&self.intermediate, x.clone()));
@@ -400,7 +399,7 @@ impl Network for DebertaV2 {
     /// 0 is the embeddings' output; `i` the output of layer `i` (with the convolution's
     /// term after layer 1), as transformers' `hidden_states[i]`.
     fn hidden_states(&self, batch: &Batch, layers: usize) -> Tensor<3> {
-        let key_bias = batch.attention_bias();
+        let keys = batch.keys();
         let embedded = self.embeddings.forward(batch);
         let [b, seq, _] = embedded.dims();
         let device = embedded.device();
@@ -424,7 +423,7 @@ impl Network for DebertaV2 {
             });
         let mut x = embedded.clone();
         for (i, layer) in self.layers.iter().take(layers).enumerate() {
-            x = layer.forward(x, &key_bias, relative.as_ref());
+            x = layer.forward(x, &keys, relative.as_ref());
             if i == 0
                 && let Some(conv) = &self.conv
             {

@@ -2,7 +2,6 @@
 //! sub-module, each loading its own tensors from a scoped view.
 
 use burn::nn::{Embedding, LayerNorm};
-use burn::tensor::activation::softmax;
 use burn::tensor::{Tensor, TensorData};
 use lmbias_encoder::Pooling;
 
@@ -11,7 +10,7 @@ use crate::bert::Activation;
 use crate::checkpoint::Checkpoint;
 use crate::dense::Dense;
 use crate::error::ModelError;
-use crate::network::{Batch, Head, Network, WithHead, per_token};
+use crate::network::{Batch, Head, Keys, Network, WithHead, per_token};
 use crate::weights::Weights;
 
 /// `nn.LayerNorm(bias=config.norm_bias)`.
@@ -83,7 +82,7 @@ impl Attention {
         })
     }
 
-    fn forward(&self, x: Tensor<3>, key_bias: &Tensor<4>) -> Tensor<3> {
+    fn forward(&self, x: Tensor<3>, keys: &Keys<'_>) -> Tensor<3> {
         let [batch, seq, hidden] = x.dims();
         let (heads, d) = (self.heads, hidden / self.heads);
         // [batch, seq, 3, heads, d] → three [batch, heads, seq, d].
@@ -100,11 +99,12 @@ impl Attention {
         let k = apply_rotary(part(1), &cos, &sin);
         let v = part(2);
         let mut scores =
-            q.matmul(k.swap_dims(2, 3)).div_scalar((d as f64).sqrt()) + key_bias.clone();
+            q.matmul(k.swap_dims(2, 3)).div_scalar((d as f64).sqrt()) + keys.bias.clone();
         if let Some(reach) = self.reach {
             scores = scores + window_bias(seq, reach, &device);
         }
-        let context = softmax(scores, 3)
+        let context = keys
+            .attend(scores)
             .matmul(v)
             .swap_dims(1, 2)
             .reshape([batch, seq, hidden]);
@@ -171,12 +171,12 @@ impl Layer {
         })
     }
 
-    fn forward(&self, x: Tensor<3>, key_bias: &Tensor<4>) -> Tensor<3> {
+    fn forward(&self, x: Tensor<3>, keys: &Keys<'_>) -> Tensor<3> {
         let normed = match &self.attn_norm {
             Some(n) => n.forward(x.clone()),
             None => x.clone(),
         };
-        let x = x + self.attn.forward(normed, key_bias);
+        let x = x + self.attn.forward(normed, keys);
         let mlp = self.mlp.forward(self.mlp_norm.forward(x.clone()));
         x + mlp
     }
@@ -232,12 +232,12 @@ impl Network for ModernBert {
     /// (transformers' `last_hidden_state`), as T5's does; in between, the residual
     /// stream after each layer, as transformers' `hidden_states[i]`.
     fn hidden_states(&self, batch: &Batch, layers: usize) -> Tensor<3> {
-        let key_bias = batch.attention_bias();
+        let keys = batch.keys();
         let mut x = self
             .embeddings_norm
             .forward(self.tok_embeddings.forward(batch.ids()));
         for layer in self.layers.iter().take(layers) {
-            x = layer.forward(x, &key_bias);
+            x = layer.forward(x, &keys);
         }
         if layers == self.layers.len() {
             x = self.final_norm.forward(x);

@@ -1,0 +1,92 @@
+//! `lmbias crows`: likelihood-based bias measures on minimal pairs (CrowS-Pairs' CSV) — the
+//! CrowS-Pairs metric, bias-bench's score, AUL and AULA — with exact tests, on one or more
+//! masked language models.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use lmbias_report::crows as report;
+use lmbias_runs::crows::{self, CrowsOutput, CrowsRun, CrowsSettings, Pairs};
+
+use crate::output::out;
+
+#[derive(clap::Args, Debug)]
+pub struct CrowsArgs {
+    /// Model folders or Hugging Face ids (ORG/NAME); several are scored on the same pairs and
+    /// compared pair by pair (exact McNemar tests). Masked language models only.
+    #[arg(long = "model", required = true, num_args = 1.., value_name = "MODEL")]
+    models: Vec<String>,
+    #[command(flatten)]
+    compute: crate::model_args::ComputeArgs,
+    /// The pairs: CrowS-Pairs' CSV layout (sent_more, sent_less, stereo_antistereo,
+    /// bias_type), e.g. datasets/crows-pairs/crows_pairs_anonymized.csv.
+    #[arg(long)]
+    pairs: PathBuf,
+    /// Leave out the pairs the data checks flag (several modified spans, spans of unequal
+    /// length, duplicates); by default they are scored and counted.
+    #[arg(long)]
+    exclude_flagged: bool,
+    /// The data check's limit: a modified span more than this many words longer than its
+    /// counterpart is flagged.
+    #[arg(long, default_value_t = CrowsSettings::default().max_span_gap)]
+    max_span_gap: usize,
+    /// Print everything as JSON: {"results": [per model: provenance, summary, data_checks,
+    /// pairs (raw scores, modified pieces, decisions)], "comparisons": [...]}.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
+    let pairs = Pairs::load(&args.pairs)?;
+    let settings = CrowsSettings {
+        exclude_flagged: args.exclude_flagged,
+        max_span_gap: args.max_span_gap,
+    };
+    let total = pairs.set().pairs().len() as u64;
+    let mut runs: Vec<CrowsRun> = Vec::with_capacity(args.models.len());
+    for name in &args.models {
+        let model = crate::model_args::open_masked(name, &args.compute)?;
+        let bar = lmbias_frontend::Bar::count(Some(total), "crows");
+        let start = Instant::now();
+        let mut progress = |done: usize| {
+            bar.set_position(done as u64);
+            let rate = done as f64 / start.elapsed().as_secs_f64().max(1e-9);
+            bar.set_message(format!("{rate:.1} pairs/s"));
+        };
+        let run = crows::run(&model, &pairs, &settings, &mut progress)
+            .with_context(|| format!("--model {name}"))?;
+        bar.finish();
+        runs.push(run);
+    }
+    let comparisons = crows::compare(&runs)?;
+    let text = if args.json {
+        serde_json::to_string_pretty(&CrowsOutput {
+            results: &runs,
+            comparisons,
+        })? + "\n"
+    } else {
+        let models: Vec<(&str, &[_])> = runs
+            .iter()
+            .map(|r| (r.model.as_str(), r.summary.as_slice()))
+            .collect();
+        let mut text = report::overview(&models).to_markdown();
+        text.push('\n');
+        text.push_str(&report::overview_note());
+        for r in &runs {
+            text.push('\n');
+            text.push_str(&report::model_section(&r.model, &r.summary, &r.data_checks));
+        }
+        if !comparisons.is_empty() {
+            let rows: Vec<(&str, &str, &[_])> = comparisons
+                .iter()
+                .map(|c| (c.first.as_str(), c.second.as_str(), c.tests.as_slice()))
+                .collect();
+            text.push_str("\n## Models compared on the same pairs\n\n");
+            text.push_str(&report::comparisons(&rows).to_markdown());
+        }
+        text
+    };
+    out!("{text}")?;
+    Ok(())
+}

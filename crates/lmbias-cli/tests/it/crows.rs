@@ -1,0 +1,201 @@
+//! `lmbias crows` on every masked-LM family's tiny checkpoint, against the transformers
+//! references of tests/fixtures/generate/crows_reference.py; a checkpoint without a head and
+//! each kind of bad pairs file get one-line errors naming what is wrong.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use lmbias_testing::{FAMILY_FIXTURES, fixtures, model_dir, reference};
+
+use crate::support::lmbias;
+
+fn sample() -> String {
+    fixtures()
+        .join("crows/short-pairs.csv")
+        .display()
+        .to_string()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-4 * a.abs().max(b.abs())
+}
+
+/// Every masked fixture prints, per pair, the four measures' raw scores within 1e-4 of
+/// transformers'; every checkpoint without a head is refused, naming it.
+#[test]
+fn crows_scores_every_family_as_transformers_does() {
+    let folders = std::iter::once(("tiny-bert-mlm", true)).chain(FAMILY_FIXTURES);
+    for (folder, has_head) in folders {
+        let dir = model_dir(folder).display().to_string();
+        let (ok, stdout, stderr) =
+            lmbias(&["crows", "--model", &dir, "--pairs", &sample(), "--json"]);
+        if !has_head {
+            assert!(
+                !ok,
+                "{folder}: a checkpoint without an MLM head scored pairs"
+            );
+            assert_eq!(stderr.lines().count(), 1, "{folder}: {stderr}");
+            assert!(stderr.contains(&format!("--model {dir}")), "{stderr}");
+            assert!(
+                stderr.contains("no masked-language-modelling head"),
+                "{stderr}"
+            );
+            continue;
+        }
+        assert!(ok, "{folder}: {stderr}");
+        let got: Value = serde_json::from_str(&stdout).unwrap();
+        let want = reference(&format!("crows-{folder}"));
+        let run = &got["results"][0];
+        let pairs = run["pairs"].as_array().unwrap();
+        let want_pairs = want["pairs"].as_array().unwrap();
+        assert_eq!(pairs.len(), want_pairs.len(), "{folder}");
+        for (g, w) in pairs.iter().zip(want_pairs) {
+            assert_eq!(g["id"], w["id"]);
+            for key in ["pll", "bias_bench", "aul", "aula"] {
+                if w[key].is_null() {
+                    assert!(g["more"][key].is_null(), "{folder} {} {key}", w["id"]);
+                    assert_eq!(g["decisions"][key], "skipped");
+                    continue;
+                }
+                for (side, i) in [("more", 0), ("less", 1)] {
+                    let (a, b) = (g[side][key].as_f64().unwrap(), w[key][i].as_f64().unwrap());
+                    assert!(
+                        close(a, b),
+                        "{folder} pair {} {key} {side}: {a} vs {b}",
+                        w["id"]
+                    );
+                }
+            }
+        }
+        // The originals' percentage (metric.py's "Metric score", rounded as it prints it).
+        let pll = &run["summary"][0];
+        assert_eq!(pll["measure"], "pll");
+        let score = pll["overall"]["score"].as_f64().unwrap();
+        let metric = want["summary"]["pll"]["metric_score"].as_f64().unwrap();
+        assert!(
+            (score - metric).abs() < 0.005 + 1e-9,
+            "{folder}: {score} vs metric.py's {metric}"
+        );
+        assert_eq!(got["comparisons"], Value::Array(vec![]));
+    }
+}
+
+/// Two models on the same pairs: the Markdown names both, and an exact McNemar row per
+/// measure compares them.
+#[test]
+fn two_models_are_compared_pair_by_pair() {
+    let a = model_dir("tiny-bert-mlm").display().to_string();
+    let b = model_dir("tiny-distilbert-mlm").display().to_string();
+    let (ok, stdout, stderr) =
+        lmbias(&["crows", "--model", &a, &b, "--pairs", &sample(), "--json"]);
+    assert!(ok, "{stderr}");
+    let got: Value = serde_json::from_str(&stdout).unwrap();
+    let tests = got["comparisons"][0]["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 4);
+    // Counted from the two runs' decisions, independently of lmbias's comparison.
+    let decisions = |run: usize| -> Vec<String> {
+        got["results"][run]["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["decisions"]["aul"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (x, y) = (decisions(0), decisions(1));
+    let only_first = x
+        .iter()
+        .zip(&y)
+        .filter(|(a, b)| *a == "stereotypical" && *b == "not_stereotypical")
+        .count();
+    let aul = tests.iter().find(|t| t["measure"] == "aul").unwrap();
+    assert_eq!(aul["only_first"].as_u64().unwrap() as usize, only_first);
+    let (ok, markdown, _) = lmbias(&["crows", "--model", &a, &b, "--pairs", &sample()]);
+    assert!(ok);
+    assert!(
+        markdown.contains("## Models compared on the same pairs"),
+        "{markdown}"
+    );
+    assert!(markdown.contains(&format!("## {a}")) && markdown.contains(&format!("## {b}")));
+}
+
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Each kind of bad pairs file: one line naming the file, the line and the column.
+#[test]
+fn bad_pairs_files_get_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = model_dir("tiny-bert-mlm").display().to_string();
+    let header = ",sent_more,sent_less,stereo_antistereo,bias_type\n";
+    let long = "the man said that ".repeat(20);
+    let cases = [
+        (
+            "columns.csv",
+            ",sent_more,sent_less,bias_type\n0,a b,a c,gender\n".to_owned(),
+            vec!["columns.csv", "stereo_antistereo"],
+        ),
+        (
+            "direction.csv",
+            format!("{header}0,the man ran,the woman ran,sideways,gender\n"),
+            vec!["direction.csv:2:", "stereo_antistereo", "sideways"],
+        ),
+        (
+            "empty.csv",
+            format!("{header}0,the man ran,,stereo,gender\n"),
+            vec!["empty.csv:2:", "sent_less"],
+        ),
+        (
+            "long.csv",
+            format!("{header}0,{long}ran,{long}sat,stereo,gender\n"),
+            vec!["long.csv", "line 2", "sent_more", "64 positions"],
+        ),
+    ];
+    for (name, text, needles) in cases {
+        let path = write(&dir, name, &text);
+        let (ok, stdout, stderr) = lmbias(&[
+            "crows",
+            "--model",
+            &model,
+            "--pairs",
+            path.to_str().unwrap(),
+        ]);
+        assert!(!ok, "{name}: {stdout}");
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        for needle in needles {
+            assert!(
+                stderr.contains(needle),
+                "{name}: {needle:?} not in {stderr}"
+            );
+        }
+    }
+    // Identical sentences are reported and skipped, not scored as a tie.
+    let path = write(
+        &dir,
+        "identical.csv",
+        &format!(
+            "{header}0,the man ran,the man ran,stereo,gender\n1,the man ran,the woman ran,stereo,gender\n"
+        ),
+    );
+    let (ok, stdout, stderr) = lmbias(&[
+        "crows",
+        "--model",
+        &model,
+        "--pairs",
+        path.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let got: Value = serde_json::from_str(&stdout).unwrap();
+    let run = &got["results"][0];
+    assert_eq!(run["pairs"].as_array().unwrap().len(), 1);
+    assert_eq!(run["pairs"][0]["id"], "1");
+    assert_eq!(
+        run["data_checks"]["identical"],
+        serde_json::json!([["0", 2]])
+    );
+    assert_eq!(run["summary"][0]["overall"]["ties"], 0);
+}

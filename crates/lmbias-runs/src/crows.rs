@@ -1,0 +1,148 @@
+//! Likelihood measures on minimal pairs (CrowS-Pairs' CSV): a pairs file kept with its
+//! digest and its lint, scored on a masked language model, one [`CrowsRun`] per model with
+//! its provenance; [`compare`] tests two runs on the same pairs.
+
+use std::path::Path;
+
+use lmbias_data::crows::{MinimalPair, PairSet};
+use lmbias_studies::crows::summary::{self, Comparison, MeasureSummary};
+use lmbias_studies::crows::{self, DataChecks, PairScore};
+use serde::{Deserialize, Serialize};
+
+use crate::provenance::{FileDigest, Provenance};
+use crate::{Model, RunError};
+
+/// How pairs are chosen and checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CrowsSettings {
+    /// Leave out the pairs the lint flags (several modified spans, spans of unequal
+    /// length, duplicates); by default they are scored and only counted.
+    pub exclude_flagged: bool,
+    /// The lint's limit: a modified span more than this many words longer than its
+    /// counterpart is flagged.
+    pub max_span_gap: usize,
+}
+
+impl Default for CrowsSettings {
+    /// Flagged pairs scored; spans may differ by up to 3 words (ours: Blodgett et al. 2021
+    /// name no number, and 3 words covers "a man" / "an old woman").
+    fn default() -> Self {
+        CrowsSettings {
+            exclude_flagged: false,
+            max_span_gap: 3,
+        }
+    }
+}
+
+/// A pairs file, its digest and what its lint found.
+pub struct Pairs {
+    set: PairSet,
+    digest: FileDigest,
+}
+
+impl Pairs {
+    /// Reads a pairs file (CrowS-Pairs' CSV columns; see datasets/README.md).
+    pub fn load(path: &Path) -> Result<Pairs, RunError> {
+        Ok(Pairs {
+            set: PairSet::read(path)?,
+            digest: FileDigest::of(path)?,
+        })
+    }
+
+    /// The pairs as read.
+    pub fn set(&self) -> &PairSet {
+        &self.set
+    }
+}
+
+/// The measures on one model: every pair's raw scores and decisions, each measure's
+/// summary with its tests, the data checks, and what produced them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrowsRun {
+    /// The model, the pairs file, the settings, lmbias.
+    pub provenance: Provenance,
+    /// The model's name.
+    pub model: String,
+    /// Each measure over the pairs scored.
+    pub summary: Vec<MeasureSummary>,
+    /// What the data checks found.
+    pub data_checks: DataChecks,
+    /// Every pair scored, in file order.
+    pub pairs: Vec<PairScore>,
+}
+
+/// Scores `pairs` on `model`, calling `progress` with the pairs done.
+pub fn run(
+    model: &Model,
+    pairs: &Pairs,
+    settings: &CrowsSettings,
+    progress: &mut dyn FnMut(usize),
+) -> Result<CrowsRun, RunError> {
+    let lm = model.masked_lm()?;
+    let lint = pairs.set.lint(settings.max_span_gap);
+    let flagged = lint.ids();
+    let chosen: Vec<MinimalPair> = pairs
+        .set
+        .pairs()
+        .iter()
+        .filter(|p| !(settings.exclude_flagged && flagged.contains(&p.id.as_str())))
+        .cloned()
+        .collect();
+    let scores =
+        crows::score(lm.as_ref(), &chosen, progress).map_err(|source| RunError::Crows {
+            file: pairs.set.path().to_path_buf(),
+            source,
+        })?;
+    let provenance = Provenance::new(model.provenance()?)
+        .input(&pairs.digest)
+        .option("exclude_flagged", settings.exclude_flagged)
+        .option("max_span_gap", settings.max_span_gap);
+    Ok(CrowsRun {
+        provenance,
+        model: lm.model_name().to_owned(),
+        summary: summary::summarize(&scores),
+        data_checks: DataChecks::new(
+            &pairs.set,
+            &lint,
+            settings.max_span_gap,
+            settings.exclude_flagged,
+        ),
+        pairs: scores,
+    })
+}
+
+/// Two models compared on the same pairs, every measure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelComparison {
+    /// The first model's name.
+    pub first: String,
+    /// The second's.
+    pub second: String,
+    /// One exact McNemar test per measure.
+    pub tests: Vec<Comparison>,
+}
+
+/// Every pair of runs, in order (first with second, first with third, …, second with
+/// third, …), compared pair by pair.
+pub fn compare(runs: &[CrowsRun]) -> Result<Vec<ModelComparison>, RunError> {
+    let mut out = Vec::new();
+    for (i, a) in runs.iter().enumerate() {
+        for b in &runs[i + 1..] {
+            out.push(ModelComparison {
+                first: a.model.clone(),
+                second: b.model.clone(),
+                tests: summary::compare(&a.pairs, &b.pairs)?,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// What `lmbias crows --json` prints.
+#[derive(Debug, Serialize)]
+pub struct CrowsOutput<'a> {
+    /// One per model, in run order.
+    pub results: &'a [CrowsRun],
+    /// Each pair of models compared (none for one model).
+    pub comparisons: Vec<ModelComparison>,
+}
