@@ -277,6 +277,23 @@ def valence(
     ``--valence-thresholds``, ``--valence-alpha0`` and ``--valence-min-context``.
     ``provenance=True`` returns ``(rows, provenance)``, one ``Provenance`` per model."""
 
+def crows(
+    model: Union[Model, Sequence[Model]],
+    pairs: PathLike,
+    *,
+    exclude_flagged: bool = False,
+    max_span_gap: int = 3,
+) -> Dict[str, Any]:
+    """Likelihood measures on minimal pairs in CrowS-Pairs' CSV layout, as ``lmbias crows
+    --json`` prints them: ``{"results": [...], "comparisons": [...]}``. Each result holds the
+    model's provenance, a summary per measure (the CrowS-Pairs metric as metric.py computes
+    it, bias-bench's score, AUL, AULA: the originals' percentage, an exact two-sided binomial
+    p against 50 %, a 95 % Clopper–Pearson interval, Holm across bias types, a verdict), the
+    data checks, and every pair's raw scores, modified pieces and decisions
+    (``pandas.DataFrame(result["pairs"])``). With several models, ``comparisons`` holds an
+    exact McNemar test per measure for each pair of them. ``exclude_flagged=True`` leaves out
+    the pairs the data checks flag. Masked language models only."""
+
 def probe(
     model: Model,
     protected: PathLike,

@@ -136,7 +136,13 @@ fn is_bad_input_run(e: &RunError) -> bool {
         | RunError::WeatTest { .. }
         | RunError::SameCorpus { .. }
         | RunError::CorpusSettings(_)
-        | RunError::PeriodCorpora { .. } => true,
+        | RunError::PeriodCorpora { .. }
+        | RunError::Crows { .. }
+        | RunError::CrowsCompare(_) => true,
+        // A pairs file that could not be read is the system's error; one that was read is bad input.
+        RunError::CrowsData(inner) => {
+            !matches!(inner, lmbias_runs::data::crows::PairsError::Read(_))
+        }
         // A corpus that could not be read is the system's error; one that was read is bad input.
         RunError::Corpus(inner) => {
             !matches!(inner, lmbias_runs::data::corpus::CorpusError::Read(_))

@@ -35,6 +35,7 @@ fn lmbias(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(studies::seat, m)?)?;
     m.add_function(wrap_pyfunction!(studies::valence, m)?)?;
     m.add_function(wrap_pyfunction!(studies::probe, m)?)?;
+    m.add_function(wrap_pyfunction!(studies::crows, m)?)?;
     m.add_function(wrap_pyfunction!(train::train_mlm, m)?)?;
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! The three studies, called as `lmbias seat`, `lmbias valence` and `lmbias probe` call
+//! The studies, called as `lmbias seat`, `lmbias valence`, `lmbias probe` and `lmbias crows` call
 //! lmbias-runs, returning the runs' rows as plain dicts (`pandas.DataFrame(rows)`) with the
 //! keys of the CLI's JSON, and with `provenance=True` what produced them; what the CLI says
 //! on stderr (lost examples, refused tests) becomes a Python warning.
@@ -8,6 +8,7 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use lmbias_runs::Provenance;
+use lmbias_runs::crows::{CrowsOutput, CrowsSettings, Pairs};
 use lmbias_runs::data::Role;
 use lmbias_runs::data::association::{AssociationTest, LoadOptions, SetSpec, TestSpec};
 use lmbias_runs::metrics::log_odds::Thresholds;
@@ -270,5 +271,42 @@ pub(crate) fn probe<'py>(
         to_python(py, &result.rows())?,
         [&result.provenance],
         provenance,
+    )
+}
+
+/// Likelihood measures on minimal pairs (the CrowS-Pairs metric, bias-bench's score, AUL,
+/// AULA): the CLI's `--json` as a dict, {"results": [per model: provenance, summary,
+/// data_checks, pairs], "comparisons": [exact McNemar tests of each pair of models]}.
+#[pyfunction]
+#[pyo3(signature = (model, pairs, *, exclude_flagged = false, max_span_gap = CrowsSettings::default().max_span_gap as i128))]
+pub(crate) fn crows<'py>(
+    py: Python<'py>,
+    model: &Bound<'py, PyAny>,
+    pairs: PathBuf,
+    exclude_flagged: bool,
+    max_span_gap: i128,
+) -> PyResult<Bound<'py, PyAny>> {
+    let models = models(model)?;
+    let settings = CrowsSettings {
+        exclude_flagged,
+        max_span_gap: unsigned("max_span_gap", max_span_gap)? as usize,
+    };
+    let pairs = work::run(py, |_| Pairs::load(&pairs).map_err(|e| to_py(e.into())))??;
+    let mut runs = Vec::with_capacity(models.len());
+    for model in &models {
+        let model = model.get();
+        let run = work::run(py, |_| {
+            lmbias_runs::crows::run(model.model(), &pairs, &settings, &mut |_| {})
+                .map_err(|e| model.error(e))
+        })??;
+        runs.push(run);
+    }
+    let comparisons = lmbias_runs::crows::compare(&runs).map_err(|e| to_py(e.into()))?;
+    to_python(
+        py,
+        &CrowsOutput {
+            results: &runs,
+            comparisons,
+        },
     )
 }
