@@ -7,9 +7,12 @@
 use lmbias_papers::caglidil::{self, Finding};
 use lmbias_papers::known_answer::{KnownAnswer, KnownAnswerError};
 use lmbias_runs::Provenance;
+use lmbias_runs::crows::{self as likelihood, CrowsRun, ModelComparison};
 use lmbias_runs::probe::ProbeResult;
 use lmbias_runs::seat::{self, SeatRun};
 use lmbias_runs::studies::corpus_valence::Agreement;
+use lmbias_runs::studies::crows::Measure;
+use lmbias_runs::studies::crows::summary::{Comparison, Verdict};
 use lmbias_runs::studies::probe::ProbeRun;
 use lmbias_runs::studies::seat::{BatteryResult, SeatRow};
 use lmbias_runs::studies::valence::ModelResult;
@@ -36,6 +39,10 @@ pub struct Results {
     pub trained: Vec<period_models::Provenance>,
     /// How the Bibles' corpus-derived valence agrees with the hand annotations.
     pub corpus_agreement: Option<Agreement>,
+    /// The likelihood measures on CrowS-Pairs, in model order.
+    pub crows: Vec<CrowsRun>,
+    /// The same on the period pairs.
+    pub period_pairs: Vec<CrowsRun>,
 }
 
 impl Results {
@@ -67,6 +74,8 @@ impl Results {
             results.valence_drawn.extend(o.valence_drawn);
             results.probe.extend(o.probe);
             results.trained.extend(o.trained);
+            results.crows.extend(o.crows);
+            results.period_pairs.extend(o.period_pairs);
         }
         results
     }
@@ -90,7 +99,16 @@ impl Results {
             .probe
             .iter()
             .map(|r| ("probe".to_owned(), &r.provenance));
-        valence.chain(seat).chain(probe).collect()
+        let likelihood = self
+            .crows
+            .iter()
+            .map(|r| ("likelihood (CrowS-Pairs)".to_owned(), &r.provenance))
+            .chain(
+                self.period_pairs
+                    .iter()
+                    .map(|r| ("likelihood (period pairs)".to_owned(), &r.provenance)),
+            );
+        valence.chain(seat).chain(probe).chain(likelihood).collect()
     }
 }
 
@@ -120,6 +138,55 @@ pub struct Analysis {
     pub known_answer: Option<Result<Vec<KnownAnswer>, KnownAnswerError>>,
     /// The probe's runs, model by model.
     pub probe: Vec<ProbeRun>,
+    /// Every two models compared on CrowS-Pairs, then on the period pairs.
+    pub likelihood_comparisons: [Vec<ModelComparison>; 2],
+    /// The period pairs' known answer; `None` unless the KJV and WEB models both scored them.
+    pub period_answer: Option<PeriodAnswer>,
+}
+
+/// The period pairs' known answer (ours, issue #37): scored as CrowS-Pairs scores its pairs
+/// (metric.py's pseudo-log-likelihood), the KJV model prefers the King James wording of most
+/// held-out verses and the WEB model the World English one, each significantly (its interval
+/// clear of 50 %), and the two differ on the same verses (exact McNemar).
+#[derive(Debug, Clone)]
+pub struct PeriodAnswer {
+    /// The KJV model's verdict on "prefers the Early Modern wording".
+    pub kjv: Verdict,
+    /// The WEB model's.
+    pub web: Verdict,
+    /// The two compared verse by verse.
+    pub comparison: Comparison,
+}
+
+impl PeriodAnswer {
+    /// Whether the known answer holds: KJV Early Modern, WEB Modern, and the two apart.
+    pub fn holds(&self) -> bool {
+        self.kjv == Verdict::Stereotypical
+            && self.web == Verdict::AntiStereotypical
+            && self.comparison.p_value < lmbias_runs::studies::crows::summary::ALPHA
+    }
+
+    fn of(runs: &[CrowsRun]) -> Option<PeriodAnswer> {
+        let of = |label: &str| runs.iter().find(|r| r.model == label);
+        let (kjv, web) = (of(period_models::LABELS[0])?, of(period_models::LABELS[1])?);
+        let verdict = |run: &CrowsRun| {
+            run.summary
+                .iter()
+                .find(|s| s.measure == Measure::Pll)
+                .map_or(Verdict::NoData, |s| s.overall.verdict)
+        };
+        let comparison = likelihood::compare(&[kjv.clone(), web.clone()])
+            .ok()?
+            .pop()?
+            .tests
+            .into_iter()
+            .find(|t| t.measure == Measure::Pll)?;
+        Some(PeriodAnswer {
+            kjv: verdict(kjv),
+            web: verdict(web),
+            comparison,
+        })
+    }
 }
 
 impl Analysis {
@@ -145,6 +212,11 @@ impl Analysis {
             });
         let known_answer = period_models::known_answer(&valence, &valence_drawn);
         let probe = results.probe.iter().map(|r| r.run.clone()).collect();
+        // Runs of one set score the same pairs, so every comparison holds; one that cannot be
+        // made (a run cut short) is left out rather than stopping the report.
+        let likelihood_comparisons = [&results.crows, &results.period_pairs]
+            .map(|runs| likelihood::compare(runs).unwrap_or_default());
+        let period_answer = PeriodAnswer::of(&results.period_pairs);
         Analysis {
             results,
             valence,
@@ -153,6 +225,8 @@ impl Analysis {
             turkish,
             known_answer,
             probe,
+            likelihood_comparisons,
+            period_answer,
         }
     }
 

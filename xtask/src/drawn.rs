@@ -82,10 +82,12 @@ fn provenance(kjv: &PeriodCorpus, web: &PeriodCorpus) -> BTreeMap<String, String
     ])
 }
 
-/// The set's JSON as a fresh draw writes it.
-pub fn draw_json() -> Result<String> {
-    let [kjv, web] = crate::corpora::period_corpora()?;
-    let (early, modern) = (held_out(&kjv)?, held_out(&web)?);
+/// The two Bibles' held-out verses, line by line: (line, KJV wording, WEB wording).
+pub fn held_out_verses(
+    kjv: &PeriodCorpus,
+    web: &PeriodCorpus,
+) -> Result<Vec<(usize, String, String)>> {
+    let (early, modern) = (held_out(kjv)?, held_out(web)?);
     ensure!(
         early
             .iter()
@@ -93,10 +95,20 @@ pub fn draw_json() -> Result<String> {
             .eq(modern.iter().map(|(l, _)| l)),
         "the two Bibles' held-out verses are not the same lines: delete the cached corpora"
     );
-    let pairs: Vec<VersePair<'_>> = early
+    Ok(early
+        .into_iter()
+        .zip(modern)
+        .map(|((line, e), (_, m))| (line, e, m))
+        .collect())
+}
+
+/// The set's JSON as a fresh draw writes it.
+pub fn draw_json() -> Result<String> {
+    let [kjv, web] = crate::corpora::period_corpora()?;
+    let verses = held_out_verses(&kjv, &web)?;
+    let pairs: Vec<VersePair<'_>> = verses
         .iter()
-        .zip(&modern)
-        .map(|((line, e), (_, m))| VersePair {
+        .map(|(line, e, m)| VersePair {
             line: *line,
             early_modern: e,
             modern: m,

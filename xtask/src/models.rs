@@ -10,24 +10,42 @@ use serde::{Deserialize, Serialize};
 
 use crate::period_models::{self, PeriodModel};
 
-/// The three studies `reproduce-paper` regenerates.
+/// The three papers' studies `reproduce-paper` regenerates, and the likelihood measures on
+/// minimal pairs that its "Beyond the papers" section adds (issue #37).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Study {
     Valence,
     Seat,
     Probe,
+    Likelihood,
 }
 
 impl Study {
-    pub const ALL: [Study; 3] = [Study::Valence, Study::Seat, Study::Probe];
+    pub const ALL: [Study; 4] = [Study::Valence, Study::Seat, Study::Probe, Study::Likelihood];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Study::Valence => "valence",
             Study::Seat => "seat",
             Study::Probe => "probe",
+            Study::Likelihood => "likelihood",
         }
+    }
+
+    /// The folders under `datasets/` the study reads.
+    pub fn datasets(self) -> &'static [&'static str] {
+        match self {
+            Study::Valence => &["valence"],
+            Study::Seat => &["seat"],
+            Study::Probe => &["probe"],
+            Study::Likelihood => &["crows-pairs", "period-pairs"],
+        }
+    }
+
+    /// Whether the study needs a masked-language-modelling head.
+    pub fn fills_masks(self) -> bool {
+        matches!(self, Study::Valence | Study::Likelihood)
     }
 }
 
@@ -43,10 +61,16 @@ pub struct Wanted {
     pub turkish: bool,
 }
 
+/// A model wanted for `studies`; a masked LM (one the valence study runs on) also serves the
+/// likelihood measures.
 fn wanted(id: &str, studies: &[Study], role: &str) -> Wanted {
+    let mut studies = studies.to_vec();
+    if studies.contains(&Study::Valence) && !studies.contains(&Study::Likelihood) {
+        studies.push(Study::Likelihood);
+    }
     Wanted {
         id: id.to_owned(),
-        studies: studies.to_vec(),
+        studies,
         role: role.to_owned(),
         turkish: true,
     }
@@ -219,7 +243,7 @@ impl Available {
         }
     }
 
-    /// The model SEAT and the probe run on; a period model serves the valence study only.
+    /// The model SEAT and the probe run on; a period model serves the valence and likelihood studies only.
     pub fn opened(&self) -> Result<&Model> {
         match &self.source {
             Source::Opened(model) => Ok(model),
@@ -269,8 +293,10 @@ pub fn resolve(
     for w in wanted {
         if let Some(i) = period_models::LABELS.iter().position(|l| *l == w.id) {
             let found = periods.get_or_insert_with(|| period_models_on_minilm(hub, compute));
-            let (studies, lacking): (Vec<Study>, Vec<Study>) =
-                w.studies.iter().partition(|s| **s == Study::Valence);
+            let (studies, lacking): (Vec<Study>, Vec<Study>) = w
+                .studies
+                .iter()
+                .partition(|s| matches!(s, Study::Valence | Study::Likelihood));
             match found {
                 Ok(models) => {
                     if !lacking.is_empty() {
@@ -278,8 +304,8 @@ pub fn resolve(
                             id: w.id.clone(),
                             studies: lacking,
                             role: w.role.to_owned(),
-                            reason: "a period model of the known-answer check: the valence \
-                                     study only"
+                            reason: "a period model of the known-answer checks: the valence \
+                                     and likelihood studies only"
                                 .to_owned(),
                             cause: None,
                         });
@@ -320,11 +346,7 @@ pub fn resolve(
         if model.is_static() {
             available.push(Available {
                 source: Source::Opened(Box::new(model)),
-                studies: w
-                    .studies
-                    .into_iter()
-                    .filter(|s| *s != Study::Valence)
-                    .collect(),
+                studies: w.studies.into_iter().filter(|s| !s.fills_masks()).collect(),
                 role: w.role,
                 turkish: w.turkish,
             });
@@ -333,14 +355,15 @@ pub fn resolve(
         let (studies, lacking): (Vec<Study>, Vec<Study>) = w
             .studies
             .iter()
-            .partition(|s| **s != Study::Valence || model.fills_masks());
+            .partition(|s| !s.fills_masks() || model.fills_masks());
         if !lacking.is_empty() {
             skipped.push(Skipped {
                 id: w.id.clone(),
                 studies: lacking,
                 role: w.role.to_owned(),
-                reason: "no masked-language-modelling head: the valence study fills masks \
-                         (give a *ForMaskedLM checkpoint such as bert-base-uncased)"
+                reason: "no masked-language-modelling head: the valence study fills masks and \
+                         the likelihood measures read its probabilities (give a *ForMaskedLM \
+                         checkpoint such as bert-base-uncased)"
                     .to_owned(),
                 cause: None,
             });
@@ -454,7 +477,7 @@ mod tests {
     }
 
     #[test]
-    fn the_offline_set_ends_with_the_three_period_models_for_valence_only() {
+    fn the_offline_set_ends_with_the_three_period_models_for_valence_and_likelihood() {
         let models = all();
         let period: Vec<(&str, &[Study], &str)> = models
             .iter()
@@ -466,17 +489,17 @@ mod tests {
             [
                 (
                     period_models::LABELS[0],
-                    &[Study::Valence][..],
+                    &[Study::Valence, Study::Likelihood][..],
                     period_models::ROLES[0]
                 ),
                 (
                     period_models::LABELS[1],
-                    &[Study::Valence][..],
+                    &[Study::Valence, Study::Likelihood][..],
                     period_models::ROLES[1]
                 ),
                 (
                     period_models::LABELS[2],
-                    &[Study::Valence][..],
+                    &[Study::Valence, Study::Likelihood][..],
                     period_models::ROLES[2]
                 ),
             ]
@@ -507,7 +530,7 @@ mod tests {
         };
         let info = model.info();
         assert_eq!(info.name, "MiniLM + KJV (trained here)");
-        assert_eq!(info.studies, [Study::Valence]);
+        assert_eq!(info.studies, [Study::Valence, Study::Likelihood]);
         assert_eq!(info.kind, "BertMaskedLm");
         let Source::Trained(period) = &model.source else {
             panic!("not a period model");
@@ -547,7 +570,7 @@ mod tests {
             [(
                 &info.name,
                 &vec![Study::Seat, Study::Probe],
-                &"a period model of the known-answer check: the valence study only".to_owned()
+                &"a period model of the known-answer checks: the valence and likelihood studies only".to_owned()
             )]
         );
         assert!(model.opened().is_err());

@@ -13,6 +13,7 @@ use anyhow::{Context, Result};
 use lmbias_frontend::Bar;
 use lmbias_papers::dusi;
 use lmbias_report::heatmap::Marks;
+use lmbias_runs::crows::{self, CrowsRun, CrowsSettings, Pairs};
 use lmbias_runs::probe::{self, Lists, ProbeResult, ProbeSettings};
 use lmbias_runs::seat::{self, SeatRun, SeatSettings, Tests};
 use lmbias_runs::studies::corpus_valence::Agreement;
@@ -43,7 +44,12 @@ pub struct Options {
     pub settings: Settings,
     pub compute: Compute,
     pub datasets: PathBuf,
+    /// The minimal pairs of the likelihood study (`--crows-pairs`).
+    pub crows_pairs: PathBuf,
 }
+
+/// CrowS-Pairs, under `datasets/`.
+pub const CROWS_PAIRS: &str = "crows-pairs/crows_pairs_anonymized.csv";
 
 impl Options {
     /// `text` with the datasets folder named as the repository names it (`datasets/…`):
@@ -103,6 +109,12 @@ pub struct ModelOutcome {
     /// For a period model the valence study ran on: how it was trained.
     #[serde(default)]
     pub trained: Option<period_models::Provenance>,
+    /// The likelihood measures on CrowS-Pairs (`--crows-pairs`).
+    #[serde(default)]
+    pub crows: Option<CrowsRun>,
+    /// The same on the period pairs (datasets/period-pairs/kjv-web.csv).
+    #[serde(default)]
+    pub period_pairs: Option<CrowsRun>,
 }
 
 /// A study that failed on one model (e.g. a vocabulary that cannot produce an
@@ -167,6 +179,7 @@ pub fn run(
             Study::Valence => valence_study(on, options)?,
             Study::Seat => seat_study(on, options)?,
             Study::Probe => probe_study(on, options)?,
+            Study::Likelihood => likelihood_study(on, options)?,
         }
         timings.push((study, started.elapsed()));
     }
@@ -358,6 +371,79 @@ fn probe_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> R
                 .failures
                 .push(Failure::new(Study::Probe, available, err, options)),
         }
+    }
+    progress.finish();
+    Ok(())
+}
+
+/// The likelihood measures (issue #37; in none of the three papers) on every masked LM: the
+/// pairs of `--crows-pairs` and the period pairs, each failing on its own (a model too short
+/// for a long verse keeps its CrowS-Pairs result).
+fn likelihood_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Result<()> {
+    let sets = [
+        Pairs::load(&options.crows_pairs)?,
+        Pairs::load(&options.datasets.join(crate::pairs::FILE))?,
+    ];
+    let settings = CrowsSettings::default();
+    let total: usize = sets.iter().map(|s| s.set().pairs().len()).sum();
+    let progress = Bar::count(Some((on.len() * total) as u64), "likelihood");
+    for (available, outcome) in on {
+        let mut on_step = |p: &lmbias_runs::train::Progress| {
+            if let Some(line) = period_models::progress_line(available.name(), p) {
+                progress.println(&line);
+            }
+        };
+        let trained;
+        let model: &Model = match &available.source {
+            Source::Opened(opened) => opened,
+            Source::Trained(period) => {
+                let opened = period.obtain(&mut on_step).and_then(|(checkpoint, _)| {
+                    Ok(Model::from_checkpoint(checkpoint, options.compute)?)
+                });
+                match opened {
+                    Ok(model) => {
+                        trained = model;
+                        &trained
+                    }
+                    Err(err) => {
+                        outcome.failures.push(Failure::new(
+                            Study::Likelihood,
+                            available,
+                            err,
+                            options,
+                        ));
+                        progress.inc(total as u64);
+                        continue;
+                    }
+                }
+            }
+        };
+        for (k, pairs) in sets.iter().enumerate() {
+            let start = progress.position();
+            let mut tick = |done: usize| progress.set_position(start + done as u64);
+            match crows::run(model, pairs, &settings, &mut tick) {
+                Ok(mut run) => {
+                    run.provenance = options.portable_provenance(run.provenance);
+                    if k == 0 {
+                        outcome.crows = Some(run);
+                    } else {
+                        outcome.period_pairs = Some(run);
+                    }
+                }
+                Err(err) => outcome.failures.push(Failure::new(
+                    Study::Likelihood,
+                    available,
+                    anyhow::Error::new(err).context(if k == 0 {
+                        "the CrowS pairs"
+                    } else {
+                        "the period pairs"
+                    }),
+                    options,
+                )),
+            }
+            progress.set_position(start + pairs.set().pairs().len() as u64);
+        }
+        model.unload();
     }
     progress.finish();
     Ok(())

@@ -40,13 +40,14 @@ pub fn path(out: &Path, shard: Shard) -> PathBuf {
 const KIND: &str = "cargo xtask reproduce-paper --shard";
 
 /// What a merge holds the shards to: every setting, and every file under
-/// `datasets/STUDY/` of each study run (a file edited between shards changes its digest).
+/// `datasets/` folder each study run reads (a file edited between shards changes its digest).
 fn stamp(settings: &Settings, datasets: &Path) -> Result<Stamp> {
     let mut stamp = Stamp::new(KIND);
     stamp.settings(settings).context("encoding the settings")?;
     for study in &settings.studies {
-        let name = format!("datasets/{}", study.as_str());
-        stamp.folder(&name, &datasets.join(study.as_str()))?;
+        for folder in study.datasets() {
+            stamp.folder(&format!("datasets/{folder}"), &datasets.join(folder))?;
+        }
     }
     Ok(stamp)
 }

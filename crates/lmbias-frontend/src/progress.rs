@@ -65,6 +65,11 @@ impl Bar {
         self.0.set_position(n);
     }
 
+    /// How many are done.
+    pub fn position(&self) -> u64 {
+        self.0.position()
+    }
+
     /// What follows the numbers (a loss, a unit).
     pub fn set_message(&self, message: String) {
         self.0.set_message(message);

@@ -164,18 +164,9 @@ fn masked(text: &str, word: &Word, mask: &str) -> String {
     format!("{}{mask}{}", &text[..word.start], &text[word.end..])
 }
 
-/// The sentences drawn from `pairs` (held out of `training`, the Early Modern and Modern
-/// training passages), rated by `corpora`: a valence dataset in lmbias's format
-/// (datasets/README.md), named `name`, its description `description` followed by the counts.
-pub fn draw(
-    pairs: &[VersePair<'_>],
-    training: [&[String]; 2],
-    corpora: &CorpusValence,
-    settings: &DrawSettings,
-    name: &str,
-    description: &str,
-    provenance: &BTreeMap<String, String>,
-) -> Result<Value, DrawError> {
+/// Refuses a verse pair whose wording is also a training passage (`training`: the Early
+/// Modern and the Modern passages).
+fn check_held_out(pairs: &[VersePair<'_>], training: [&[String]; 2]) -> Result<(), DrawError> {
     let seen: [HashSet<&str>; 2] = training.map(|t| t.iter().map(String::as_str).collect());
     for pair in pairs {
         for (k, (text, period)) in [(pair.early_modern, "Early Modern"), (pair.modern, "Modern")]
@@ -191,6 +182,73 @@ pub fn draw(
             }
         }
     }
+    Ok(())
+}
+
+/// A verse whose two wordings make a minimal pair: they differ in at most a few words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeriodPair<'a> {
+    /// The verse's line.
+    pub line: usize,
+    /// The Early Modern wording.
+    pub early_modern: &'a str,
+    /// The Modern wording.
+    pub modern: &'a str,
+    /// The words of the Early Modern wording the alignment changes (lower-cased).
+    pub early_words: Vec<String>,
+    /// The words of the Modern wording it changes.
+    pub modern_words: Vec<String>,
+}
+
+/// The minimal pairs among `pairs` (held out of `training`, checked as [`draw`] checks them),
+/// in line order: the two wordings' words (lower-cased) aligned by a Myers diff, and a pair
+/// kept when the words changed on each side number at least one (on one side) and at most
+/// `max_words` (on each): *thou art* / *you are*, *hath* / *has*. Our construction (issue #37),
+/// a likelihood-based companion of the drawn valence sentences.
+pub fn period_pairs<'a>(
+    pairs: &[VersePair<'a>],
+    training: [&[String]; 2],
+    max_words: usize,
+) -> Result<Vec<PeriodPair<'a>>, DrawError> {
+    check_held_out(pairs, training)?;
+    Ok(pairs
+        .iter()
+        .filter_map(|pair| {
+            let (early, modern) = (words(pair.early_modern), words(pair.modern));
+            let a: Vec<&str> = early.iter().map(|w| w.key.as_str()).collect();
+            let b: Vec<&str> = modern.iter().map(|w| w.key.as_str()).collect();
+            let (mut early_words, mut modern_words) = (Vec::new(), Vec::new());
+            for op in capture_diff_slices(Algorithm::Myers, &a, &b) {
+                if !matches!(op, DiffOp::Equal { .. }) {
+                    early_words.extend(a[op.old_range()].iter().map(|w| (*w).to_owned()));
+                    modern_words.extend(b[op.new_range()].iter().map(|w| (*w).to_owned()));
+                }
+            }
+            let changed = early_words.len().max(modern_words.len());
+            (changed >= 1 && changed <= max_words).then(|| PeriodPair {
+                line: pair.line,
+                early_modern: pair.early_modern,
+                modern: pair.modern,
+                early_words,
+                modern_words,
+            })
+        })
+        .collect())
+}
+
+/// The sentences drawn from `pairs` (held out of `training`, the Early Modern and Modern
+/// training passages), rated by `corpora`: a valence dataset in lmbias's format
+/// (datasets/README.md), named `name`, its description `description` followed by the counts.
+pub fn draw(
+    pairs: &[VersePair<'_>],
+    training: [&[String]; 2],
+    corpora: &CorpusValence,
+    settings: &DrawSettings,
+    name: &str,
+    description: &str,
+    provenance: &BTreeMap<String, String>,
+) -> Result<Value, DrawError> {
+    check_held_out(pairs, training)?;
     let mut swaps: Vec<(&VersePair<'_>, Swap)> = pairs
         .iter()
         .filter_map(|p| swap(p, corpora).map(|s| (p, s)))

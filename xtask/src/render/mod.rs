@@ -3,6 +3,7 @@
 //! files and its REPORT.md section are in the study's own file (`valence`, `seat`,
 //! `probe`); this one holds REPORT.md's header, the models, the failures and the provenance.
 
+mod likelihood;
 mod probe;
 mod seat;
 mod valence;
@@ -44,6 +45,7 @@ fn write_studies(out: &Path, analysis: &Analysis, models: &[ModelInfo]) -> Resul
             Study::Valence => valence::files(&dir, analysis)?,
             Study::Seat => seat::files(&dir, analysis)?,
             Study::Probe => probe::files(&dir, analysis)?,
+            Study::Likelihood => likelihood::files(&dir, analysis)?,
         }
         // A study that produced nothing leaves no empty folder behind.
         let _ = std::fs::remove_dir(&dir);
@@ -101,6 +103,9 @@ fn write_report(
     }
     if options.studies.contains(&Study::Seat) {
         seat::static_section(&mut md, analysis, models);
+    }
+    if options.studies.contains(&Study::Likelihood) {
+        likelihood::section(&mut md, analysis);
     }
     provenance_section(&mut md, results, models);
     // A run where no model could be found still reports why.

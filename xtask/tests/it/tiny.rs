@@ -22,6 +22,14 @@ fn place_in_cache(hub: &Path, id: &str, fixture_name: &str) {
     }
 }
 
+/// The 34 short CrowS-Pairs pairs every tiny fixture reads within its 64 positions.
+fn short_pairs() -> String {
+    lmbias_testing::fixtures()
+        .join("crows/short-pairs.csv")
+        .display()
+        .to_string()
+}
+
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -49,6 +57,8 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
             "paper",
             "--n-samples",
             "2000",
+            "--crows-pairs",
+            &short_pairs(),
             "--out",
         ])
         .arg(&out)
@@ -87,7 +97,7 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
     }
     let report = read(&out.join("REPORT.md"));
     assert!(
-        report.contains("| emanjavacas/MacBERTh | valence |"),
+        report.contains("| emanjavacas/MacBERTh | valence, likelihood |"),
         "{report}"
     );
     // Four of the papers' checkpoints ran (as tiny stand-ins in their cache folders),
@@ -172,6 +182,18 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
         );
     }
 
+    // Beyond the papers: the likelihood measures on both masked LMs of the paper set (the
+    // tiny BERT in two cache folders), as lmbias crows prints them.
+    insta::assert_snapshot!(
+        "likelihood_crows_pairs",
+        read(&out.join("likelihood/crows-pairs.md"))
+    );
+    assert!(
+        report.contains("## Beyond the papers: likelihood measures on minimal pairs")
+            && report.contains("None of the three papers uses these measures")
+            && report.contains("Stereotyping Norwegian Salmon"),
+        "{report}"
+    );
     insta::assert_snapshot!("seat_tr", read(&out.join("seat/tr/results.md")));
     insta::assert_snapshot!("seat_tr_findings", read(&out.join("seat/tr/findings.md")));
     // REPORT.md's Figure 1: 19 columns, each C6 / C8 word-level test beside its sentence level.
@@ -642,6 +664,8 @@ fn every_family_runs_through_reproduce_paper() {
             &models,
             "--n-samples",
             "100",
+            "--crows-pairs",
+            &short_pairs(),
             "--out",
             out.to_str().unwrap(),
         ],
@@ -661,6 +685,8 @@ fn every_family_runs_through_reproduce_paper() {
     };
     let valence = named(&json("valence/results.json"), "results");
     let probe = named(&json("probe/results.json"), "runs");
+    let likelihood = json("likelihood/results.json");
+    let crows = named(&likelihood, "crows_pairs");
     let report = read(&out.join("REPORT.md"));
     assert!(!report.contains("unsupported architecture"), "{report}");
     for (name, head) in families {
@@ -674,6 +700,19 @@ fn every_family_runs_through_reproduce_paper() {
             head,
             "{name} in valence: {valence:?}"
         );
+        // The likelihood measures: every family with a head scores the short CrowS pairs; the
+        // period verses are longer than 64 positions for all but the relative-only DeBERTa.
+        assert_eq!(
+            crows.contains(&path),
+            head,
+            "{name} in likelihood: {crows:?}"
+        );
+        if head && name != "tiny-deberta-v3-mlm" {
+            assert!(
+                report.contains(&format!("| likelihood | {path} | the period pairs: ")),
+                "{name}: {report}"
+            );
+        }
         // The fixtures read 64 absolute positions: each family's own tokenizer finds the
         // first Double Bind text too long, and the battery stops there, listed with its
         // reason. Relative positions alone (DeBERTa-v3's) bound no length: the whole

@@ -199,3 +199,56 @@ fn bad_pairs_files_get_one_line_errors() {
     );
     assert_eq!(run["summary"][0]["overall"]["ties"], 0);
 }
+
+/// The data checks are counted in every run, and `--exclude-flagged` leaves the flagged pairs
+/// out of the scores (listed as excluded).
+#[test]
+fn flagged_pairs_are_counted_and_can_be_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = model_dir("tiny-bert-mlm").display().to_string();
+    let path = write(
+        &dir,
+        "flagged.csv",
+        ",sent_more,sent_less,stereo_antistereo,bias_type\n\
+         0,the man ran home,the woman ran home,stereo,gender\n\
+         1,the man ran to the old house,the woman sat to the old house,stereo,gender\n\
+         2,the man ran home,the woman ran home,stereo,gender\n",
+    );
+    let run = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "crows",
+            "--model",
+            &model,
+            "--pairs",
+            path.to_str().unwrap(),
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let (ok, stdout, stderr) = lmbias(&args);
+        assert!(ok, "{stderr}");
+        serde_json::from_str::<Value>(&stdout).unwrap()["results"][0].clone()
+    };
+    let all = run(&[]);
+    assert_eq!(
+        all["data_checks"]["several_spans"],
+        serde_json::json!(["1"])
+    );
+    assert_eq!(
+        all["data_checks"]["duplicates"],
+        serde_json::json!([["2", "0"]])
+    );
+    assert_eq!(all["pairs"].as_array().unwrap().len(), 3);
+    let kept = run(&["--exclude-flagged"]);
+    let ids: Vec<&str> = kept["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["0"]);
+    assert_eq!(
+        kept["data_checks"]["excluded"],
+        serde_json::json!(["1", "2"])
+    );
+    assert_eq!(kept["summary"][0]["overall"]["pairs"], 1);
+}

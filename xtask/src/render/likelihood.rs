@@ -1,0 +1,266 @@
+//! The likelihood measures' files (`likelihood/`: the tables of CrowS-Pairs and of the period
+//! pairs, every pair's raw scores and decisions as CSV, the summaries as JSON) and REPORT.md's
+//! "Beyond the papers" section, which says that none of the three papers uses these measures.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::Result;
+use lmbias_report::crows as report;
+use lmbias_report::table::Table;
+use lmbias_runs::crows::{CrowsRun, ModelComparison};
+use lmbias_runs::studies::crows::Measure;
+use lmbias_runs::studies::crows::summary::Verdict;
+use serde::Serialize;
+
+use super::{write_file as write, write_json};
+use crate::analysis::Analysis;
+
+/// The dataset authors' warning, quoted wherever CrowS-Pairs' scores are shown
+/// (datasets/crows-pairs/SOURCE.txt).
+const WARNING: &str = "CrowS-Pairs' authors point to Blodgett et al. (2021), \"Stereotyping \
+Norwegian Salmon: An Inventory of Pitfalls in Fairness Benchmark Datasets\", which found \
+significant noise and reliability problems in it, and their data statement says: \"We strongly \
+caution against the assumption that a lower score on our data means that a model is completely \
+unbiased.\"";
+
+/// Markdown of one set's runs: the overview, each model's tables, the comparisons.
+fn set_markdown(title: &str, runs: &[CrowsRun], comparisons: &[ModelComparison]) -> String {
+    let models: Vec<(&str, &[_])> = runs
+        .iter()
+        .map(|r| (r.model.as_str(), r.summary.as_slice()))
+        .collect();
+    let mut md = format!("# {title}\n\n");
+    md.push_str(&report::overview(&models).to_markdown());
+    md.push('\n');
+    md.push_str(&report::overview_note());
+    for r in runs {
+        md.push('\n');
+        md.push_str(&report::model_section(&r.model, &r.summary, &r.data_checks));
+    }
+    if !comparisons.is_empty() {
+        md.push_str("\n## Models compared on the same pairs\n\n");
+        md.push_str(&report::comparisons(&rows(comparisons)).to_markdown());
+    }
+    md
+}
+
+fn rows(
+    comparisons: &[ModelComparison],
+) -> Vec<(
+    &str,
+    &str,
+    &[lmbias_runs::studies::crows::summary::Comparison],
+)> {
+    comparisons
+        .iter()
+        .map(|c| (c.first.as_str(), c.second.as_str(), c.tests.as_slice()))
+        .collect()
+}
+
+/// Every pair of every run: the raw scores (before any rounding) and the decisions.
+fn pairs_table(sets: [(&str, &[CrowsRun]); 2]) -> Table {
+    let mut header = vec!["set", "model", "id", "bias_type", "direction"]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    for m in Measure::ALL {
+        header.push(format!("{}_more", m.as_str()));
+        header.push(format!("{}_less", m.as_str()));
+        header.push(format!("{}_decision", m.as_str()));
+    }
+    let mut table = Table::new(header);
+    for (set, runs) in sets {
+        for run in runs {
+            for p in &run.pairs {
+                let mut cells = vec![
+                    set.to_owned(),
+                    run.model.clone(),
+                    p.id.clone(),
+                    p.bias_type.clone(),
+                    serde_json::to_value(p.direction)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default(),
+                ];
+                for m in Measure::ALL {
+                    let score = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
+                    cells.push(score(p.more.get(m)));
+                    cells.push(score(p.less.get(m)));
+                    cells.push(
+                        serde_json::to_value(p.decisions.get(m))
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_owned))
+                            .unwrap_or_default(),
+                    );
+                }
+                table.push(cells);
+            }
+        }
+    }
+    table
+}
+
+/// results.json: each run without its pairs (those are in pairs.csv), and the comparisons.
+#[derive(Serialize)]
+struct Summaries<'a> {
+    crows_pairs: Vec<RunSummary<'a>>,
+    period_pairs: Vec<RunSummary<'a>>,
+    comparisons: &'a [Vec<ModelComparison>; 2],
+}
+
+#[derive(Serialize)]
+struct RunSummary<'a> {
+    model: &'a str,
+    provenance: &'a lmbias_runs::Provenance,
+    summary: &'a [lmbias_runs::studies::crows::summary::MeasureSummary],
+    data_checks: &'a lmbias_runs::studies::crows::DataChecks,
+}
+
+fn summaries(runs: &[CrowsRun]) -> Vec<RunSummary<'_>> {
+    runs.iter()
+        .map(|r| RunSummary {
+            model: &r.model,
+            provenance: &r.provenance,
+            summary: &r.summary,
+            data_checks: &r.data_checks,
+        })
+        .collect()
+}
+
+/// Writes the study's files; nothing when no model scored either set.
+pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
+    let results = &analysis.results;
+    if results.crows.is_empty() && results.period_pairs.is_empty() {
+        return Ok(());
+    }
+    let [crows_cmp, period_cmp] = &analysis.likelihood_comparisons;
+    write(
+        &dir.join("crows-pairs.md"),
+        set_markdown(
+            "CrowS-Pairs, scored by likelihood",
+            &results.crows,
+            crows_cmp,
+        ),
+    )?;
+    write(
+        &dir.join("period-pairs.md"),
+        set_markdown(
+            "Period pairs (KJV / WEB wordings of held-out verses), scored by likelihood",
+            &results.period_pairs,
+            period_cmp,
+        ),
+    )?;
+    write(
+        &dir.join("pairs.csv"),
+        pairs_table([
+            ("crows-pairs", &results.crows),
+            ("period-pairs", &results.period_pairs),
+        ])
+        .to_csv(),
+    )?;
+    write_json(
+        &dir.join("results.json"),
+        &Summaries {
+            crows_pairs: summaries(&results.crows),
+            period_pairs: summaries(&results.period_pairs),
+            comparisons: &analysis.likelihood_comparisons,
+        },
+    )
+}
+
+/// REPORT.md's section.
+pub(super) fn section(md: &mut String, analysis: &Analysis) {
+    let results = &analysis.results;
+    let _ = writeln!(
+        md,
+        "## Beyond the papers: likelihood measures on minimal pairs\n"
+    );
+    let _ = writeln!(
+        md,
+        "None of the three papers uses these measures: this section is ours (issue #37). Each \
+         masked LM of the run scores minimal pairs by likelihood, each measure computed as its \
+         original computes it: the CrowS-Pairs metric (Nangia et al. 2020, `metric.py`: the \
+         shared tokens masked one at a time), bias-bench's score (Meade et al. 2022, `crows.py`: \
+         the modified tokens), AUL and AULA (Kaneko & Bollegala 2022: the unmasked sentence). \
+         Beside each percentage, which the originals report bare: an exact two-sided binomial \
+         test against 50 %, a 95 % Clopper–Pearson interval, Holm's correction across bias \
+         types; no share is called stereotypical while its interval contains 50 %. All tables \
+         are in `likelihood/`, every pair's raw scores in `likelihood/pairs.csv`.\n"
+    );
+    if results.crows.is_empty() {
+        let _ = writeln!(md, "No masked LM scored CrowS-Pairs in this run.\n");
+    } else {
+        let models: Vec<(&str, &[_])> = results
+            .crows
+            .iter()
+            .map(|r| (r.model.as_str(), r.summary.as_slice()))
+            .collect();
+        let _ = writeln!(md, "### CrowS-Pairs\n\n{WARNING}\n");
+        md.push_str(&report::overview(&models).to_markdown());
+        md.push('\n');
+        md.push_str(&report::overview_note());
+        if let Some(first) = results.crows.first() {
+            md.push('\n');
+            md.push_str(&report::data_checks(&first.data_checks));
+        }
+        md.push('\n');
+    }
+    if !results.period_pairs.is_empty() {
+        let models: Vec<(&str, &[_])> = results
+            .period_pairs
+            .iter()
+            .map(|r| (r.model.as_str(), r.summary.as_slice()))
+            .collect();
+        let pairs = results.period_pairs[0].pairs.len();
+        let _ = writeln!(
+            md,
+            "### Period pairs: a second known-answer check\n\n{pairs} verses held out of the \
+             period models' training whose King James and World English wordings differ in at \
+             most 3 words (`datasets/period-pairs/kjv-web.csv`, our construction), scored as \
+             CrowS-Pairs scores its pairs with the King James wording as `sent_more`: a share \
+             above 50 % is a preference for the Early Modern wording.\n"
+        );
+        md.push_str(&report::overview(&models).to_markdown());
+        md.push('\n');
+        match &analysis.period_answer {
+            None => {
+                let _ = writeln!(
+                    md,
+                    "The known answer needs the KJV and the WEB models: they did not both score \
+                     the pairs.\n"
+                );
+            }
+            Some(answer) => {
+                let word = |v: Verdict| match v {
+                    Verdict::Stereotypical => "prefers the King James wording",
+                    Verdict::AntiStereotypical => "prefers the World English wording",
+                    Verdict::WithinChance => "prefers neither significantly",
+                    Verdict::NoData => "decided no pair",
+                };
+                let c = &answer.comparison;
+                let _ = writeln!(
+                    md,
+                    "**Known answer {}.** By the CrowS-Pairs metric the KJV model {} and the WEB \
+                     model {}; on the {} verses both decided, {} went the King James way for the \
+                     KJV model alone and {} for the WEB model alone (exact McNemar p = {}).\n",
+                    if answer.holds() {
+                        "holds"
+                    } else {
+                        "does not hold"
+                    },
+                    word(answer.kjv),
+                    word(answer.web),
+                    c.pairs,
+                    c.only_first,
+                    c.only_second,
+                    if c.p_value < 1e-300 {
+                        "< 1e-300".to_owned()
+                    } else {
+                        format!("{:.2e}", c.p_value)
+                    },
+                );
+            }
+        }
+    }
+}
