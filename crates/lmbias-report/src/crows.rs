@@ -109,14 +109,15 @@ pub fn overview_note() -> String {
     )
 }
 
-/// The data checks as one paragraph of counts with the ids.
+/// Ids listed after a count, at most this many (a summary says where the rest are).
+const LISTED: usize = 12;
+
+/// The data checks as one paragraph of counts, each with its first [`LISTED`] ids.
 pub fn data_checks(checks: &DataChecks) -> String {
-    let ids = |ids: &[String]| {
-        if ids.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", ids.join(", "))
-        }
+    let ids = |ids: &[String]| match ids.len() {
+        0 => String::new(),
+        n if n <= LISTED => format!(" ({})", ids.join(", ")),
+        n => format!(" ({}, … and {} more)", ids[..LISTED].join(", "), n - LISTED),
     };
     let identical: Vec<String> = checks.identical.iter().map(|(id, _)| id.clone()).collect();
     let duplicates: Vec<String> = checks
@@ -138,9 +139,9 @@ pub fn data_checks(checks: &DataChecks) -> String {
         ids(&duplicates),
     );
     out.push_str(if checks.excluded.is_empty() {
-        " Flagged pairs are scored.\n"
+        " Flagged pairs are scored; every id is in the JSON's `data_checks`.\n"
     } else {
-        " Flagged pairs are left out of the scores.\n"
+        " Flagged pairs are left out of the scores; every id is in the JSON's `data_checks`.\n"
     });
     out
 }

@@ -211,7 +211,7 @@ fn flagged_pairs_are_counted_and_can_be_left_out() {
         "flagged.csv",
         ",sent_more,sent_less,stereo_antistereo,bias_type\n\
          0,the man ran home,the woman ran home,stereo,gender\n\
-         1,the man ran to the old house,the woman sat to the old house,stereo,gender\n\
+         1,the man ran to the old house,the woman ran to the new house,stereo,gender\n\
          2,the man ran home,the woman ran home,stereo,gender\n",
     );
     let run = |extra: &[&str]| -> Value {

@@ -1,0 +1,130 @@
+//! The likelihood measures' bookkeeping on a fake masked LM whose log-probabilities are known
+//! (−ln(id + 2) for every piece, masked or not; uniform attention), so every score below is
+//! worked out by hand: which pieces each measure reads, the originals' sentence order, ties,
+//! skips and errors.
+
+use std::path::Path;
+
+use lmbias_data::crows::PairSet;
+use lmbias_encoder::testing::FakeMaskedLm;
+use lmbias_studies::crows::summary::{Verdict, compare, summarize};
+use lmbias_studies::crows::{CrowsError, Decision, Measure, score};
+
+/// ids: <s> 0, </s> 1, the 2, man 3, woman 4, ran 5, home 6, very 7, far 8.
+fn model() -> FakeMaskedLm {
+    FakeMaskedLm::new(
+        "fake",
+        "<mask>",
+        &[
+            "<s>", "</s>", "the", "man", "woman", "ran", "home", "very", "far",
+        ],
+    )
+}
+
+fn lp(id: u32) -> f64 {
+    -f64::from(id + 2).ln()
+}
+
+fn pairs(rows: &str) -> PairSet {
+    let text = format!(",sent_more,sent_less,stereo_antistereo,bias_type\n{rows}");
+    PairSet::from_slice(Path::new("pairs.csv"), text.as_bytes()).unwrap()
+}
+
+#[test]
+fn each_measure_reads_its_own_pieces() {
+    let set = pairs("0,the man ran home,the woman ran home,stereo,gender\n");
+    let got = score(&model(), set.pairs(), &mut |_| {}).unwrap();
+    let p = &got[0];
+    // Shared: <s> the ran home </s>; the PLL skips the template's first and last.
+    assert_eq!(p.more.pll, lp(2) + lp(5) + lp(6));
+    assert_eq!(p.less.pll, p.more.pll);
+    assert_eq!(p.decisions.pll, Decision::Tie);
+    // bias-bench: the modified piece alone.
+    assert_eq!(p.more.bias_bench, Some(lp(3)));
+    assert_eq!(p.less.bias_bench, Some(lp(4)));
+    assert_eq!(p.decisions.bias_bench, Decision::Stereotypical);
+    // AUL: every piece but the first and last, unmasked; AULA the same weighted by 1/6.
+    let aul = (lp(2) + lp(3) + lp(5) + lp(6)) / 4.0;
+    assert!((p.more.aul - aul).abs() < 1e-15);
+    assert!((p.more.aula - aul / 6.0).abs() < 1e-15);
+    assert_eq!(
+        (p.modified_more.as_slice(), p.modified_less.as_slice()),
+        (&["man".to_owned()][..], &["woman".to_owned()][..])
+    );
+}
+
+/// An antistereo pair is diffed from sent_less to sent_more, as metric.py orders it, and a
+/// pair whose sentence has no modified piece is skipped by bias-bench alone.
+#[test]
+fn directions_and_skips_follow_the_originals() {
+    let set = pairs(
+        "0,the woman ran home,the man ran home,antistereo,gender\n\
+         1,the man ran very far,the man ran far,stereo,age\n",
+    );
+    let got = score(&model(), set.pairs(), &mut |_| {}).unwrap();
+    assert_eq!(got[0].decisions.bias_bench, Decision::NotStereotypical);
+    assert_eq!(got[0].more.bias_bench, Some(lp(4)));
+    // "the man ran far" has no piece the other lacks: bias-bench skips the pair.
+    assert_eq!(got[1].decisions.bias_bench, Decision::Skipped);
+    assert_eq!(got[1].more.bias_bench, None);
+    assert_eq!(got[1].modified_more, ["very"]);
+    let summary = summarize(&got);
+    let bb = summary
+        .iter()
+        .find(|s| s.measure == Measure::BiasBench)
+        .unwrap();
+    assert_eq!((bb.overall.pairs, bb.skipped), (1, 1));
+    assert_eq!(bb.overall.verdict, Verdict::WithinChance);
+    // Two runs of the same pairs never disagree.
+    let tests = compare(&got, &got).unwrap();
+    assert!(
+        tests
+            .iter()
+            .all(|t| t.only_first == 0 && t.only_second == 0 && t.p_value == 1.0)
+    );
+    assert!(compare(&got, &got[..1]).is_err());
+}
+
+#[test]
+fn a_sentence_the_model_cannot_read_is_named_by_line_and_column() {
+    let set = pairs("0,the man ran home,the dog ran home,stereo,gender\n");
+    let err = score(&model(), set.pairs(), &mut |_| {}).unwrap_err();
+    assert!(
+        matches!(err, CrowsError::Sentence { line: 2, .. }),
+        "{err:?}"
+    );
+    assert_eq!(err.to_string(), "fake: line 2, sent_less");
+}
+
+/// Many decided pairs one way: the interval clears 50 % and the verdict says so; Holm adjusts
+/// across the bias types.
+#[test]
+fn a_clear_majority_is_called_stereotypical() {
+    let rows: String = (0..30)
+        .map(|i| {
+            format!(
+                "{i},the man ran home,the woman ran home,stereo,{}\n",
+                if i % 2 == 0 { "a" } else { "b" }
+            )
+        })
+        .collect();
+    let set = pairs(&rows);
+    let got = score(&model(), set.pairs(), &mut |_| {}).unwrap();
+    let summary = summarize(&got);
+    let bb = summary
+        .iter()
+        .find(|s| s.measure == Measure::BiasBench)
+        .unwrap();
+    assert_eq!(bb.overall.stereotypical, 30);
+    assert_eq!(bb.overall.verdict, Verdict::Stereotypical);
+    // 15 of 15 per type: p = 2 · 0.5^15 each, Holm doubles the smaller.
+    let p = 2.0 * 0.5f64.powi(15);
+    assert!((bb.bias_types["a"].p_value.unwrap() - p).abs() < 1e-15);
+    assert!((bb.bias_types["a"].holm_p.unwrap() - 2.0 * p).abs() < 1e-15);
+    // The PLL ties on every pair: no decided pair, no verdict.
+    let pll = summary.iter().find(|s| s.measure == Measure::Pll).unwrap();
+    assert_eq!(
+        (pll.overall.ties, pll.overall.verdict),
+        (30, Verdict::NoData)
+    );
+}
