@@ -91,7 +91,7 @@ pub fn run(
     let scores =
         crows::score(lm.as_ref(), &chosen, progress).map_err(|source| RunError::Crows {
             file: pairs.set.path().to_path_buf(),
-            source,
+            source: Box::new(source),
         })?;
     let provenance = Provenance::new(model.provenance()?)
         .input(&pairs.digest)

@@ -83,7 +83,7 @@ pub enum RunError {
         file: PathBuf,
         /// What failed, naming the pair's line and column.
         #[source]
-        source: CrowsError,
+        source: Box<CrowsError>,
     },
     /// Two runs that cannot be compared pair by pair.
     #[error(transparent)]

@@ -225,7 +225,7 @@ pub fn period_pairs<'a>(
                 }
             }
             let changed = early_words.len().max(modern_words.len());
-            (changed >= 1 && changed <= max_words).then(|| PeriodPair {
+            (1..=max_words).contains(&changed).then_some(PeriodPair {
                 line: pair.line,
                 early_modern: pair.early_modern,
                 modern: pair.modern,
