@@ -66,26 +66,9 @@ pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
             comparisons,
         })? + "\n"
     } else {
-        let models: Vec<(&str, &[_])> = runs
-            .iter()
-            .map(|r| (r.model.as_str(), r.summary.as_slice()))
-            .collect();
-        let mut text = report::overview(&models).to_markdown();
-        text.push('\n');
-        text.push_str(&report::overview_note());
-        for r in &runs {
-            text.push('\n');
-            text.push_str(&report::model_section(&r.model, &r.summary, &r.data_checks));
-        }
-        if !comparisons.is_empty() {
-            let rows: Vec<(&str, &str, &[_])> = comparisons
-                .iter()
-                .map(|c| (c.first.as_str(), c.second.as_str(), c.tests.as_slice()))
-                .collect();
-            text.push_str("\n## Models compared on the same pairs\n\n");
-            text.push_str(&report::comparisons(&rows).to_markdown());
-        }
-        text
+        let models: Vec<_> = runs.iter().map(CrowsRun::row).collect();
+        let compared: Vec<_> = comparisons.iter().map(|c| c.row()).collect();
+        report::markdown(None, &models, &compared)
     };
     out!("{text}")?;
     Ok(())

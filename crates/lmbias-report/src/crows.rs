@@ -147,7 +147,7 @@ pub fn data_checks(checks: &DataChecks) -> String {
 }
 
 /// The exact McNemar tests of pairs of models, one row per pair of models and measure.
-pub fn comparisons(rows: &[(&str, &str, &[Comparison])]) -> Table {
+pub fn comparisons(rows: &[ComparisonRow<'_>]) -> Table {
     let mut table = Table::new([
         "first",
         "second",
@@ -191,4 +191,35 @@ pub fn model_section(model: &str, summaries: &[MeasureSummary], checks: &DataChe
     }
     out.push_str(&data_checks(checks));
     out
+}
+
+/// One model's results as the tables take them: its name, its summaries, its data checks.
+pub type ModelRow<'a> = (&'a str, &'a [MeasureSummary], &'a DataChecks);
+
+/// Two models' comparison as the table takes it: the first's name, the second's, the tests.
+pub type ComparisonRow<'a> = (&'a str, &'a str, &'a [Comparison]);
+
+/// The whole Markdown of one set of pairs, as `lmbias crows` prints it and reproduce-paper
+/// writes it: a heading (when given), the overview with its note, each model's section, the
+/// comparisons (when there are two models or more).
+pub fn markdown(
+    title: Option<&str>,
+    models: &[ModelRow<'_>],
+    compared: &[ComparisonRow<'_>],
+) -> String {
+    let mut md = title.map_or_else(String::new, |t| format!("# {t}\n\n"));
+    let overview_rows: Vec<(&str, &[MeasureSummary])> =
+        models.iter().map(|(m, s, _)| (*m, *s)).collect();
+    md.push_str(&overview(&overview_rows).to_markdown());
+    md.push('\n');
+    md.push_str(&overview_note());
+    for (model, summaries, checks) in models {
+        md.push('\n');
+        md.push_str(&model_section(model, summaries, checks));
+    }
+    if !compared.is_empty() {
+        md.push_str("\n## Models compared on the same pairs\n\n");
+        md.push_str(&comparisons(compared).to_markdown());
+    }
+    md
 }

@@ -138,6 +138,20 @@ pub fn compare(runs: &[CrowsRun]) -> Result<Vec<ModelComparison>, RunError> {
     Ok(out)
 }
 
+impl CrowsRun {
+    /// The run as lmbias-report's tables take it.
+    pub fn row(&self) -> (&str, &[MeasureSummary], &DataChecks) {
+        (&self.model, &self.summary, &self.data_checks)
+    }
+}
+
+impl ModelComparison {
+    /// The comparison as lmbias-report's table takes it.
+    pub fn row(&self) -> (&str, &str, &[Comparison]) {
+        (&self.first, &self.second, &self.tests)
+    }
+}
+
 /// What `lmbias crows --json` prints.
 #[derive(Debug, Serialize)]
 pub struct CrowsOutput<'a> {

@@ -10,7 +10,7 @@ use lmbias_report::crows as report;
 use lmbias_report::table::Table;
 use lmbias_runs::crows::{CrowsRun, ModelComparison};
 use lmbias_runs::studies::crows::Measure;
-use lmbias_runs::studies::crows::summary::Verdict;
+use lmbias_runs::studies::crows::summary::{MeasureSummary, Verdict};
 use serde::Serialize;
 
 use super::{write_file as write, write_json};
@@ -26,35 +26,15 @@ unbiased.\"";
 
 /// Markdown of one set's runs: the overview, each model's tables, the comparisons.
 fn set_markdown(title: &str, runs: &[CrowsRun], comparisons: &[ModelComparison]) -> String {
-    let models: Vec<(&str, &[_])> = runs
-        .iter()
-        .map(|r| (r.model.as_str(), r.summary.as_slice()))
-        .collect();
-    let mut md = format!("# {title}\n\n");
-    md.push_str(&report::overview(&models).to_markdown());
-    md.push('\n');
-    md.push_str(&report::overview_note());
-    for r in runs {
-        md.push('\n');
-        md.push_str(&report::model_section(&r.model, &r.summary, &r.data_checks));
-    }
-    if !comparisons.is_empty() {
-        md.push_str("\n## Models compared on the same pairs\n\n");
-        md.push_str(&report::comparisons(&rows(comparisons)).to_markdown());
-    }
-    md
+    let models: Vec<_> = runs.iter().map(CrowsRun::row).collect();
+    let compared: Vec<_> = comparisons.iter().map(ModelComparison::row).collect();
+    report::markdown(Some(title), &models, &compared)
 }
 
-fn rows(
-    comparisons: &[ModelComparison],
-) -> Vec<(
-    &str,
-    &str,
-    &[lmbias_runs::studies::crows::summary::Comparison],
-)> {
-    comparisons
-        .iter()
-        .map(|c| (c.first.as_str(), c.second.as_str(), c.tests.as_slice()))
+/// Each run's name and summaries, as the overview table takes them.
+fn overview_rows(runs: &[CrowsRun]) -> Vec<(&str, &[MeasureSummary])> {
+    runs.iter()
+        .map(|r| (r.model.as_str(), r.summary.as_slice()))
         .collect()
 }
 
@@ -113,7 +93,7 @@ struct Summaries<'a> {
 struct RunSummary<'a> {
     model: &'a str,
     provenance: &'a lmbias_runs::Provenance,
-    summary: &'a [lmbias_runs::studies::crows::summary::MeasureSummary],
+    summary: &'a [MeasureSummary],
     data_checks: &'a lmbias_runs::studies::crows::DataChecks,
 }
 
@@ -191,11 +171,7 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) {
     if results.crows.is_empty() {
         let _ = writeln!(md, "No masked LM scored CrowS-Pairs in this run.\n");
     } else {
-        let models: Vec<(&str, &[_])> = results
-            .crows
-            .iter()
-            .map(|r| (r.model.as_str(), r.summary.as_slice()))
-            .collect();
+        let models = overview_rows(&results.crows);
         let _ = writeln!(md, "### CrowS-Pairs\n\n{WARNING}\n");
         md.push_str(&report::overview(&models).to_markdown());
         md.push('\n');
@@ -207,11 +183,7 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) {
         md.push('\n');
     }
     if !results.period_pairs.is_empty() {
-        let models: Vec<(&str, &[_])> = results
-            .period_pairs
-            .iter()
-            .map(|r| (r.model.as_str(), r.summary.as_slice()))
-            .collect();
+        let models = overview_rows(&results.period_pairs);
         let pairs = results.period_pairs[0].pairs.len();
         let _ = writeln!(
             md,
