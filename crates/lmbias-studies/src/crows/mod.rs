@@ -380,6 +380,16 @@ fn score_chunk(model: &dyn MaskedLm, pairs: &[MinimalPair]) -> Result<Vec<PairSc
         },
     };
     let encoded = model.encode(&texts).map_err(on_text)?;
+    // The trait's contract, checked rather than trusted: a short answer would misalign pairs.
+    let answered = |what: &str, got: usize, expected: usize| {
+        (got != expected).then(|| CrowsError::Encoder {
+            model: name.clone(),
+            source: EncoderError::Backend(format!("{what} answered {got} items for {expected}")),
+        })
+    };
+    if let Some(err) = answered("encode", encoded.len(), texts.len()) {
+        return Err(err);
+    }
 
     let mut plans = Vec::with_capacity(texts.len());
     for pair in encoded.chunks(2) {
@@ -428,6 +438,23 @@ fn score_chunk(model: &dyn MaskedLm, pairs: &[MinimalPair]) -> Result<Vec<PairSc
         })?;
     let sequences: Vec<&[u32]> = encoded.iter().map(|e| e.ids.as_slice()).collect();
     let unmasked = model.piece_scores(&sequences).map_err(on_text)?;
+    let short_scores = unmasked
+        .iter()
+        .zip(&sequences)
+        .find(|(u, ids)| u.log_probs.len() != ids.len() || u.attention.len() != ids.len())
+        .map(|(u, ids)| {
+            answered(
+                "piece_scores",
+                u.log_probs.len().min(u.attention.len()),
+                ids.len(),
+            )
+        });
+    let mismatch = answered("hidden_log_probs", log_probs.len(), items.len())
+        .or_else(|| answered("piece_scores", unmasked.len(), sequences.len()))
+        .or(short_scores.flatten());
+    if let Some(err) = mismatch {
+        return Err(err);
+    }
 
     let mut next = 0;
     let mut sentences: Vec<SentenceScores> = Vec::with_capacity(texts.len());
@@ -463,8 +490,9 @@ fn score_chunk(model: &dyn MaskedLm, pairs: &[MinimalPair]) -> Result<Vec<PairSc
     let mut out = Vec::with_capacity(pairs.len());
     let mut sentences = sentences.into_iter();
     for (i, pair) in pairs.iter().enumerate() {
+        // One score per encoded text, two texts per pair: checked above.
         let (Some(first), Some(second)) = (sentences.next(), sentences.next()) else {
-            unreachable!("two sentences per pair");
+            break;
         };
         let [f1, _] = order[i];
         let modified = |s: usize| -> Vec<String> {
