@@ -281,6 +281,7 @@ def crows(
     model: Union[Model, Sequence[Model]],
     pairs: PathLike,
     *,
+    group_terms: Optional[PathLike] = None,
     exclude_flagged: bool = False,
     max_span_gap: int = 3,
 ) -> Dict[str, Any]:
@@ -291,8 +292,11 @@ def crows(
     p against 50 %, a 95 % Clopper–Pearson interval, Holm across bias types, a verdict), the
     data checks, and every pair's raw scores, modified pieces and decisions
     (``pandas.DataFrame(result["pairs"])``). With several models, ``comparisons`` holds an
-    exact McNemar test per measure for each pair of them. ``exclude_flagged=True`` leaves out
-    the pairs the data checks flag. Masked language models only."""
+    exact McNemar test per measure for each pair of them. ``group_terms`` names a list of
+    group terms by bias type (``bias_type,term``, as ``--group-terms``), with which the data
+    checks also flag pairs whose modified words name another bias type's group.
+    ``exclude_flagged=True`` leaves out the pairs the data checks flag. Masked language models
+    only."""
 
 def probe(
     model: Model,

@@ -39,7 +39,7 @@ impl Study {
             Study::Valence => &["valence"],
             Study::Seat => &["seat"],
             Study::Probe => &["probe"],
-            Study::Likelihood => &["crows-pairs", "period-pairs"],
+            Study::Likelihood => &["crows-pairs", "group-terms", "period-pairs"],
         }
     }
 

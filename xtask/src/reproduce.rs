@@ -51,6 +51,9 @@ pub struct Options {
 /// CrowS-Pairs, under `datasets/`.
 pub const CROWS_PAIRS: &str = "crows-pairs/crows_pairs_anonymized.csv";
 
+/// The group-term list the CrowS-Pairs data checks use (ours; datasets/README.md).
+pub const GROUP_TERMS: &str = "group-terms/en.csv";
+
 impl Options {
     /// `text` with the datasets folder named as the repository names it (`datasets/…`):
     /// what goes into a file names no folder of this machine.
@@ -381,8 +384,11 @@ fn probe_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> R
 /// for a long verse keeps its CrowS-Pairs result).
 fn likelihood_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Result<()> {
     let sets = [
-        Pairs::load(&options.crows_pairs)?,
-        Pairs::load(&options.datasets.join(crate::pairs::FILE))?,
+        Pairs::load(
+            &options.crows_pairs,
+            Some(&options.datasets.join(GROUP_TERMS)),
+        )?,
+        Pairs::load(&options.datasets.join(crate::pairs::FILE), None)?,
     ];
     let settings = CrowsSettings::default();
     let total: usize = sets.iter().map(|s| s.set().pairs().len()).sum();
@@ -424,6 +430,9 @@ fn likelihood_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options)
             match crows::run(model, pairs, &settings, &mut tick) {
                 Ok(mut run) => {
                     run.provenance = options.portable_provenance(run.provenance);
+                    if let Some(check) = &mut run.data_checks.group_terms {
+                        check.list = options.portable(&check.list);
+                    }
                     if k == 0 {
                         outcome.crows = Some(run);
                     } else {

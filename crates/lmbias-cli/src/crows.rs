@@ -23,8 +23,13 @@ pub struct CrowsArgs {
     /// bias_type), e.g. datasets/crows-pairs/crows_pairs_anonymized.csv.
     #[arg(long)]
     pairs: PathBuf,
+    /// A list of group terms by bias type (bias_type,term), e.g. datasets/group-terms/en.csv:
+    /// the data checks then flag a pair whose modified words name a group of another bias type
+    /// and none of the pair's own.
+    #[arg(long, value_name = "FILE")]
+    group_terms: Option<PathBuf>,
     /// Leave out the pairs the data checks flag (several modified spans, spans of unequal
-    /// length, duplicates); by default they are scored and counted.
+    /// length, duplicates, another type's group); by default they are scored and counted.
     #[arg(long)]
     exclude_flagged: bool,
     /// The data check's limit: a modified span more than this many words longer than its
@@ -38,7 +43,7 @@ pub struct CrowsArgs {
 }
 
 pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
-    let pairs = Pairs::load(&args.pairs)?;
+    let pairs = Pairs::load(&args.pairs, args.group_terms.as_deref())?;
     let settings = CrowsSettings {
         exclude_flagged: args.exclude_flagged,
         max_span_gap: args.max_span_gap,

@@ -278,11 +278,12 @@ pub(crate) fn probe<'py>(
 /// AULA): the CLI's `--json` as a dict, {"results": [per model: provenance, summary,
 /// data_checks, pairs], "comparisons": [exact McNemar tests of each pair of models]}.
 #[pyfunction]
-#[pyo3(signature = (model, pairs, *, exclude_flagged = false, max_span_gap = CrowsSettings::default().max_span_gap as i128))]
+#[pyo3(signature = (model, pairs, *, group_terms = None, exclude_flagged = false, max_span_gap = CrowsSettings::default().max_span_gap as i128))]
 pub(crate) fn crows<'py>(
     py: Python<'py>,
     model: &Bound<'py, PyAny>,
     pairs: PathBuf,
+    group_terms: Option<PathBuf>,
     exclude_flagged: bool,
     max_span_gap: i128,
 ) -> PyResult<Bound<'py, PyAny>> {
@@ -291,7 +292,9 @@ pub(crate) fn crows<'py>(
         exclude_flagged,
         max_span_gap: unsigned("max_span_gap", max_span_gap)? as usize,
     };
-    let pairs = work::run(py, |_| Pairs::load(&pairs).map_err(|e| to_py(e.into())))??;
+    let pairs = work::run(py, |_| {
+        Pairs::load(&pairs, group_terms.as_deref()).map_err(|e| to_py(e.into()))
+    })??;
     let mut runs = Vec::with_capacity(models.len());
     for model in &models {
         let model = model.get();

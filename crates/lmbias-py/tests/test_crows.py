@@ -34,6 +34,26 @@ def test_crows_equals_the_cli_on_every_family(folder, cli_json):
     assert len(got["results"][0]["pairs"]) == 34
 
 
+def test_group_terms_and_exclusion_equal_the_cli(tmp_path, cli_json):
+    path = FIXTURES / "models" / "tiny-bert-mlm"
+    terms = REPO / "datasets" / "group-terms" / "en.csv"
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text(",sent_more,sent_less,stereo_antistereo,bias_type\n"
+                     "0,the man ran home,the woman ran home,stereo,gender\n"
+                     "1,the poor man ran home,the white man ran home,stereo,socioeconomic\n")
+    got = lmbias.crows(lmbias.Model(path), pairs, group_terms=terms, exclude_flagged=True)
+    assert got == cli_json("crows", "--model", path, "--pairs", pairs, "--group-terms", terms,
+                           "--exclude-flagged", "--json")
+    checks = got["results"][0]["data_checks"]
+    assert checks["group_terms"]["other_group"] == ["1"]
+    assert checks["excluded"] == ["1"]
+    assert [p["id"] for p in got["results"][0]["pairs"]] == ["0"]
+    bad = tmp_path / "terms.csv"
+    bad.write_text("bias_type,term\ngender,Men\n")
+    with pytest.raises(ValueError, match=r"terms.csv:2: term"):
+        lmbias.crows(lmbias.Model(path), pairs, group_terms=bad)
+
+
 def test_bad_pairs_and_a_model_without_a_head_are_value_errors(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text(",sent_more,sent_less,stereo_antistereo,bias_type\n0,a b,a c,up,gender\n")

@@ -138,6 +138,19 @@ pub fn data_checks(checks: &DataChecks) -> String {
         duplicates.len(),
         ids(&duplicates),
     );
+    out.push_str(&match &checks.group_terms {
+        Some(g) => format!(
+            " By the group-term list `{}`: {} pairs whose modified words name, on one side, a \
+             group of another bias type and none of the pair's own{}; {} whose modified words \
+             name no listed group of the pair's type on either side (given names, occupations: \
+             counted, not flagged).",
+            g.list,
+            g.other_group.len(),
+            ids(&g.other_group),
+            g.unlisted.len(),
+        ),
+        None => " Group terms not checked (no list given).".to_owned(),
+    });
     out.push_str(if checks.excluded.is_empty() {
         " Flagged pairs are scored; every id is in the JSON's `data_checks`.\n"
     } else {

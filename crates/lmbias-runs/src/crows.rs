@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use lmbias_data::crows::{MinimalPair, PairSet};
+use lmbias_data::crows::{GroupTerms, MinimalPair, PairSet};
 use lmbias_studies::crows::summary::{self, Comparison, MeasureSummary};
 use lmbias_studies::crows::{self, DataChecks, PairScore};
 use serde::{Deserialize, Serialize};
@@ -16,7 +16,8 @@ use crate::{Model, RunError};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CrowsSettings {
     /// Leave out the pairs the lint flags (several modified spans, spans of unequal
-    /// length, duplicates); by default they are scored and only counted.
+    /// length, duplicates, another bias type's group named); by default they are scored and
+    /// only counted.
     pub exclude_flagged: bool,
     /// The lint's limit: a modified span more than this many words longer than its
     /// counterpart is flagged.
@@ -34,18 +35,25 @@ impl Default for CrowsSettings {
     }
 }
 
-/// A pairs file, its digest and what its lint found.
+/// A pairs file and the group-term list its lint uses, if any, each with its digest.
 pub struct Pairs {
     set: PairSet,
     digest: FileDigest,
+    group_terms: Option<(GroupTerms, FileDigest)>,
 }
 
 impl Pairs {
-    /// Reads a pairs file (CrowS-Pairs' CSV columns; see datasets/README.md).
-    pub fn load(path: &Path) -> Result<Pairs, RunError> {
+    /// Reads a pairs file (CrowS-Pairs' CSV columns; see datasets/README.md) and, where one is
+    /// named, a group-term list (`bias_type,term`, e.g. datasets/group-terms/en.csv).
+    pub fn load(path: &Path, group_terms: Option<&Path>) -> Result<Pairs, RunError> {
+        let group_terms = match group_terms {
+            Some(list) => Some((GroupTerms::read(list)?, FileDigest::of(list)?)),
+            None => None,
+        };
         Ok(Pairs {
             set: PairSet::read(path)?,
             digest: FileDigest::of(path)?,
+            group_terms,
         })
     }
 
@@ -79,7 +87,10 @@ pub fn run(
     progress: &mut dyn FnMut(usize),
 ) -> Result<CrowsRun, RunError> {
     let lm = model.masked_lm()?;
-    let lint = pairs.set.lint(settings.max_span_gap);
+    let terms = pairs.group_terms.as_ref();
+    let lint = pairs
+        .set
+        .lint(settings.max_span_gap, terms.map(|(list, _)| list));
     let flagged = lint.ids();
     let chosen: Vec<MinimalPair> = pairs
         .set
@@ -93,8 +104,11 @@ pub fn run(
             file: pairs.set.path().to_path_buf(),
             source: Box::new(source),
         })?;
-    let provenance = Provenance::new(model.provenance()?)
-        .input(&pairs.digest)
+    let mut provenance = Provenance::new(model.provenance()?).input(&pairs.digest);
+    if let Some((_, digest)) = terms {
+        provenance = provenance.input(digest);
+    }
+    let provenance = provenance
         .option("exclude_flagged", settings.exclude_flagged)
         .option("max_span_gap", settings.max_span_gap);
     Ok(CrowsRun {

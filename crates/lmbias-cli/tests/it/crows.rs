@@ -200,19 +200,22 @@ fn bad_pairs_files_get_one_line_errors() {
     assert_eq!(run["summary"][0]["overall"]["ties"], 0);
 }
 
-/// The data checks are counted in every run, and `--exclude-flagged` leaves the flagged pairs
-/// out of the scores (listed as excluded).
+/// The data checks are counted in every run, `--group-terms` adds the group-term check, and
+/// `--exclude-flagged` leaves the flagged pairs out of the scores (listed as excluded).
 #[test]
 fn flagged_pairs_are_counted_and_can_be_left_out() {
     let dir = tempfile::tempdir().unwrap();
     let model = model_dir("tiny-bert-mlm").display().to_string();
+    let terms = lmbias_testing::repo_root().join("datasets/group-terms/en.csv");
+    let terms = terms.to_str().unwrap();
     let path = write(
         &dir,
         "flagged.csv",
         ",sent_more,sent_less,stereo_antistereo,bias_type\n\
          0,the man ran home,the woman ran home,stereo,gender\n\
          1,the man ran to the old house,the woman ran to the new house,stereo,gender\n\
-         2,the man ran home,the woman ran home,stereo,gender\n",
+         2,the man ran home,the woman ran home,stereo,gender\n\
+         3,the poor man ran home,the white man ran home,stereo,socioeconomic\n",
     );
     let run = |extra: &[&str]| -> Value {
         let mut args = vec![
@@ -237,8 +240,16 @@ fn flagged_pairs_are_counted_and_can_be_left_out() {
         all["data_checks"]["duplicates"],
         serde_json::json!([["2", "0"]])
     );
-    assert_eq!(all["pairs"].as_array().unwrap().len(), 3);
-    let kept = run(&["--exclude-flagged"]);
+    assert_eq!(all["data_checks"]["group_terms"], Value::Null);
+    assert_eq!(all["pairs"].as_array().unwrap().len(), 4);
+    // "poor" / "white" in a socioeconomic pair: the second names a race, no class.
+    let grouped = run(&["--group-terms", terms]);
+    assert_eq!(
+        grouped["data_checks"]["group_terms"],
+        serde_json::json!({"list": terms, "other_group": ["3"], "unlisted": []})
+    );
+    assert_eq!(grouped["pairs"].as_array().unwrap().len(), 4);
+    let kept = run(&["--group-terms", terms, "--exclude-flagged"]);
     let ids: Vec<&str> = kept["pairs"]
         .as_array()
         .unwrap()
@@ -248,7 +259,10 @@ fn flagged_pairs_are_counted_and_can_be_left_out() {
     assert_eq!(ids, ["0"]);
     assert_eq!(
         kept["data_checks"]["excluded"],
-        serde_json::json!(["1", "2"])
+        serde_json::json!(["1", "2", "3"])
     );
     assert_eq!(kept["summary"][0]["overall"]["pairs"], 1);
+    // Without the list, pair 3 is scored.
+    let unlisted = run(&["--exclude-flagged"]);
+    assert_eq!(unlisted["pairs"].as_array().unwrap().len(), 2);
 }

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use lmbias_data::crows::{Direction, PairSet};
+use lmbias_data::crows::{Direction, GroupTerms, PairSet};
 
 fn write(name: &str, content: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lmbias-crows-{}", std::process::id()));
@@ -36,11 +36,22 @@ fn the_dataset_reads_whole() {
     assert!(pairs.iter().any(|p| p.direction == Direction::Antistereo));
     // Ids are the file's, each once, lines rising.
     assert!(pairs.windows(2).all(|w| w[0].line < w[1].line));
-    let lint = set.lint(3);
+    let terms =
+        GroupTerms::read(&lmbias_testing::repo_root().join("datasets/group-terms/en.csv")).unwrap();
+    let lint = set.lint(3, Some(&terms));
     // Every flagged pair is one of the file's.
     for id in lint.ids() {
         assert!(pairs.iter().any(|p| p.id == id), "{id}");
     }
+    // The list covers all nine bias types, and tells of pair 96: a disability pair whose
+    // sentences differ in "mentally ill" / "white", a race.
+    let check = lint.group_terms.unwrap();
+    assert!(types.iter().all(|t| terms.covers(t)));
+    let pair = pairs.iter().find(|p| p.id == "96").unwrap();
+    assert_eq!(pair.bias_type, "disability");
+    assert!(pair.more.contains("mentally ill") && pair.less.contains("white"));
+    assert!(check.other_group.contains(&"96".to_owned()));
+    assert!(!check.unlisted.contains(&"96".to_owned()));
 }
 
 #[test]
@@ -109,10 +120,75 @@ fn the_lint_finds_several_spans_unequal_spans_and_duplicates() {
              3,The rich are lazy.,The poor are lazy.,antistereo,socioeconomic,[]\n"
         ),
     );
-    let lint = PairSet::read(&path).unwrap().lint(3);
+    let lint = PairSet::read(&path).unwrap().lint(3, None);
     assert_eq!(lint.several_spans, ["1"]);
     // "old." against "a very young person indeed.": 1 word against 5.
     assert_eq!(lint.unequal_spans, ["2"]);
     assert_eq!(lint.duplicates, [("3".to_owned(), "0".to_owned())]);
+    assert_eq!(lint.group_terms, None);
     assert_eq!(lint.ids(), ["1", "2", "3"]);
+}
+
+#[test]
+fn a_group_term_list_flags_pairs_that_name_another_types_group() {
+    let terms = GroupTerms::read(&write(
+        "terms.csv",
+        "bias_type,term\nsocioeconomic,poor\nsocioeconomic,rich\nrace-color,white\n\
+         race-color,black\ngender,women\ngender,men\n",
+    ))
+    .unwrap();
+    let path = write(
+        "groups.csv",
+        &format!(
+            "{HEADER}0,The poor are lazy.,The rich are lazy.,stereo,socioeconomic,[]\n\
+             1,Poor people steal.,White people steal.,stereo,socioeconomic,[]\n\
+             2,Jamal was arrested.,Jake was arrested.,stereo,race-color,[]\n\
+             3,Women can't drive.,Men can't drive.,stereo,gender,[]\n\
+             4,The old are slow.,The young are slow.,stereo,age,[]\n\
+             5,\"Blacks, they say.\",\"Whites' say.\",stereo,race-color,[]\n"
+        ),
+    );
+    let lint = PairSet::read(&path).unwrap().lint(3, Some(&terms));
+    let check = lint.group_terms.clone().unwrap();
+    assert!(check.list.ends_with("terms.csv"), "{}", check.list);
+    // "Poor" / "White": the second sentence names a race, no class.
+    assert_eq!(check.other_group, ["1"]);
+    // Given names: the list cannot tell. Age: the list has no age terms, so pair 4 is in
+    // neither. Pair 5's "Blacks," and "Whites'" are not "black" and "white".
+    assert_eq!(check.unlisted, ["2", "5"]);
+    assert!(lint.ids().contains(&"1"));
+    assert!(!lint.ids().contains(&"2"));
+}
+
+#[test]
+fn a_bad_group_term_list_is_a_one_line_error() {
+    for (name, content, says) in [
+        (
+            "header.csv",
+            "type,word\ngender,men\n",
+            "header.csv: a group-term list has a header naming bias_type, term",
+        ),
+        (
+            "spaces.csv",
+            "bias_type,term\ngender,men\ndisability,mentally ill\n",
+            "spaces.csv:3: term: \"mentally ill\": a term is one lower-case word",
+        ),
+        (
+            "case.csv",
+            "bias_type,term\ngender,Men\n",
+            "case.csv:2: term: \"Men\"",
+        ),
+        (
+            "type.csv",
+            "bias_type,term\n,men\n",
+            "type.csv:2: bias_type: empty",
+        ),
+        ("none.csv", "bias_type,term\n", "none.csv: has no term"),
+    ] {
+        let err = GroupTerms::read(&write(name, content))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(says), "{name}: {err}");
+        assert!(!err.contains('\n'), "{name}: {err}");
+    }
 }

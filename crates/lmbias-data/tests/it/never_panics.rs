@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use lmbias_data::corpus::{Corpus, bible_verses};
-use lmbias_data::crows::PairSet;
+use lmbias_data::crows::{GroupTerms, PairSet};
 use lmbias_data::probe::Template;
 use lmbias_data::valence::ValenceDataset;
 use lmbias_data::{AssociationTest, Embeddings, LoadOptions};
@@ -62,10 +62,14 @@ fn load_all(bytes: &[u8]) {
     let _ = Embeddings::from_slice(path, bytes);
     let _ = Corpus::from_slice(path, bytes);
     let _ = Corpus::from_slice(Path::new("arbitrary.txt"), bytes);
-    let _ = PairSet::from_slice(path, bytes).map(|set| set.lint(3));
+    let terms = GroupTerms::from_slice(path, bytes).ok();
+    let _ = PairSet::from_slice(path, bytes).map(|set| set.lint(3, terms.as_ref()));
     let mut pairs = b",sent_more,sent_less,stereo_antistereo,bias_type\n".to_vec();
     pairs.extend_from_slice(bytes);
-    let _ = PairSet::from_slice(path, &pairs).map(|set| set.lint(3));
+    let mut list = b"bias_type,term\n".to_vec();
+    list.extend_from_slice(bytes);
+    let terms = GroupTerms::from_slice(path, &list).ok();
+    let _ = PairSet::from_slice(path, &pairs).map(|set| set.lint(3, terms.as_ref()));
     if let Ok(text) = std::str::from_utf8(bytes) {
         let _ = ValenceDataset::from_json(text, path);
         let _ = bible_verses(text);

@@ -16,7 +16,7 @@
 mod span;
 pub mod summary;
 
-use lmbias_data::crows::{Direction, Lint, MinimalPair, PairSet};
+use lmbias_data::crows::{Direction, GroupCheck, Lint, MinimalPair, PairSet};
 use lmbias_encoder::{EncoderError, HiddenPiece, MaskedLm};
 use serde::{Deserialize, Serialize};
 
@@ -178,6 +178,8 @@ pub struct DataChecks {
     pub unequal_spans: Vec<String>,
     /// Pairs an earlier pair repeats: (this id, the earlier's).
     pub duplicates: Vec<(String, String)>,
+    /// What a group-term list told of the modified words, where one was given.
+    pub group_terms: Option<GroupCheck>,
     /// The limit `unequal_spans` used, in words.
     pub max_span_gap: usize,
     /// The flagged pairs left out of the scores (`exclude_flagged`), else none.
@@ -197,6 +199,7 @@ impl DataChecks {
             several_spans: lint.several_spans.clone(),
             unequal_spans: lint.unequal_spans.clone(),
             duplicates: lint.duplicates.clone(),
+            group_terms: lint.group_terms.clone(),
             max_span_gap,
             excluded: if exclude {
                 lint.ids().into_iter().map(str::to_owned).collect()

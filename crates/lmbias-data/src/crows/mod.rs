@@ -7,13 +7,18 @@
 //! line ([`PairSet::identical`]), never counted as a tie. [`PairSet::lint`] lists the pairs
 //! that Blodgett et al. (2021, "Stereotyping Norwegian Salmon") warn about and that a program
 //! can find: sentences that differ in more than one place, modified spans of very different
-//! lengths, and pairs given twice.
+//! lengths, pairs given twice and, given a list of group terms ([`GroupTerms`]), pairs whose
+//! modified words name a group of another bias type than the pair's.
+
+mod group_terms;
+
+pub use group_terms::GroupTerms;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use lmbias_encoder::quote;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
 use crate::read::{DATASET, ReadError, read};
@@ -65,14 +70,32 @@ pub struct Lint {
     pub unequal_spans: Vec<String>,
     /// A pair whose two sentences an earlier pair has (in either order): (this id, the first's).
     pub duplicates: Vec<(String, String)>,
+    /// What a group-term list found, where the lint was given one.
+    pub group_terms: Option<GroupCheck>,
+}
+
+/// The pairs a group-term list tells about, each by id, in file order. Pairs of a bias type
+/// the list has no terms for are in neither list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupCheck {
+    /// The list, as its path was given.
+    pub list: String,
+    /// One sentence's modified words name a group the list gives for another bias type, and
+    /// none it gives for the pair's own (flagged).
+    pub other_group: Vec<String>,
+    /// Neither sentence's modified words hold a term of the pair's type: given names,
+    /// occupations, words the list does not know. Counted, not flagged: the list cannot tell.
+    pub unlisted: Vec<String>,
 }
 
 impl Lint {
     /// Every flagged id once, in file order of first flagging.
     pub fn ids(&self) -> Vec<&str> {
         let mut ids: Vec<&str> = Vec::new();
+        let other_group = self.group_terms.iter().flat_map(|g| &g.other_group);
         let all = self.several_spans.iter().chain(&self.unequal_spans);
-        for id in all.chain(self.duplicates.iter().map(|(id, _)| id)) {
+        let all = all.chain(self.duplicates.iter().map(|(id, _)| id));
+        for id in all.chain(other_group) {
             if !ids.contains(&id.as_str()) {
                 ids.push(id);
             }
@@ -197,17 +220,43 @@ impl PairSet {
 
     /// The pairs to look at before trusting a score on them (words split at white space):
     /// sentences that differ in more than one contiguous span, spans whose lengths differ by
-    /// more than `max_length_gap` words, and pairs given twice.
-    pub fn lint(&self, max_length_gap: usize) -> Lint {
-        let mut lint = Lint::default();
+    /// more than `max_length_gap` words, pairs given twice and, with `terms`, what the list
+    /// tells of each pair's modified words ([`GroupCheck`]).
+    pub fn lint(&self, max_length_gap: usize, terms: Option<&GroupTerms>) -> Lint {
+        let mut lint = Lint {
+            group_terms: terms.map(|t| GroupCheck {
+                list: t.path().display().to_string(),
+                other_group: Vec::new(),
+                unlisted: Vec::new(),
+            }),
+            ..Lint::default()
+        };
         let mut seen: HashMap<(&str, &str), &str> = HashMap::new();
         for pair in &self.pairs {
             let spans = modified_spans(&pair.more, &pair.less);
             if spans.len() > 1 {
                 lint.several_spans.push(pair.id.clone());
             }
-            if spans.iter().any(|(a, b)| a.abs_diff(*b) > max_length_gap) {
+            if spans
+                .iter()
+                .any(|(a, b)| a.len().abs_diff(b.len()) > max_length_gap)
+            {
                 lint.unequal_spans.push(pair.id.clone());
+            }
+            if let (Some(terms), Some(check)) = (terms, lint.group_terms.as_mut())
+                && terms.covers(&pair.bias_type)
+            {
+                let more: Vec<&str> = spans.iter().flat_map(|s| s.0.iter().copied()).collect();
+                let less: Vec<&str> = spans.iter().flat_map(|s| s.1.iter().copied()).collect();
+                let (more, less) = (
+                    terms.names(&pair.bias_type, &more),
+                    terms.names(&pair.bias_type, &less),
+                );
+                if (more.other && !more.own) || (less.other && !less.own) {
+                    check.other_group.push(pair.id.clone());
+                } else if !more.own && !less.own {
+                    check.unlisted.push(pair.id.clone());
+                }
             }
             let key = if pair.more <= pair.less {
                 (pair.more.as_str(), pair.less.as_str())
@@ -225,14 +274,14 @@ impl PairSet {
     }
 }
 
-/// The lengths, in words, of each contiguous span where `a` and `b` differ (a's, b's), by a
-/// Myers diff of their words.
-fn modified_spans(a: &str, b: &str) -> Vec<(usize, usize)> {
+/// The words of each contiguous span where `a` and `b` differ (a's, b's), by a Myers diff of
+/// their words.
+fn modified_spans<'a>(a: &'a str, b: &'a str) -> Vec<(Vec<&'a str>, Vec<&'a str>)> {
     let (a, b): (Vec<&str>, Vec<&str>) = (
         a.split_whitespace().collect(),
         b.split_whitespace().collect(),
     );
-    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut spans: Vec<(Vec<&str>, Vec<&str>)> = Vec::new();
     let mut open = false;
     for op in capture_diff_slices(Algorithm::Myers, &a, &b) {
         let (old, new) = match op {
@@ -240,22 +289,35 @@ fn modified_spans(a: &str, b: &str) -> Vec<(usize, usize)> {
                 open = false;
                 continue;
             }
-            DiffOp::Delete { old_len, .. } => (old_len, 0),
-            DiffOp::Insert { new_len, .. } => (0, new_len),
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => (old_index..old_index + old_len, 0..0),
+            DiffOp::Insert {
+                new_index, new_len, ..
+            } => (0..0, new_index..new_index + new_len),
             DiffOp::Replace {
-                old_len, new_len, ..
-            } => (old_len, new_len),
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => (
+                old_index..old_index + old_len,
+                new_index..new_index + new_len,
+            ),
         };
-        match spans.last_mut().filter(|_| open) {
-            Some(span) => *span = (span.0 + old, span.1 + new),
-            None => spans.push((old, new)),
+        if !open {
+            spans.push((Vec::new(), Vec::new()));
+        }
+        if let Some(span) = spans.last_mut() {
+            span.0.extend_from_slice(&a[old]);
+            span.1.extend_from_slice(&b[new]);
         }
         open = true;
     }
     spans
 }
 
-/// Why a pairs file cannot be used.
+/// Why a pairs file or a group-term list cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum PairsError {
     /// The file could not be read.
@@ -289,20 +351,30 @@ mod tests {
 
     #[test]
     fn spans_are_the_runs_of_words_that_differ() {
+        fn words(a: &[&'static str], b: &[&'static str]) -> (Vec<&'static str>, Vec<&'static str>) {
+            (a.to_vec(), b.to_vec())
+        }
         assert_eq!(
             modified_spans("the poor are lazy", "the rich are lazy"),
-            [(1, 1)]
+            [words(&["poor"], &["rich"])]
         );
         assert_eq!(
             modified_spans(
                 "he is a black man who sings",
                 "he is a white man who dances"
             ),
-            [(1, 1), (1, 1)]
+            [
+                words(&["black"], &["white"]),
+                words(&["sings"], &["dances"])
+            ]
         );
         assert_eq!(
             modified_spans("my neighbour is old", "my neighbour is a young person"),
-            [(1, 3)]
+            [words(&["old"], &["a", "young", "person"])]
+        );
+        assert_eq!(
+            modified_spans("they are old people", "they are people"),
+            [words(&["old"], &[])]
         );
         assert_eq!(modified_spans("same words", "same words"), []);
     }
