@@ -140,10 +140,10 @@ pub fn data_checks(checks: &DataChecks) -> String {
     );
     out.push_str(&match &checks.group_terms {
         Some(g) => format!(
-            " By the group-term list `{}`: {} pairs whose modified words name, on one side, a \
-             group of another bias type and none of the pair's own{}; {} whose modified words \
-             name no listed group of the pair's type on either side (given names, occupations: \
-             counted, not flagged).",
+            " By the group-term list `{}`, one sentence's modified words name a group of \
+             another bias type and none of the pair's own in {} of the pairs{}; neither \
+             sentence's modified words name a listed group of the pair's type in {} (given \
+             names, occupations: counted, not flagged).",
             g.list,
             g.other_group.len(),
             ids(&g.other_group),
