@@ -1,5 +1,5 @@
 //! A list of words that name a group, by bias type (`bias_type,term`, one lower-case word a
-//! row; datasets/crows-pairs/group-terms.csv is ours): what lets the lint tell a pair whose
+//! row; datasets/group-terms/en.csv is ours): what lets the lint tell a pair whose
 //! modified words name a group of another bias type than the pair's (CrowS-Pairs' pair 96, a
 //! disability pair, contrasts "mentally ill" with "white") from one that stays on its axis.
 
