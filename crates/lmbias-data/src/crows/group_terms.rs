@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use lmbias_encoder::quote;
 
-use super::PairsError;
+use super::{Csv, PairsError};
 use crate::read::{DATASET, read};
 
 /// The columns a group-term list must have.
@@ -29,56 +29,34 @@ impl GroupTerms {
 
     /// Checks a group-term list's contents; `path` names it in errors.
     pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<GroupTerms, PairsError> {
-        let file = |problem: String| PairsError::File {
-            file: path.to_path_buf(),
-            problem,
-        };
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .from_reader(bytes);
-        let header = reader.headers().map_err(|e| file(e.to_string()))?.clone();
-        let column = |name: &str| header.iter().position(|h| h == name);
-        let (Some(bias_type), Some(term)) = (column(COLUMNS[0]), column(COLUMNS[1])) else {
-            return Err(file(format!(
-                "a group-term list has a header naming {}",
-                COLUMNS.join(", ")
-            )));
+        let csv = Csv::open(path, bytes)?;
+        let (Some(bias_type), Some(term)) = (csv.column(COLUMNS[0]), csv.column(COLUMNS[1])) else {
+            return Err(PairsError::file(
+                path,
+                format!(
+                    "a group-term list has a header naming {}",
+                    COLUMNS.join(", ")
+                ),
+            ));
         };
         let mut by_type: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for record in reader.records() {
-            let record = record.map_err(|e| PairsError::Line {
-                file: path.to_path_buf(),
-                line: e.position().map_or(0, |p| p.line() as usize),
-                field: None,
-                problem: e.to_string(),
-            })?;
-            let at = |field: &'static str, problem: String| PairsError::Line {
-                file: path.to_path_buf(),
-                line: record.position().map_or(0, |p| p.line() as usize),
-                field: Some(field),
-                problem,
-            };
-            let kind = record.get(bias_type).unwrap_or_default().trim();
-            if kind.is_empty() {
-                return Err(at("bias_type", "empty".to_owned()));
-            }
-            let word = record.get(term).unwrap_or_default();
-            if word.is_empty() || word.contains(char::is_whitespace) || word_key(word) != word {
-                return Err(at(
+        for row in csv.rows() {
+            let row = row?;
+            let kind = row.cell(bias_type, "bias_type")?;
+            let word = row.cell(term, "term")?;
+            if word.contains(char::is_whitespace) || word_key(&word) != word {
+                return Err(row.at(
                     "term",
                     format!(
                         "{}: a term is one lower-case word without surrounding punctuation",
-                        quote(word)
+                        quote(&word)
                     ),
                 ));
             }
-            by_type
-                .entry(kind.to_owned())
-                .or_default()
-                .insert(word.to_owned());
+            by_type.entry(kind).or_default().insert(word);
         }
         if by_type.is_empty() {
-            return Err(file("has no term".to_owned()));
+            return Err(PairsError::file(path, "has no term".to_owned()));
         }
         Ok(GroupTerms {
             path: path.to_path_buf(),

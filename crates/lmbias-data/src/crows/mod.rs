@@ -112,65 +112,33 @@ impl PairSet {
 
     /// Checks a pairs file's contents; `path` names it in errors.
     pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<PairSet, PairsError> {
-        let file = |problem: String| PairsError::File {
-            file: path.to_path_buf(),
-            problem,
-        };
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .from_reader(bytes);
-        let header: Vec<String> = reader
-            .headers()
-            .map_err(|e| file(e.to_string()))?
-            .iter()
-            .map(str::to_owned)
-            .collect();
-        let column = |name: &str| header.iter().position(|h| h == name);
+        let csv = Csv::open(path, bytes)?;
         let missing: Vec<&str> = COLUMNS
             .into_iter()
-            .filter(|c| column(c).is_none())
+            .filter(|c| csv.column(c).is_none())
             .collect();
         if !missing.is_empty() {
-            return Err(file(format!(
-                "no column {}: a pairs file has a header naming {} (CrowS-Pairs' CSV)",
-                missing.join(", "),
-                COLUMNS.join(", ")
-            )));
+            return Err(PairsError::file(
+                path,
+                format!(
+                    "no column {}: a pairs file has a header naming {} (CrowS-Pairs' CSV)",
+                    missing.join(", "),
+                    COLUMNS.join(", ")
+                ),
+            ));
         }
-        let [more, less, direction, bias_type] = COLUMNS.map(|c| column(c).unwrap_or_default());
+        let [more, less, direction, bias_type] = COLUMNS.map(|c| csv.column(c).unwrap_or_default());
         // CrowS-Pairs' own id column is the first, unnamed one.
-        let id = header.first().filter(|h| h.is_empty()).map(|_| 0);
+        let id = csv.header.first().filter(|h| h.is_empty()).map(|_| 0);
         let mut pairs = Vec::new();
         let mut identical = Vec::new();
-        for record in reader.records() {
-            let record = record.map_err(|e| match e.position() {
-                Some(pos) => PairsError::Line {
-                    file: path.to_path_buf(),
-                    line: pos.line() as usize,
-                    field: None,
-                    problem: e.to_string(),
-                },
-                None => file(e.to_string()),
-            })?;
-            let line = record.position().map_or(0, |p| p.line() as usize);
-            let at = |field: &'static str, problem: String| PairsError::Line {
-                file: path.to_path_buf(),
-                line,
-                field: Some(field),
-                problem,
-            };
-            let cell = |index: usize, field: &'static str| -> Result<String, PairsError> {
-                let value = record.get(index).unwrap_or_default().trim();
-                if value.is_empty() {
-                    return Err(at(field, "empty".to_owned()));
-                }
-                Ok(value.to_owned())
-            };
-            let direction = match cell(direction, "stereo_antistereo")?.as_str() {
+        for row in csv.rows() {
+            let row = row?;
+            let direction = match row.cell(direction, "stereo_antistereo")?.as_str() {
                 "stereo" => Direction::Stereo,
                 "antistereo" => Direction::Antistereo,
                 other => {
-                    return Err(at(
+                    return Err(row.at(
                         "stereo_antistereo",
                         format!("{}: expected stereo or antistereo", quote(other)),
                     ));
@@ -178,14 +146,14 @@ impl PairSet {
             };
             let pair = MinimalPair {
                 id: match id {
-                    Some(index) => cell(index, "id")?,
-                    None => line.to_string(),
+                    Some(index) => row.cell(index, "id")?,
+                    None => row.line.to_string(),
                 },
-                line,
-                more: cell(more, "sent_more")?,
-                less: cell(less, "sent_less")?,
+                line: row.line,
+                more: row.cell(more, "sent_more")?,
+                less: row.cell(less, "sent_less")?,
                 direction,
-                bias_type: cell(bias_type, "bias_type")?,
+                bias_type: row.cell(bias_type, "bias_type")?,
             };
             if pair.more == pair.less {
                 identical.push(pair);
@@ -194,7 +162,7 @@ impl PairSet {
             }
         }
         if pairs.is_empty() {
-            return Err(file("has no pair to score".to_owned()));
+            return Err(PairsError::file(path, "has no pair to score".to_owned()));
         }
         Ok(PairSet {
             path: path.to_path_buf(),
@@ -317,6 +285,87 @@ fn modified_spans<'a>(a: &'a str, b: &'a str) -> Vec<(Vec<&'a str>, Vec<&'a str>
     spans
 }
 
+/// A CSV file as both readers here take one: its header, then its rows; errors name the
+/// file, and the line where there is one.
+struct Csv<'b> {
+    path: &'b Path,
+    header: Vec<String>,
+    reader: csv::Reader<&'b [u8]>,
+}
+
+impl<'b> Csv<'b> {
+    fn open(path: &'b Path, bytes: &'b [u8]) -> Result<Csv<'b>, PairsError> {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .from_reader(bytes);
+        let header = reader
+            .headers()
+            .map_err(|e| PairsError::file(path, e.to_string()))?
+            .iter()
+            .map(str::to_owned)
+            .collect();
+        Ok(Csv {
+            path,
+            header,
+            reader,
+        })
+    }
+
+    /// The index of the column named `name`.
+    fn column(&self, name: &str) -> Option<usize> {
+        self.header.iter().position(|h| h == name)
+    }
+
+    /// The rows after the header, each with its line.
+    fn rows(self) -> impl Iterator<Item = Result<Row<'b>, PairsError>> {
+        let path = self.path;
+        self.reader.into_records().map(move |record| {
+            let record = record.map_err(|e| match e.position() {
+                Some(pos) => PairsError::Line {
+                    file: path.to_path_buf(),
+                    line: pos.line() as usize,
+                    field: None,
+                    problem: e.to_string(),
+                },
+                None => PairsError::file(path, e.to_string()),
+            })?;
+            Ok(Row {
+                path,
+                line: record.position().map_or(0, |p| p.line() as usize),
+                record,
+            })
+        })
+    }
+}
+
+/// One row of a [`Csv`], with its line (the header is line 1).
+struct Row<'b> {
+    path: &'b Path,
+    line: usize,
+    record: csv::StringRecord,
+}
+
+impl Row<'_> {
+    /// An error at this row's `field`.
+    fn at(&self, field: &'static str, problem: String) -> PairsError {
+        PairsError::Line {
+            file: self.path.to_path_buf(),
+            line: self.line,
+            field: Some(field),
+            problem,
+        }
+    }
+
+    /// The cell of column `index`, trimmed; an empty one is an error naming `field`.
+    fn cell(&self, index: usize, field: &'static str) -> Result<String, PairsError> {
+        let value = self.record.get(index).unwrap_or_default().trim();
+        if value.is_empty() {
+            return Err(self.at(field, "empty".to_owned()));
+        }
+        Ok(value.to_owned())
+    }
+}
+
 /// Why a pairs file or a group-term list cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum PairsError {
@@ -343,6 +392,15 @@ pub enum PairsError {
         /// What is wrong.
         problem: String,
     },
+}
+
+impl PairsError {
+    fn file(path: &Path, problem: String) -> PairsError {
+        PairsError::File {
+            file: path.to_path_buf(),
+            problem,
+        }
+    }
 }
 
 #[cfg(test)]
