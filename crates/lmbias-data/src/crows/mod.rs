@@ -372,10 +372,10 @@ pub enum PairsError {
     /// The file could not be read.
     #[error(transparent)]
     Read(#[from] ReadError),
-    /// A rule about the file as a whole (its header, no pairs).
+    /// A rule about the file as a whole (its header, no pairs or terms).
     #[error("{}: {problem}", file.display())]
     File {
-        /// The pairs file.
+        /// The pairs file or group-term list.
         file: PathBuf,
         /// What is wrong.
         problem: String,
@@ -383,7 +383,7 @@ pub enum PairsError {
     /// A line that breaks a rule, with the field at fault where there is one.
     #[error("{}:{line}: {}{problem}", file.display(), field.map(|f| format!("{f}: ")).unwrap_or_default())]
     Line {
-        /// The pairs file.
+        /// The pairs file or group-term list.
         file: PathBuf,
         /// Counting from 1 (the header is line 1).
         line: usize,
