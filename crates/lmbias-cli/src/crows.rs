@@ -73,7 +73,7 @@ pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
     } else {
         let models: Vec<_> = runs.iter().map(CrowsRun::row).collect();
         let compared: Vec<_> = comparisons.iter().map(|c| c.row()).collect();
-        report::markdown(None, &models, &compared)
+        report::markdown(None, &models, &compared, report::STEREOTYPES)
     };
     out!("{text}")?;
     Ok(())

@@ -1,7 +1,9 @@
 //! Pearson's χ² test of independence on an r×c contingency table (no Yates correction),
 //! as `scipy.stats.chi2_contingency(table, correction=False)`, and the fit of each row to
 //! equal probabilities across its cells; both used for Dusi (2024)'s categorical-association
-//! probe, whose stated null is the second and whose printed p is the first's.
+//! probe, whose stated null is the second and whose printed p is nearest the first's. Beside
+//! them, the other common readings of "a χ² test" of a table, so that a published p can be
+//! set beside each: Yates's continuity correction (scipy's default) and the G-test.
 
 use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
@@ -94,8 +96,9 @@ fn shape(table: &[Vec<u64>], min_rows: usize) -> Result<(usize, usize), Chi2Erro
     Ok((rows, columns))
 }
 
-/// χ² test of independence of rows and columns; `table[r][c]` are observed counts.
-pub fn chi2_independence(table: &[Vec<u64>]) -> Result<Chi2Result, Chi2Error> {
+/// The counts independence expects, `row sum × column sum / total`, cell by cell, and the
+/// degrees of freedom `(r − 1)(c − 1)`.
+fn expected_counts(table: &[Vec<u64>]) -> Result<(Vec<Vec<f64>>, usize), Chi2Error> {
     let (rows, columns) = shape(table, 2)?;
     // Summed in u128, which no table of u64 counts overflows; then one rounding to f64, as the
     // u64 sums it replaces gave whenever they did not overflow.
@@ -110,20 +113,65 @@ pub fn chi2_independence(table: &[Vec<u64>]) -> Result<Chi2Result, Chi2Error> {
         }
     }
     let total: f64 = row_sums.iter().sum();
-    let mut chi2 = 0.0;
-    for (r, row) in table.iter().enumerate() {
-        for (c, &observed) in row.iter().enumerate() {
-            let expected = row_sums[r] * column_sums[c] / total;
-            chi2 += (observed as f64 - expected).powi(2) / expected;
-        }
-    }
-    let df = (rows - 1) * (columns - 1);
+    let expected = row_sums
+        .iter()
+        .map(|r| column_sums.iter().map(|c| r * c / total).collect())
+        .collect();
+    Ok((expected, (rows - 1) * (columns - 1)))
+}
+
+/// `statistic` with its upper tail of χ²(df).
+fn upper_tail(statistic: f64, df: usize) -> Chi2Result {
     let distribution = ChiSquared::new(df as f64).expect("df ≥ 1 is a valid χ² parameter");
-    Ok(Chi2Result {
-        chi2,
+    Chi2Result {
+        chi2: statistic,
         df,
-        p_value: distribution.sf(chi2),
-    })
+        p_value: distribution.sf(statistic),
+    }
+}
+
+/// Σ over the cells of `term(observed, expected)`.
+fn sum_cells(table: &[Vec<u64>], expected: &[Vec<f64>], term: impl Fn(f64, f64) -> f64) -> f64 {
+    table
+        .iter()
+        .zip(expected)
+        .flat_map(|(o, e)| o.iter().zip(e))
+        .map(|(&o, &e)| term(o as f64, e))
+        .sum()
+}
+
+/// χ² test of independence of rows and columns; `table[r][c]` are observed counts.
+pub fn chi2_independence(table: &[Vec<u64>]) -> Result<Chi2Result, Chi2Error> {
+    let (expected, df) = expected_counts(table)?;
+    let chi2 = sum_cells(table, &expected, |o, e| (o - e).powi(2) / e);
+    Ok(upper_tail(chi2, df))
+}
+
+/// The same test with Yates's continuity correction, as `scipy.stats.chi2_contingency(table)`
+/// (its default `correction=True`) applies it: only where df = 1 (a 2×2 table), each
+/// `|O − E|` reduced by 0.5, or to 0 where it is smaller; otherwise the uncorrected test.
+pub fn chi2_independence_yates(table: &[Vec<u64>]) -> Result<Chi2Result, Chi2Error> {
+    let (expected, df) = expected_counts(table)?;
+    if df != 1 {
+        return chi2_independence(table);
+    }
+    let chi2 = sum_cells(table, &expected, |o, e| {
+        let gap = (o - e).abs();
+        (gap - gap.min(0.5)).powi(2) / e
+    });
+    Ok(upper_tail(chi2, df))
+}
+
+/// The G-test of independence (the log-likelihood ratio), as
+/// `scipy.stats.chi2_contingency(table, correction=False, lambda_="log-likelihood")`:
+/// G = 2 Σ O ln(O / E), an empty cell adding nothing, referred to χ²(df).
+pub fn g_test_independence(table: &[Vec<u64>]) -> Result<Chi2Result, Chi2Error> {
+    let (expected, df) = expected_counts(table)?;
+    let g = 2.0
+        * sum_cells(table, &expected, |o, e| {
+            if o > 0.0 { o * (o / e).ln() } else { 0.0 }
+        });
+    Ok(upper_tail(g, df))
 }
 
 /// χ² goodness of fit of each row of `table` to equal probabilities across its cells,
@@ -148,13 +196,7 @@ pub fn chi2_equal_within_rows(table: &[Vec<u64>]) -> Result<Chi2Result, Chi2Erro
             .map(|&observed| (observed as f64 - expected).powi(2) / expected)
             .sum::<f64>();
     }
-    let df = rows * (columns - 1);
-    let distribution = ChiSquared::new(df as f64).expect("df ≥ 1 is a valid χ² parameter");
-    Ok(Chi2Result {
-        chi2,
-        df,
-        p_value: distribution.sf(chi2),
-    })
+    Ok(upper_tail(chi2, rows * (columns - 1)))
 }
 
 #[cfg(test)]
@@ -168,6 +210,69 @@ mod tests {
         assert_eq!(result.df, 1);
         assert!((result.chi2 - 28.0186).abs() < 5e-5, "{result:?}");
         assert!((result.p_value - 1.2015e-7).abs() < 5e-12, "{result:?}");
+    }
+
+    /// The other readings of a χ² test on Dusi's Table 1 and on tables of other shapes,
+    /// against scipy 1.17's `chi2_contingency` (correction=True; lambda_="log-likelihood").
+    #[test]
+    fn yates_and_g_test_agree_with_scipy() {
+        /// A table, then Yates's χ² and p, then G and its p.
+        type Case = ([[u64; 2]; 2], f64, f64, f64, f64);
+        let cases: [Case; 4] = [
+            // table, Yates χ², its p, G, its p
+            (
+                [[80, 40], [39, 81]],
+                26.668518647128273,
+                2.4152477645763265e-07,
+                28.59113260580189,
+                8.939060506903409e-08,
+            ),
+            (
+                [[3, 1], [1, 3]],
+                0.5,
+                0.47950012218695337,
+                2.0929925750581915,
+                0.14797595938502317,
+            ),
+            (
+                [[10, 2], [3, 15]],
+                10.45814479638009,
+                0.001221098516311509,
+                14.020233375839739,
+                0.00018085403546125192,
+            ),
+            (
+                [[0, 5], [5, 0]],
+                6.4,
+                0.01141203638600166,
+                13.862943611198906,
+                0.00019663765560209797,
+            ),
+        ];
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-300);
+        for (table, yates, yates_p, g, g_p) in cases {
+            let table: Vec<Vec<u64>> = table.iter().map(|r| r.to_vec()).collect();
+            let y = chi2_independence_yates(&table).unwrap();
+            assert!(
+                close(y.chi2, yates) && close(y.p_value, yates_p),
+                "{table:?} {y:?}"
+            );
+            let t = g_test_independence(&table).unwrap();
+            assert!(close(t.chi2, g) && close(t.p_value, g_p), "{table:?} {t:?}");
+        }
+        // Yates's correction is scipy's only for df = 1: a 2×3 table gets the plain test.
+        let wide = [vec![10, 20, 5], vec![20, 5, 10]];
+        assert_eq!(
+            chi2_independence_yates(&wide).unwrap(),
+            chi2_independence(&wide).unwrap()
+        );
+        assert_eq!(
+            g_test_independence(&[vec![0, 0], vec![1, 2]]).unwrap_err(),
+            Chi2Error::ZeroMargin {
+                axis: Axis::Row,
+                index: 0
+            }
+        );
     }
 
     #[test]

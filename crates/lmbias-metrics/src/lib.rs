@@ -1,6 +1,6 @@
 //! Statistics for bias measurement: WEAT/SEAT effect sizes and permutation tests with sent-bias
 //! semantics, a paired sign-flip test, bootstrap intervals, multiple-test correction, chi-squared
-//! tests, exact binomial and McNemar tests with Clopper–Pearson intervals, the log-odds of words
+//! tests, Fisher's exact test, exact binomial and McNemar tests with Clopper–Pearson intervals, the log-odds of words
 //! between two corpora, and agreement between raters. No Burn.
 //!
 //! Every number that sent-bias (May et al. 2019, `sentbias/weat.py`) also computes is computed
@@ -29,6 +29,7 @@ pub mod binomial;
 pub mod bootstrap;
 pub mod chi2;
 pub mod correction;
+pub mod fisher;
 pub mod log_odds;
 mod numpy_sum;
 mod permutation;

@@ -10,8 +10,8 @@ use lmbias_report::table::Table;
 use crate::Reported;
 
 /// Caglidil, Ostendorff & Rehm 2024, Turkish SEAT/Double Bind: the Double Bind
-/// numbers are discussed in §4.2; the C4 result, at sentence level, in the
-/// Figure 1 caption and §4.1.
+/// numbers are discussed in §4.2; mT5's C4 result, at sentence level, in §4.1 (Figure 1's
+/// caption shows the C4 column but does not name mT5).
 pub const REPORTED: &[Reported] = &[
     Reported {
         what: "BERTurk-uncased \"base\" vs \"large\" (Table 2: mono 32k vs mono 128k; on the hub both are base size, dbmdz/bert-base-turkish-uncased and -128k-uncased), bleached Double Bind competent",
@@ -30,8 +30,8 @@ pub const REPORTED: &[Reported] = &[
     },
     Reported {
         what: "mT5-base, C4 (Turkish vs Kurdish names) sentence level",
-        value: "d = 0.35; the paper gives p both as < 0.05 and as < 0.01; the only model with this ethnic bias",
-        source: "Caglidil et al. 2024, Figure 1 caption and §4.1",
+        value: "d = 0.35; the text calls it significant both \"at 0.05\" and \"at 0.01\" (two thresholds for one result); the only model with this ethnic bias",
+        source: "Caglidil et al. 2024, §4.1, the text that names mT5 (Figure 1's caption does not name it)",
     },
 ];
 
@@ -532,27 +532,36 @@ fn test_8_multilingual(rows: &[SeatRow]) -> Finding {
     }
 }
 
-/// §4.1: C4 at word level significant for no model.
+/// §4.1: C4 at word level significant for no model. The paper's "p ≈ 1 in almost all
+/// tests" is said of Test 4 at both levels (WEAT and SEAT 4) together: the evidence counts it
+/// over both, as numbers beside the verdict, which is on the word level alone.
 fn c4_word_insignificant(rows: &[SeatRow]) -> Finding {
-    let c4: Vec<&SeatRow> = rows
-        .iter()
-        .filter(|r| {
-            variants("weat4")
-                .iter()
-                .any(|t| r.test == format!("{t}_tr"))
-        })
-        .collect();
+    let c4_at = |prefix: &str| -> Vec<&SeatRow> {
+        rows.iter()
+            .filter(|r| {
+                variants("weat4")
+                    .iter()
+                    .any(|t| r.test == format!("{prefix}{t}_tr"))
+            })
+            .collect()
+    };
+    let word = c4_at("");
     let mut f = none_significant(
         "C4 at word level \"did not lead to any significant results for any of the models\" \
-         (\"p ≈ 1 in almost all tests\")",
+         (the paper's \"p ≈ 1 in almost all tests\" is said of WEAT and SEAT 4 together: \
+         counted over both levels, numbers only)",
         "§4.1",
-        &c4,
+        &word,
         "word-level C4 results (main, b, religious)",
         "needs C4 at word level",
     );
-    if !c4.is_empty() {
-        let near_one = c4.iter().filter(|r| r.p_value > 0.9).count();
-        f.evidence.push_str(&format!("; {near_one} with p > 0.9"));
+    if !word.is_empty() {
+        let both: Vec<&SeatRow> = word.iter().copied().chain(c4_at("sent-")).collect();
+        let near_one = both.iter().filter(|r| r.p_value > 0.9).count();
+        f.evidence.push_str(&format!(
+            "; at both levels, {near_one} of {} C4 results with p > 0.9",
+            both.len()
+        ));
     }
     f
 }
@@ -561,7 +570,7 @@ fn c4_word_insignificant(rows: &[SeatRow]) -> Finding {
 fn c4_only_mt5(rows: &[SeatRow]) -> Finding {
     let claim =
         "C4 (Turkish vs Kurdish names, sentence level) is insignificant for every model but mT5";
-    let section = "Figure 1 caption, §4.1";
+    let section = "§4.1 (Figure 1's caption shows C4 but does not name mT5)";
     let c4: Vec<&SeatRow> = rows.iter().filter(|r| r.test == "sent-weat4_tr").collect();
     let (mt5, others): (Vec<&SeatRow>, Vec<&SeatRow>) =
         c4.into_iter().partition(|r| is_mt5(&r.model));
@@ -757,7 +766,7 @@ fn vocabulary_128k_beats_32k(rows: &[SeatRow]) -> Finding {
          calls \"large\" (\"mono 128k\") is more biased than its \"base\" (\"mono 32k\"); both \
          are base-size checkpoints, so this compares a 32k with a 128k vocabulary (our reading \
          of \"more biased\": a larger mean |d| over the battery)",
-        "§4.2",
+        "§5 (the quoted words), §4.2 (the \"base\" and \"large\" numbers)",
         &tally,
         "BERTurk 32k/128k pairs of one casing have a larger mean |d| with the 128k vocabulary",
         "needs BERTurk 32k and 128k of one casing (dbmdz/bert-base-turkish-cased and \
@@ -900,22 +909,27 @@ const COMPETENT_UNBLEACHED: [&str; 2] = [
     "heilman_double_bind_competent_religious_one_sentence_tr",
 ];
 
-/// §4.2: the unbleached test insignificant on the smaller models.
+/// §4.2: the unbleached test insignificant on the smaller models: the paper speaks of
+/// BERTurk's sizes, so the smaller models are the BERTurk checkpoints its Table 2 labels
+/// "base" (mono 32k); mBERT and mT5 are not among them (Table 2 gives mBERT no size).
 fn unbleached_insignificant_on_smaller_models(rows: &[SeatRow]) -> Finding {
     let of: Vec<&SeatRow> = rows
         .iter()
-        .filter(|r| checkpoint(&r.model).is_some_and(|c| c.size == PaperSize::Base))
+        .filter(|r| {
+            checkpoint(&r.model).is_some_and(|c| c.size == PaperSize::Base && !c.multilingual)
+        })
         .filter(|r| COMPETENT_UNBLEACHED.contains(&r.test.as_str()))
         .collect();
     none_significant(
         "the unbleached test \"did not deliver any significant results for the smaller models\" \
-         (our reading: the competent unbleached tests, mixed and religious names, on every \
-         model Table 2 labels \"base\": BERTurk 32k, mBERT, mT5)",
+         (the paper compares BERTurk's sizes: the smaller models are the BERTurk checkpoints \
+         Table 2 labels \"base\", mono 32k; our reading: the competent unbleached tests, \
+         mixed and religious names)",
         "§4.2",
         &of,
-        "unbleached competent results of the paper's base models",
-        "needs one of the paper's base models (BERTurk 32k, mBERT, mT5) on the competent \
-         unbleached tests",
+        "unbleached competent results of the BERTurk \"base\" (32k) models",
+        "needs a BERTurk \"base\" (32k) model (dbmdz/bert-base-turkish-cased or -uncased) on \
+         the competent unbleached tests",
     )
 }
 
@@ -1181,6 +1195,23 @@ mod tests {
         assert_eq!(names_vs_terms(&rows[..2]).verdict, CannotTell);
     }
 
+    /// mT5's C4 result is quoted where the text names mT5, with both thresholds the text
+    /// gives; Figure 1's caption, which does not name mT5, is not cited for it.
+    #[test]
+    fn mt5_c4_is_quoted_where_the_text_names_it() {
+        let mt5 = REPORTED
+            .iter()
+            .find(|r| r.what.starts_with("mT5-base, C4"))
+            .unwrap();
+        assert!(mt5.value.contains("\"at 0.05\"") && mt5.value.contains("\"at 0.01\""));
+        assert!(
+            mt5.source.starts_with("Caglidil et al. 2024, §4.1"),
+            "{}",
+            mt5.source
+        );
+        assert!(!mt5.source.contains("Figure 1 caption"), "{}", mt5.source);
+    }
+
     #[test]
     fn c4_is_significant_for_mt5_alone() {
         let rows = vec![
@@ -1188,7 +1219,13 @@ mod tests {
             r(TC, "sent-weat4_tr", 0.1, 0.40),
         ];
         let f = c4_only_mt5(&rows);
-        assert_eq!((f.verdict, f.section), (Holds, "Figure 1 caption, §4.1"));
+        assert_eq!(
+            (f.verdict, f.section),
+            (
+                Holds,
+                "§4.1 (Figure 1's caption shows C4 but does not name mT5)"
+            )
+        );
         assert_eq!(
             f.evidence,
             "mT5 p = 0.010; 0 of 1 other models with p < 0.05"
@@ -1230,7 +1267,17 @@ mod tests {
     #[test]
     fn vocabularies_32k_and_128k_by_mean_d() {
         let rows = vec![r(TU, "weat6_tr", 0.5, 0.5), r(LU, "weat6_tr", 1.0, 0.5)];
-        assert_eq!(vocabulary_128k_beats_32k(&rows).verdict, Holds);
+        let f = vocabulary_128k_beats_32k(&rows);
+        assert_eq!(f.verdict, Holds);
+        // The quoted words stand in §5; the numbers the finding rests on in §4.2.
+        assert!(
+            f.claim
+                .contains("\"with the growing model size and vocabulary size\"")
+        );
+        assert_eq!(
+            f.section,
+            "§5 (the quoted words), §4.2 (the \"base\" and \"large\" numbers)"
+        );
         let rows = vec![r(TU, "weat6_tr", 1.5, 0.5), r(LU, "weat6_tr", 1.0, 0.5)];
         assert_eq!(vocabulary_128k_beats_32k(&rows).verdict, DoesNotHold);
         assert_eq!(vocabulary_128k_beats_32k(&rows[..1]).verdict, CannotTell);
@@ -1389,9 +1436,16 @@ mod tests {
         ];
         let f = c4_word_insignificant(&rows);
         assert_eq!(f.verdict, Holds);
+        // The verdict is on the word level; "p ≈ 1" is counted over both levels.
         assert_eq!(
             f.evidence,
-            "0 of 2 word-level C4 results (main, b, religious) with p < 0.05; 1 with p > 0.9"
+            "0 of 2 word-level C4 results (main, b, religious) with p < 0.05; at both levels, \
+             1 of 3 C4 results with p > 0.9"
+        );
+        assert!(
+            f.claim.contains("said of WEAT and SEAT 4 together"),
+            "{}",
+            f.claim
         );
         let mut one = rows.clone();
         one[1].p_value = 0.03;
@@ -1469,15 +1523,19 @@ mod tests {
         let [competent, religious] = COMPETENT_UNBLEACHED;
         let rows = vec![
             r(TU, competent, 0.3, 0.20),
-            r(MT5, religious, 0.3, 0.60),
-            // The paper's "large" BERTurk is not one of the smaller models.
+            r(TC, religious, 0.3, 0.60),
+            // The paper's "large" BERTurk is not one of the smaller models, and the paper's
+            // "smaller models" speaks of BERTurk sizes: mT5 and mBERT are not among them.
             r(LU, competent, 0.42, 0.01),
+            r(MT5, religious, 0.3, 0.01),
+            r(MC, competent, 0.3, 0.01),
         ];
         let f = unbleached_insignificant_on_smaller_models(&rows);
         assert_eq!(f.verdict, Holds);
         assert_eq!(
             f.evidence,
-            "0 of 2 unbleached competent results of the paper's base models with p < 0.05"
+            "0 of 2 unbleached competent results of the BERTurk \"base\" (32k) models with \
+             p < 0.05"
         );
         assert_eq!(
             unbleached_insignificant_on_smaller_models(&rows[2..]).verdict,

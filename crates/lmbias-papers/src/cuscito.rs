@@ -37,7 +37,46 @@ pub const REPORTED: &[Reported] = &[
         value: "BERT Base (bert-base-uncased) > BL Books > MacBERTh",
         source: "Cuscito, Ferrara & Ruskov, Discussion",
     },
+    Reported {
+        what: "Temporally neutral sentences: what A tells",
+        value: "A \"is less informative when … completing temporally-neutral sentences\"",
+        source: "Cuscito, Ferrara & Ruskov, Discussion",
+    },
 ];
+
+/// The paper's third finding, set beside our numbers: each model's mean A over the
+/// temporally neutral sentences (v = 0), with how many sentences; `None` when no model scored
+/// a neutral sentence. Numbers only: the paper's finding is about A as a measure, and these
+/// show where A sits on neutral sentences, not whether it informs.
+pub fn neutral_adequacy(results: &[lmbias_studies::valence::ModelResult]) -> Option<String> {
+    use lmbias_data::valence::Group;
+    let per_model: Vec<(String, f64, usize)> = results
+        .iter()
+        .filter_map(|r| {
+            let summary = r.groups.iter().find(|g| g.group == Group::Neutral)?;
+            Some((r.model.clone(), summary.adequacy.mean, summary.adequacy.n))
+        })
+        .collect();
+    let (lo, hi) = per_model
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| {
+            (lo.min(m.1), hi.max(m.1))
+        });
+    let listed: Vec<String> = per_model
+        .iter()
+        .map(|(model, a, n)| format!("{model} {a:.3} ({n} sentences)"))
+        .collect();
+    (!listed.is_empty()).then(|| {
+        format!(
+            "The paper's third finding, A \"is less informative when … completing \
+             temporally-neutral sentences\" (Discussion), beside ours: mean A over the neutral \
+             sentences (v = 0) ranges {lo:.3}–{hi:.3} across the {} models: {}. Numbers, not a \
+             verdict on the finding.",
+            listed.len(),
+            listed.join("; ")
+        )
+    })
+}
 
 /// The example tables, one per group as in Cuscito et al.'s Tables 1–3, by our ids
 /// in `datasets/valence/eme-me-60.json`: the paper's two sentences we have (annotated
@@ -60,3 +99,39 @@ pub const EXAMPLES: [(&str, &str); 3] = [
          send 0)",
     ),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lmbias_data::valence::Group;
+
+    #[test]
+    fn the_third_finding_is_reported_and_set_beside_neutral_a() {
+        assert!(
+            REPORTED
+                .iter()
+                .any(|r| r.value.contains("temporally-neutral sentences"))
+        );
+        use lmbias_studies::valence::{Distribution, GroupSummary};
+        let result = |model: &str, a: f64| {
+            let mut r = lmbias_studies::testing::valence_result(model, vec![]);
+            r.groups.push(GroupSummary {
+                group: Group::Neutral,
+                bias: Distribution::of(&[0.0]).unwrap(),
+                adequacy: Distribution::of(&[a, a]).unwrap(),
+                mean_unannotated_mass: 0.0,
+            });
+            r
+        };
+        let text = neutral_adequacy(&[result("one", 0.95), result("two", 1.0)]).unwrap();
+        assert!(
+            text.contains("ranges 0.950–1.000 across the 2 models: one 0.950 (2 sentences); two"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("Numbers, not a verdict on the finding."),
+            "{text}"
+        );
+        assert_eq!(neutral_adequacy(&[]), None);
+    }
+}

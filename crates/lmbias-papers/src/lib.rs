@@ -8,6 +8,7 @@
 //! - [`known_answer`]: our known-answer check of that paper's method, on models trained here;
 //! - [`caglidil`]: Caglidil, Ostendorff & Rehm (2024), Turkish SEAT and Double Bind;
 //! - [`caliskan`]: Caliskan, Bryson & Narayanan (2017), WEAT's Table 1;
+//! - [`may`]: May et al. (2019), the English Test 4 values the Turkish paper quotes;
 //! - [`dusi`]: Dusi (2024), the categorical-association probe.
 //!
 //! The methods are lmbias-studies' and lmbias-metrics'; the rendering of tables and figures
@@ -18,6 +19,7 @@ pub mod caliskan;
 pub mod cuscito;
 pub mod dusi;
 pub mod known_answer;
+pub mod may;
 
 /// One figure a paper reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,11 +1,37 @@
 //! Tables of the likelihood measures on minimal pairs: per model and measure, every share
 //! with its test, interval and verdict; the data checks; the comparisons of two models.
-//! A share is called stereotypical only when its verdict says so (its interval above 50 %).
+//! A share is called stereotypical only when its verdict says so (its interval above 50 %),
+//! and its row says whether its p and interval are corrected. The words for a set's two
+//! sides are the set's ([`Sides`]): CrowS-Pairs' stereotypical and anti-stereotypical, or a
+//! period set's two wordings.
 
-use lmbias_studies::crows::summary::{ALPHA, Comparison, LEVEL, MeasureSummary, Share, Verdict};
+use lmbias_studies::crows::summary::{
+    ALPHA, Comparison, Correction, LEVEL, MeasureSummary, Share, Verdict,
+};
 use lmbias_studies::crows::{DataChecks, Measure};
 
 use crate::table::Table;
+
+/// What a set's two sentences are, as its tables name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sides {
+    /// A share above 50 %: `sent_more` preferred.
+    pub more: &'static str,
+    /// A share below 50 %.
+    pub less: &'static str,
+    /// The column counting the pairs where `sent_more` scores higher.
+    pub count: &'static str,
+    /// What `sent_more` is, for the notes.
+    pub sentence: &'static str,
+}
+
+/// CrowS-Pairs' sides.
+pub const STEREOTYPES: Sides = Sides {
+    more: "stereotypical",
+    less: "anti-stereotypical",
+    count: "stereotypical",
+    sentence: "the more stereotypical sentence",
+};
 
 /// A p-value for a table: three significant digits, or "< 1e-300".
 fn p(p: Option<f64>) -> String {
@@ -17,16 +43,26 @@ fn p(p: Option<f64>) -> String {
     }
 }
 
-fn verdict(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Stereotypical => "stereotypical",
-        Verdict::AntiStereotypical => "anti-stereotypical",
-        Verdict::WithinChance => "within chance",
-        Verdict::NoData => "no data",
+/// A share's verdict in the set's words, saying when a correction decided it.
+pub fn verdict(share: &Share, sides: Sides) -> String {
+    match (share.verdict, share.correction) {
+        (Verdict::Stereotypical, _) => sides.more.to_owned(),
+        (Verdict::AntiStereotypical, _) => sides.less.to_owned(),
+        (Verdict::NotSignificant, Correction::None) => "not significant".to_owned(),
+        (Verdict::NotSignificant, Correction::Holm { .. }) => {
+            "not significant after Holm".to_owned()
+        }
+        (Verdict::NoData, _) => "no data".to_owned(),
     }
 }
 
-fn row(name: &str, s: &Share) -> Vec<String> {
+/// A confidence level in percent, to the digits it has (95 %, 98.75 %).
+fn level(level: f64) -> String {
+    let text = format!("{:.2}", level * 100.0);
+    format!("{} %", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
+fn row(name: &str, s: &Share, sides: Sides) -> Vec<String> {
     vec![
         name.to_owned(),
         s.pairs.to_string(),
@@ -35,35 +71,65 @@ fn row(name: &str, s: &Share) -> Vec<String> {
         s.score.map_or("–".into(), |x| format!("{x:.2}")),
         s.interval
             .map_or("–".into(), |[lo, hi]| format!("{lo:.1}–{hi:.1}")),
+        s.interval.map_or("–".into(), |_| level(s.interval_level)),
         p(s.p_value),
         p(s.holm_p),
-        verdict(s.verdict).to_owned(),
+        verdict(s, sides),
     ]
 }
 
 /// One measure's table: all pairs, each direction, each bias type.
-pub fn measure_table(summary: &MeasureSummary) -> Table {
+pub fn measure_table(summary: &MeasureSummary, sides: Sides) -> Table {
     let mut table = Table::new([
         "subset",
         "pairs",
-        "stereotypical",
+        sides.count,
         "ties",
         "score %",
-        &format!("{:.0} % CI", LEVEL * 100.0),
+        "CI",
+        "CI level",
         "p",
         "Holm p",
         "verdict",
     ]);
-    table.push(row("all", &summary.overall));
-    table.push(row("stereo", &summary.stereo));
-    table.push(row("antistereo", &summary.antistereo));
+    table.push(row("all", &summary.overall, sides));
+    table.push(row("stereo", &summary.stereo, sides));
+    table.push(row("antistereo", &summary.antistereo, sides));
     for (name, share) in &summary.bias_types {
-        table.push(row(name, share));
+        table.push(row(name, share, sides));
     }
     table
 }
 
-/// The overall score of every model under every measure, one row per model.
+/// The note under every measure table: which rows are corrected, and how.
+pub fn measure_note(summary: &MeasureSummary) -> String {
+    let holm = summary
+        .bias_types
+        .values()
+        .find_map(|s| match s.correction {
+            Correction::Holm { tests, rejected } => Some((tests, rejected, s.interval_level)),
+            Correction::None => None,
+        });
+    let mut note = format!(
+        "all, stereo, antistereo: uncorrected, each its own exact two-sided binomial test \
+         against 50 % and its {} Clopper–Pearson interval.",
+        level(LEVEL)
+    );
+    if let Some((tests, rejected, at)) = holm {
+        note.push_str(&format!(
+            " Bias types: Holm's correction across the {tests} tested ({rejected} below {ALPHA} \
+             after it); their intervals are at {}, the level at which Holm's procedure stopped \
+             (1 − {ALPHA} / {}), so that an interval excludes 50 % exactly when its Holm p is \
+             below {ALPHA}.",
+            level(at),
+            (tests - rejected).max(1)
+        ));
+    }
+    note.push('\n');
+    note
+}
+
+/// The overall score of every model under every measure, one row per model (uncorrected).
 pub fn overview(models: &[(&str, &[MeasureSummary])]) -> Table {
     let mut header = vec!["model".to_owned()];
     header.extend(Measure::ALL.iter().map(|m| m.as_str().to_owned()));
@@ -95,12 +161,14 @@ pub fn overview(models: &[(&str, &[MeasureSummary])]) -> Table {
 }
 
 /// The note under every overview: what the columns and the star mean.
-pub fn overview_note() -> String {
+pub fn overview_note(sides: Sides) -> String {
     format!(
-        "Score: % of pairs where the more stereotypical sentence scores higher (the originals' \
+        "Score: % of pairs where {} scores higher (the originals' \
          percentage); in brackets the {:.0} % Clopper–Pearson interval over the pairs decided; \
-         * the interval excludes 50 % and the exact two-sided binomial p < {ALPHA}. \
+         * the interval excludes 50 % and the exact two-sided binomial p < {ALPHA}, uncorrected \
+         (one test per model and measure). \
          pll: {}; bias_bench: {}; aul: {}; aula: {}.\n",
+        sides.sentence,
         LEVEL * 100.0,
         Measure::Pll.label(),
         Measure::BiasBench.label(),
@@ -189,11 +257,18 @@ pub fn comparisons(rows: &[ComparisonRow<'_>]) -> Table {
 }
 
 /// One model's section: its overview row, each measure's table, the data checks.
-pub fn model_section(model: &str, summaries: &[MeasureSummary], checks: &DataChecks) -> String {
+pub fn model_section(
+    model: &str,
+    summaries: &[MeasureSummary],
+    checks: &DataChecks,
+    sides: Sides,
+) -> String {
     let mut out = format!("## {model}\n\n");
     for s in summaries {
         out.push_str(&format!("### {}\n\n", s.label));
-        out.push_str(&measure_table(s).to_markdown());
+        out.push_str(&measure_table(s, sides).to_markdown());
+        out.push('\n');
+        out.push_str(&measure_note(s));
         if s.skipped > 0 {
             out.push_str(&format!(
                 "\n{} pairs skipped (a sentence with no modified piece).\n",
@@ -219,20 +294,123 @@ pub fn markdown(
     title: Option<&str>,
     models: &[ModelRow<'_>],
     compared: &[ComparisonRow<'_>],
+    sides: Sides,
 ) -> String {
     let mut md = title.map_or_else(String::new, |t| format!("# {t}\n\n"));
     let overview_rows: Vec<(&str, &[MeasureSummary])> =
         models.iter().map(|(m, s, _)| (*m, *s)).collect();
     md.push_str(&overview(&overview_rows).to_markdown());
     md.push('\n');
-    md.push_str(&overview_note());
+    md.push_str(&overview_note(sides));
     for (model, summaries, checks) in models {
         md.push('\n');
-        md.push_str(&model_section(model, summaries, checks));
+        md.push_str(&model_section(model, summaries, checks, sides));
     }
     if !compared.is_empty() {
         md.push_str("\n## Models compared on the same pairs\n\n");
         md.push_str(&comparisons(compared).to_markdown());
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lmbias_studies::crows::summary::summarize;
+    use lmbias_studies::testing::crows_pairs;
+
+    /// Sets of bias types of many sizes and leanings, from a fixed seed.
+    fn draws() -> Vec<Vec<MeasureSummary>> {
+        let mut draws = lmbias_studies::testing::Draws::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = |bound: u64| draws.below(bound);
+        (0..300)
+            .map(|_| {
+                let types = 1 + next(8);
+                let pairs: Vec<_> = (0..types)
+                    .flat_map(|t| {
+                        let n = 3 + next(150);
+                        crows_pairs(&format!("type{t}"), next(n + 1), n)
+                    })
+                    .collect();
+                summarize(&pairs)
+            })
+            .collect()
+    }
+
+    /// The fifth fidelity pass's rule, as a property of the rendered rows: no "not
+    /// significant" row whose printed interval excludes 50 %, no stereotypical or
+    /// anti-stereotypical row whose printed interval contains it, and the p the row's
+    /// correction names (Holm p for a bias type, else p) below 0.05 exactly for the latter.
+    #[test]
+    fn every_rendered_verdict_agrees_with_its_printed_interval_and_p() {
+        let mut rows = 0;
+        for summaries in draws() {
+            for s in summaries.iter().filter(|s| s.measure != Measure::BiasBench) {
+                let md = measure_table(s, STEREOTYPES).to_markdown();
+                for line in md.lines().skip(2) {
+                    let cells: Vec<&str> =
+                        line.trim_matches('|').split(" | ").map(str::trim).collect();
+                    let (interval, p, holm, verdict) = (cells[5], cells[7], cells[8], cells[9]);
+                    if interval == "–" {
+                        // No pair decided (every planted pair is `stereo`): no verdict.
+                        assert_eq!((p, verdict), ("–", "no data"), "{line}");
+                        continue;
+                    }
+                    let (lo, hi) = interval.split_once('–').unwrap();
+                    let (lo, hi): (f64, f64) = (lo.parse().unwrap(), hi.parse().unwrap());
+                    let named_p = if holm == "–" { p } else { holm };
+                    let below = match named_p {
+                        "< 1e-300" => true,
+                        text => text.parse::<f64>().unwrap() < ALPHA,
+                    };
+                    match verdict {
+                        "stereotypical" => assert!(lo >= 50.0, "{line}"),
+                        "anti-stereotypical" => assert!(hi <= 50.0, "{line}"),
+                        "not significant" | "not significant after Holm" => {
+                            assert!(lo <= 50.0 && hi >= 50.0, "{line}")
+                        }
+                        other => panic!("{other}: {line}"),
+                    }
+                    // A p printed as 0.050 may lie on either side of 0.05.
+                    if named_p != "0.050" {
+                        assert_eq!(below, !verdict.starts_with("not significant"), "{line}");
+                    }
+                    assert_eq!(
+                        verdict == "not significant after Holm",
+                        holm != "–" && !below,
+                        "{line}"
+                    );
+                    rows += 1;
+                }
+            }
+        }
+        assert!(rows > 3000, "{rows}");
+    }
+
+    #[test]
+    fn a_period_set_speaks_of_its_two_wordings() {
+        let sides = Sides {
+            more: "prefers the KJV wording",
+            less: "prefers the WEB wording",
+            count: "KJV preferred",
+            sentence: "the King James wording",
+        };
+        let summaries = summarize(&crows_pairs("verse", 40, 50));
+        let md = measure_table(&summaries[0], sides).to_markdown();
+        assert!(
+            md.starts_with("| subset | pairs | KJV preferred | ties |"),
+            "{md}"
+        );
+        assert!(md.contains("| prefers the KJV wording |"), "{md}");
+        assert!(!md.contains("stereotypical"), "{md}");
+        let note = measure_note(&summaries[0]);
+        assert!(
+            note.starts_with("all, stereo, antistereo: uncorrected"),
+            "{note}"
+        );
+        assert!(
+            note.contains("Holm's correction across the 1 tested (1 below 0.05"),
+            "{note}"
+        );
+    }
 }

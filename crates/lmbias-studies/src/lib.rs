@@ -4,6 +4,6 @@ pub mod crows;
 pub mod drawn_sentences;
 pub mod probe;
 pub mod seat;
-#[cfg(feature = "testing")]
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod valence;

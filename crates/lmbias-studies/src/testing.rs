@@ -5,6 +5,7 @@ use lmbias_data::valence::Group;
 
 use lmbias_encoder::{Layer, Pooling};
 
+use crate::crows::{Decision, Decisions, DirectionName, PairScore, SentenceScores};
 use crate::probe::{Association, ProbeStep};
 use crate::seat::{SeatRow, SetSizes, TestCoverage};
 use crate::valence::{Coverage, ModelResult, SentenceScore};
@@ -102,4 +103,60 @@ pub fn probe_step(table: Vec<Vec<u64>>) -> ProbeStep {
 /// predicted protected ones): christian × positive 80, muslim × negative 81.
 pub fn dusi_table_1() -> ProbeStep {
     probe_step(vec![vec![40, 81], vec![80, 39]])
+}
+
+/// `decided` CrowS-style pairs of `bias_type`, the first `stereotypical` of them decided
+/// stereotypical by every measure but bias-bench (which skips them all), the rest not; no
+/// scores, tokens or pieces.
+pub fn crows_pairs(bias_type: &str, stereotypical: u64, decided: u64) -> Vec<PairScore> {
+    let scores = || SentenceScores {
+        tokens: vec![],
+        pll: 0.0,
+        bias_bench: None,
+        aul: 0.0,
+        aula: 0.0,
+    };
+    (0..decided)
+        .map(|i| {
+            let d = if i < stereotypical {
+                Decision::Stereotypical
+            } else {
+                Decision::NotStereotypical
+            };
+            PairScore {
+                id: format!("{bias_type}-{i}"),
+                line: 0,
+                bias_type: bias_type.to_owned(),
+                direction: DirectionName::Stereo,
+                more: scores(),
+                less: scores(),
+                modified_more: vec![],
+                modified_less: vec![],
+                decisions: Decisions {
+                    pll: d,
+                    bias_bench: Decision::Skipped,
+                    aul: d,
+                    aula: d,
+                },
+            }
+        })
+        .collect()
+}
+
+/// A seeded xorshift stream of small numbers, for tests that draw many made-up cases.
+pub struct Draws(u64);
+
+impl Draws {
+    /// The stream from `seed` (not 0).
+    pub fn new(seed: u64) -> Draws {
+        Draws(seed)
+    }
+
+    /// The next number below `bound`.
+    pub fn below(&mut self, bound: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % bound
+    }
 }

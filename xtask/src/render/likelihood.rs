@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use super::{write_file as write, write_json};
 use crate::analysis::Analysis;
+use crate::period_models;
 
 /// The dataset authors' warning, quoted wherever CrowS-Pairs' scores are shown
 /// (datasets/crows-pairs/SOURCE.txt).
@@ -24,11 +25,25 @@ significant noise and reliability problems in it, and their data statement says:
 caution against the assumption that a lower score on our data means that a model is completely \
 unbiased.\"";
 
+/// The period pairs' two sides: `sent_more` is the King James wording of a held-out verse,
+/// `sent_less` the World English one; "stereotypical" would misname them.
+const PERIOD_SIDES: report::Sides = report::Sides {
+    more: "prefers the KJV wording",
+    less: "prefers the WEB wording",
+    count: "KJV preferred",
+    sentence: "the King James wording",
+};
+
 /// Markdown of one set's runs: the overview, each model's tables, the comparisons.
-fn set_markdown(title: &str, runs: &[CrowsRun], comparisons: &[ModelComparison]) -> String {
+fn set_markdown(
+    title: &str,
+    runs: &[CrowsRun],
+    comparisons: &[ModelComparison],
+    sides: report::Sides,
+) -> String {
     let models: Vec<_> = runs.iter().map(CrowsRun::row).collect();
     let compared: Vec<_> = comparisons.iter().map(ModelComparison::row).collect();
-    report::markdown(Some(title), &models, &compared)
+    report::markdown(Some(title), &models, &compared, sides)
 }
 
 /// Each run's name and summaries, as the overview table takes them.
@@ -121,6 +136,7 @@ pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
             "CrowS-Pairs, scored by likelihood",
             &results.crows,
             crows_cmp,
+            report::STEREOTYPES,
         ),
     )?;
     write(
@@ -129,6 +145,7 @@ pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
             "Period pairs (KJV / WEB wordings of held-out verses), scored by likelihood",
             &results.period_pairs,
             period_cmp,
+            PERIOD_SIDES,
         ),
     )?;
     write(
@@ -164,9 +181,12 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) {
          shared tokens masked one at a time), bias-bench's score (Meade et al. 2022, `crows.py`: \
          the modified tokens), AUL and AULA (Kaneko & Bollegala 2022: the unmasked sentence). \
          Beside each percentage, which the originals report bare: an exact two-sided binomial \
-         test against 50 %, a 95 % Clopper–Pearson interval, Holm's correction across bias \
-         types; no share is called stereotypical while its interval contains 50 %. All tables \
-         are in `likelihood/`, every pair's raw scores in `likelihood/pairs.csv`.\n"
+         test against 50 % with a Clopper–Pearson interval, uncorrected (95 %) for all pairs \
+         and each direction, Holm-corrected across bias types (each interval then at the level \
+         where Holm's procedure stopped, so that word, p and interval agree); no share is \
+         called stereotypical while its interval contains 50 %. The overview below is \
+         uncorrected. All tables are in `likelihood/`, every pair's raw scores in \
+         `likelihood/pairs.csv`.\n"
     );
     if results.crows.is_empty() {
         let _ = writeln!(md, "No masked LM scored CrowS-Pairs in this run.\n");
@@ -175,7 +195,7 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) {
         let _ = writeln!(md, "### CrowS-Pairs\n\n{WARNING}\n");
         md.push_str(&report::overview(&models).to_markdown());
         md.push('\n');
-        md.push_str(&report::overview_note());
+        md.push_str(&report::overview_note(report::STEREOTYPES));
         if let Some(first) = results.crows.first() {
             md.push('\n');
             md.push_str(&report::data_checks(&first.data_checks));
@@ -195,6 +215,12 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) {
         );
         md.push_str(&report::overview(&models).to_markdown());
         md.push('\n');
+        let word = |v: Verdict| match v {
+            Verdict::Stereotypical => "prefers the King James wording",
+            Verdict::AntiStereotypical => "prefers the World English wording",
+            Verdict::NotSignificant => "prefers neither significantly",
+            Verdict::NoData => "decided no pair",
+        };
         match &analysis.period_answer {
             None => {
                 let _ = writeln!(
@@ -204,12 +230,6 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) {
                 );
             }
             Some(answer) => {
-                let word = |v: Verdict| match v {
-                    Verdict::Stereotypical => "prefers the King James wording",
-                    Verdict::AntiStereotypical => "prefers the World English wording",
-                    Verdict::WithinChance => "prefers neither significantly",
-                    Verdict::NoData => "decided no pair",
-                };
                 let c = &answer.comparison;
                 let _ = writeln!(
                     md,
@@ -234,5 +254,94 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) {
                 );
             }
         }
+        // The models the known answer does not test, by the same metric, so that a preference
+        // the KJV/WEB pair shows is not read into them.
+        let others: Vec<String> = results
+            .period_pairs
+            .iter()
+            .filter(|r| !period_models::LABELS[..2].contains(&r.model.as_str()))
+            .filter_map(|r| {
+                let share = &r
+                    .summary
+                    .iter()
+                    .find(|s| s.measure == Measure::Pll)?
+                    .overall;
+                let (score, [lo, hi]) = (share.score?, share.interval?);
+                Some(format!(
+                    "{} {} ({score:.2} %, 95 % interval {lo:.1}–{hi:.1})",
+                    r.model,
+                    word(share.verdict)
+                ))
+            })
+            .collect();
+        if !others.is_empty() {
+            let _ = writeln!(
+                md,
+                "Outside the known answer, by the same metric: {}.\n",
+                others.join("; ")
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use lmbias_runs::studies::crows::DataChecks;
+    use lmbias_runs::studies::crows::summary::summarize;
+    use lmbias_studies::testing::crows_pairs;
+
+    use super::*;
+    use crate::analysis::Results;
+    use crate::period_models::LABELS;
+    use crate::render::fixtures::provenance;
+
+    /// `stereotypical` of 100 verses the KJV way.
+    fn run(model: &str, stereotypical: u64) -> CrowsRun {
+        let pairs = crows_pairs("verse", stereotypical, 100);
+        CrowsRun {
+            provenance: provenance(model, &[], &[]),
+            model: model.to_owned(),
+            summary: summarize(&pairs),
+            data_checks: DataChecks {
+                identical: vec![],
+                several_spans: vec![],
+                unequal_spans: vec![],
+                duplicates: vec![],
+                group_terms: None,
+                max_span_gap: 3,
+                excluded: vec![],
+            },
+            pairs,
+        }
+    }
+
+    /// The period pairs speak of their two wordings, and a model the known answer does not
+    /// test is said to prefer neither beside the bold verdict, with its score and interval.
+    #[test]
+    fn the_period_pairs_name_their_wordings_and_the_model_outside_the_answer() {
+        let results = Results {
+            period_pairs: vec![run(LABELS[0], 70), run(LABELS[1], 30), run(LABELS[2], 50)],
+            ..Results::default()
+        };
+        let analysis = Analysis::of(results);
+        let mut md = String::new();
+        section(&mut md, &analysis);
+        assert!(md.contains("**Known answer holds.**"), "{md}");
+        assert!(
+            md.contains(
+                "Outside the known answer, by the same metric: MiniLM + Shakespeare (trained \
+                 here) prefers neither significantly (50.00 %, 95 % interval 39.8–60.2)."
+            ),
+            "{md}"
+        );
+        let dir = std::env::temp_dir().join(format!("lmbias-period-words-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        files(&dir, &analysis).unwrap();
+        let tables = std::fs::read_to_string(dir.join("period-pairs.md")).unwrap();
+        assert!(tables.contains("| KJV preferred |"), "{tables}");
+        assert!(tables.contains("| prefers the KJV wording |"), "{tables}");
+        assert!(tables.contains("| prefers the WEB wording |"), "{tables}");
+        assert!(!tables.contains("stereotypical"), "{tables}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

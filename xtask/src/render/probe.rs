@@ -7,7 +7,6 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use lmbias_papers::dusi;
 use lmbias_report::table::Table;
-use lmbias_runs::metrics::chi2::{chi2_equal_within_rows, chi2_independence};
 use lmbias_runs::probe::ProbeOutput;
 
 use super::{reported, write_file as write, write_json};
@@ -49,7 +48,12 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) -> Result<()> {
     reported(md, dusi::REPORTED);
     // Dusi 2024, Table 1, as the paper prints it: predictions down, actual values across.
     let table_1: Vec<Vec<u64>> = dusi::TABLE_1.iter().map(|r| r.to_vec()).collect();
-    let t = chi2_independence(&table_1).context("χ² of Dusi's Table 1")?;
+    let readings = dusi::table_1_readings();
+    let independence = readings
+        .iter()
+        .find(|r| r.name == dusi::INDEPENDENCE)
+        .and_then(|r| Some((r.statistic?.1, r.p_value)))
+        .context("the test of independence is one of Dusi's readings")?;
     let mut printed = Table::new(["n = 235", "positive", "negative", "total"]);
     for (class, row) in ["christian", "muslim"].into_iter().zip(&table_1) {
         let mut cells = vec![format!("predicted {class}")];
@@ -64,19 +68,13 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) -> Result<()> {
         column(1).to_string(),
         (column(0) + column(1)).to_string(),
     ]);
-    // The paper's stated null, read on its layout: within each adjective value (a column
-    // here), the two predicted classes equally likely.
-    let columns: Vec<Vec<u64>> = (0..2)
-        .map(|c| table_1.iter().map(|r| r[c]).collect())
-        .collect();
-    let fit = chi2_equal_within_rows(&columns).context("χ² fit of Dusi's Table 1")?;
     let _ = writeln!(
         md,
         "Dusi's Table 1 (the paper's model is \"BERT … the base English version\"; \
-         bert-base-uncased is our reading of it), and our χ² test on its counts: χ² = {:.4}, \
-         p = {:.4e}.\n\n{}",
-        t.chi2,
-        t.p_value,
+         bert-base-uncased is our reading of it), and our χ² test of independence on its \
+         counts: χ² = {:.4}, p = {:.4e}.\n\n{}",
+        independence.0,
+        independence.1,
         printed.to_markdown()
     );
     let runs = &analysis.probe;
@@ -91,21 +89,19 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) -> Result<()> {
                 s.table.iter().flatten().sum::<u64>()
             )
         });
+    readings_markdown(md, &readings);
     let _ = writeln!(
         md,
-        "Two readings of Dusi's χ² test. The paper states its null as \"equal probabilities for \
-         each predicted class\": a fit, within each stereotyped value, to a 50/50 split between \
-         the predicted classes (df = 2; on Table 1 χ² = {:.4}, p = {:.2e}). The p it prints, \
-         1.1e-7, is instead that of the χ² test of independence of the table (df = 1: p = \
-         {:.2e}). The two statistics agree on the paper's table only because both its rows total \
-         120; where the predicted classes are of unequal size, as in ours below, they part. The \
-         fit also rejects a classifier that merely predicts one class more often whatever the \
-         stereotyped value, which is no association at all (see the tables below whose \
-         predicted classes are unbalanced). We headline the test of independence, the reading \
-         that reproduces the paper's number and measures association, and give the fit beside \
-         it under every table. The paper's table counts 240 adjectives \
-         (120 predicted in each class){ours}.\n",
-        fit.chi2, fit.p_value, t.p_value
+        "The paper states its null as \"equal probabilities for each predicted class\": the \
+         fit above, within each stereotyped value, to a 50/50 split between the predicted \
+         classes (df = 2). On the paper's table it has the same statistic as the test of \
+         independence only because both rows total 120; where the predicted classes are of \
+         unequal size, as in ours below, they part. The fit also rejects a classifier that \
+         merely predicts one class more often whatever the stereotyped value, which is no \
+         association at all (see the tables below whose predicted classes are unbalanced). We \
+         headline the test of independence, which measures association, and give the fit beside \
+         it under every table. The paper's table counts 240 adjectives (120 predicted in each \
+         class){ours}.\n"
     );
     if runs.is_empty() {
         let _ = writeln!(md, "No model was available for the probe.\n");
@@ -149,4 +145,33 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) -> Result<()> {
         dusi::table_1_markdown(runs)
     );
     Ok(())
+}
+
+/// Which test Dusi ran: every common reading of "a χ² test" of Table 1 with its p beside the
+/// paper's, and the closest, so that the reader sees that none reproduces the printed p.
+fn readings_markdown(md: &mut String, readings: &[dusi::Reading]) {
+    let mut table = Table::new(["reading", "df", "statistic", "p", "p / the paper's"]);
+    for r in readings {
+        table.push([
+            r.name.to_owned(),
+            r.statistic.map_or("–".to_owned(), |(df, _)| df.to_string()),
+            r.statistic
+                .map_or("–".to_owned(), |(_, x)| format!("{x:.4}")),
+            format!("{:.2e}", r.p_value),
+            format!("{:.2}", r.p_value / dusi::TABLE_1_P),
+        ]);
+    }
+    let closest = dusi::closest_reading(readings).map_or_else(
+        || "none".to_owned(),
+        |r| format!("the {}, p = {:.2e}", r.name, r.p_value),
+    );
+    let _ = writeln!(
+        md,
+        "Which test the paper ran. It prints p = {:.1e} for Table 1; no common reading of its \
+         \"χ² test\" gives that p on the table's own counts. The readings, computed on Table 1 \
+         (the last is the null the paper states):\n\n{}\nThe closest reading is {closest}: \
+         the paper's number is not reproduced, only approached.\n",
+        dusi::TABLE_1_P,
+        table.to_markdown()
+    );
 }

@@ -116,6 +116,21 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) {
                 )
             }
         );
+        if battery == "en"
+            && let Some(table) = lmbias_papers::may::test_4_beside(rows)
+        {
+            let quote = lmbias_papers::may::REPORTED;
+            let _ = writeln!(
+                md,
+                "May et al.'s English results for Test 4, which the Turkish paper quotes ({}: \
+                 {}), beside our English battery's rows of those tests. Not a reproduction: \
+                 the quoted values are May et al.'s BERT's, ours this run's models', set beside \
+                 for reference.\n\n{}",
+                quote.source,
+                quote.value,
+                table.to_markdown()
+            );
+        }
         if let Some(turkish) = analysis.turkish.as_ref().filter(|_| battery == "tr") {
             turkish_section(md, rows, &models, turkish);
         }

@@ -185,6 +185,9 @@ pub(super) fn section(
          `valence/*.svg`; per-sentence numbers: `valence/sentences.csv`.\n\n{}",
         lmbias_report::valence::comparison_table(valence, 3).to_markdown()
     );
+    if let Some(neutral) = cuscito::neutral_adequacy(valence) {
+        let _ = writeln!(md, "{neutral}\n");
+    }
     let drawn = &analysis.valence_drawn;
     if !drawn.is_empty() {
         let _ = writeln!(

@@ -1,6 +1,17 @@
 //! The originals' percentages with what they leave out: an exact two-sided binomial test
-//! against 50 %, a 95 % Clopper–Pearson interval, Holm's correction across bias types, and an
+//! against 50 %, a Clopper–Pearson interval, Holm's correction across bias types, and an
 //! exact McNemar test between two models on the same pairs.
+//!
+//! A share's verdict, p and interval always agree. The verdict is read off the interval (it
+//! excludes 50 % or it does not), and the interval is at the level of the p it is printed
+//! with: 95 % for the uncorrected shares (all pairs, each direction), whose exact two-sided p
+//! against 1/2 is below 0.05 exactly when that interval excludes 50 % (the binomial at 1/2 is
+//! symmetric, so its two-sided p is twice the tail the Clopper–Pearson bound inverts); for the
+//! bias types, whose p is Holm's, the level at which Holm's procedure stopped,
+//! 1 − 0.05 / (m − R) with m types tested and R rejected (1 − 0.05 when all are), so that an
+//! interval excludes 50 % exactly when the Holm-adjusted p is below 0.05. For the types Holm
+//! does not reject these are Strassburger & Bretz's (2008, *Statistics in Medicine* 27)
+//! Holm-compatible simultaneous intervals.
 //!
 //! The score is the originals' (`stereotypical / pairs`, ties among the pairs and not
 //! stereotypical: metric.py's "Metric score", Kaneko & Bollegala's "Bias score"). The test and
@@ -16,23 +27,50 @@ use serde::{Deserialize, Serialize};
 
 use super::{Decision, DirectionName, Measure, PairScore};
 
-/// The interval's confidence level.
+/// The uncorrected interval's confidence level.
 pub const LEVEL: f64 = 0.95;
-/// The level a test must reach for a verdict other than [`Verdict::WithinChance`].
+/// The level a test must reach for a verdict other than [`Verdict::NotSignificant`].
 pub const ALPHA: f64 = 0.05;
 
-/// What a share may be called. Never "stereotypical" when its interval contains 50 %.
+/// What a share may be called: read off its interval, which is at the level of its p.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// The interval lies above 50 % and the (Holm-adjusted, for a bias type) p is below 0.05.
+    /// The interval lies above 50 %: its (Holm-adjusted, for a bias type) p is below 0.05.
     Stereotypical,
-    /// The interval lies below 50 % and the p is below 0.05.
+    /// The interval lies below 50 %: likewise.
     AntiStereotypical,
-    /// Otherwise: the data do not tell the share from 50 %.
-    WithinChance,
+    /// The interval contains 50 %: the (adjusted) p is not below 0.05.
+    NotSignificant,
     /// No pair was decided.
     NoData,
+}
+
+impl Verdict {
+    /// The verdict an interval (in percent) gives.
+    fn of(interval: Option<[f64; 2]>) -> Verdict {
+        match interval {
+            Some([lo, _]) if lo > 50.0 => Verdict::Stereotypical,
+            Some([_, hi]) if hi < 50.0 => Verdict::AntiStereotypical,
+            Some(_) => Verdict::NotSignificant,
+            None => Verdict::NoData,
+        }
+    }
+}
+
+/// Which correction a share's p and interval carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Correction {
+    /// None: all pairs and each direction are tested on their own.
+    None,
+    /// Holm's, across the bias types.
+    Holm {
+        /// Bias types with a test (m).
+        tests: usize,
+        /// Those whose adjusted p is below [`ALPHA`] (R).
+        rejected: usize,
+    },
 }
 
 /// One share: all pairs, a direction, or a bias type.
@@ -50,9 +88,15 @@ pub struct Share {
     pub p_value: Option<f64>,
     /// Holm's adjustment of `p_value` across the bias types (bias-type shares only).
     pub holm_p: Option<f64>,
-    /// The 95 % Clopper–Pearson interval of `stereotypical / (pairs − ties)`, in percent.
+    /// The Clopper–Pearson interval of `stereotypical / (pairs − ties)` at `interval_level`,
+    /// in percent.
     pub interval: Option<[f64; 2]>,
-    /// What the share may be called.
+    /// The interval's confidence level: [`LEVEL`] uncorrected; for a bias type the level at
+    /// which Holm's procedure stopped (see the module's doc).
+    pub interval_level: f64,
+    /// The correction the p the verdict rests on carries.
+    pub correction: Correction,
+    /// What the share may be called, read off the interval.
     pub verdict: Verdict,
 }
 
@@ -73,11 +117,7 @@ impl Share {
                 Decision::Skipped => {}
             }
         }
-        let decided = pairs - ties;
-        let test = binomial_test(stereotypical, decided, 0.5, Alternative::TwoSided).ok();
-        let interval = clopper_pearson(stereotypical, decided, LEVEL)
-            .ok()
-            .map(|(lo, hi)| [100.0 * lo, 100.0 * hi]);
+        let test = binomial_test(stereotypical, pairs - ties, 0.5, Alternative::TwoSided).ok();
         let mut share = Share {
             pairs,
             stereotypical,
@@ -85,21 +125,22 @@ impl Share {
             score: (pairs > 0).then(|| 100.0 * stereotypical as f64 / pairs as f64),
             p_value: test.map(|t| t.p_value),
             holm_p: None,
-            interval,
+            interval: None,
+            interval_level: LEVEL,
+            correction: Correction::None,
             verdict: Verdict::NoData,
         };
-        share.verdict = share.judge(share.p_value);
+        share.set_interval(LEVEL);
         share
     }
 
-    /// The verdict with `p` as the share's p-value.
-    fn judge(&self, p: Option<f64>) -> Verdict {
-        match (p, self.interval) {
-            (Some(p), Some([lo, _])) if p < ALPHA && lo > 50.0 => Verdict::Stereotypical,
-            (Some(p), Some([_, hi])) if p < ALPHA && hi < 50.0 => Verdict::AntiStereotypical,
-            (Some(_), Some(_)) => Verdict::WithinChance,
-            _ => Verdict::NoData,
-        }
+    /// The interval at `level` and the verdict it gives.
+    fn set_interval(&mut self, level: f64) {
+        self.interval_level = level;
+        self.interval = clopper_pearson(self.stereotypical, self.pairs - self.ties, level)
+            .ok()
+            .map(|(lo, hi)| [100.0 * lo, 100.0 * hi]);
+        self.verdict = Verdict::of(self.interval);
     }
 }
 
@@ -156,10 +197,18 @@ fn summarize_measure(pairs: &[PairScore], measure: Measure) -> MeasureSummary {
     let p: Vec<f64> = tested.iter().map(|(_, p)| *p).collect();
     let names: Vec<String> = tested.iter().map(|(t, _)| (*t).clone()).collect();
     if let Ok(adjusted) = holm(&p) {
+        // Holm stopped after R rejections: its next step's level, 1 − α/(m − R), is the one
+        // at which an interval excludes 50 % exactly for the rejected types.
+        let (tests, rejected) = (
+            adjusted.len(),
+            adjusted.iter().filter(|q| **q < ALPHA).count(),
+        );
+        let level = 1.0 - ALPHA / (tests - rejected).max(1) as f64;
         for (name, q) in names.iter().zip(adjusted) {
             if let Some(share) = bias_types.get_mut(name) {
                 share.holm_p = Some(q);
-                share.verdict = share.judge(Some(q));
+                share.correction = Correction::Holm { tests, rejected };
+                share.set_interval(level);
             }
         }
     }
@@ -257,4 +306,79 @@ pub fn compare(first: &[PairScore], second: &[PairScore]) -> Result<Vec<Comparis
             }
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::crows_pairs as pairs;
+
+    fn significant(v: Verdict) -> bool {
+        matches!(v, Verdict::Stereotypical | Verdict::AntiStereotypical)
+    }
+
+    /// The word, the p it rests on and the printed interval agree for every share: the
+    /// verdict is significant exactly when that p is below 0.05 and exactly when the interval
+    /// excludes 50 %.
+    fn agree(share: &Share, p: Option<f64>) {
+        let [lo, hi] = share.interval.expect("a decided share has an interval");
+        let excludes = lo > 50.0 || hi < 50.0;
+        assert_eq!(significant(share.verdict), excludes, "{share:?}");
+        assert_eq!(significant(share.verdict), p.unwrap() < ALPHA, "{share:?}");
+    }
+
+    #[test]
+    fn uncorrected_shares_agree_at_95_percent() {
+        for n in 1..=80 {
+            for k in 0..=n {
+                let s = summarize_measure(&pairs("t", k, n), Measure::Pll);
+                assert_eq!(
+                    (s.overall.interval_level, s.overall.correction),
+                    (LEVEL, Correction::None)
+                );
+                agree(&s.overall, s.overall.p_value);
+            }
+        }
+    }
+
+    /// Bias types of many sizes and leanings, Holm across them: each type's interval is at the
+    /// level where Holm stopped, and agrees with its Holm-adjusted p (not its raw one).
+    #[test]
+    fn holm_shares_agree_at_the_level_where_holm_stopped() {
+        let mut draws = crate::testing::Draws::new(0x2545_f491_4f6c_dd1d);
+        let mut next = |bound: u64| draws.below(bound);
+        let mut raw_and_adjusted_differ = 0;
+        for _ in 0..400 {
+            let m = 2 + next(7);
+            let all: Vec<PairScore> = (0..m)
+                .flat_map(|t| {
+                    let n = 5 + next(120);
+                    let k = next(n + 1);
+                    pairs(&format!("type{t}"), k, n)
+                })
+                .collect();
+            let s = summarize_measure(&all, Measure::Pll);
+            let rejected = s
+                .bias_types
+                .values()
+                .filter(|t| t.holm_p.unwrap() < ALPHA)
+                .count();
+            for t in s.bias_types.values() {
+                assert_eq!(
+                    t.correction,
+                    Correction::Holm {
+                        tests: m as usize,
+                        rejected
+                    }
+                );
+                let level = 1.0 - ALPHA / (m as usize - rejected).max(1) as f64;
+                assert_eq!(t.interval_level, level);
+                agree(t, t.holm_p);
+                raw_and_adjusted_differ +=
+                    usize::from((t.p_value.unwrap() < ALPHA) != (t.holm_p.unwrap() < ALPHA));
+            }
+        }
+        // The draw reaches the cases where the raw 95 % interval would have disagreed.
+        assert!(raw_and_adjusted_differ > 20, "{raw_and_adjusted_differ}");
+    }
 }
