@@ -289,7 +289,9 @@ def crows(
     --json`` prints them: ``{"results": [...], "comparisons": [...]}``. Each result holds the
     model's provenance, a summary per measure (the CrowS-Pairs metric as metric.py computes
     it, bias-bench's score, AUL, AULA: the originals' percentage, an exact two-sided binomial
-    p against 50 %, a 95 % Clopper–Pearson interval, Holm across bias types, a verdict), the
+    p against 50 %, a Clopper–Pearson interval (95 %; for a bias type at the level where Holm's
+    procedure across the types stopped), Holm across bias types, and a verdict read off that
+    interval, so that it agrees with the p its ``correction`` names), the
     data checks, and every pair's raw scores, modified pieces and decisions
     (``pandas.DataFrame(result["pairs"])``). With several models, ``comparisons`` holds an
     exact McNemar test per measure for each pair of them. ``group_terms`` names a list of
@@ -363,7 +365,8 @@ def train_mlm(
     weights (``scratch=True`` with ``tokenizer``, a folder, and the shape in ``layers`` …
     ``max_positions``), into the Hugging Face folder ``output``, which appears only when
     complete. Returns training.json as a dict (losses, held-out accuracy and
-    pseudo-perplexity, tokens/s, and the ``added_words``).
+    pseudo-perplexity, and the ``added_words``), with timing.json's seconds and tokens/s
+    under ``"timing"`` (kept out of training.json, which the clock does not change).
 
     ``add_words`` (the CLI's ``--add-words``) first makes whole words vocabulary entries of a
     WordPiece tokenizer: an int N adds the N most frequent words of the training passages

@@ -20,7 +20,8 @@ use lmbias_runs::data::corpus::Corpus;
 use lmbias_runs::studies::valence::ModelResult;
 use lmbias_runs::text::Tokenizer;
 use lmbias_runs::train::{
-    AddWords, CorpusText, Progress, Run, Start, TrainSettings, TrainingReport, checkpoint_dir,
+    AddWords, CorpusText, Progress, Run, Start, TIMING_FILE, Timing, TrainSettings, TrainingReport,
+    checkpoint_dir,
 };
 use lmbias_runs::{Checkpoint, DeviceKind, FileDigest};
 use serde::{Deserialize, Serialize};
@@ -32,7 +33,9 @@ use crate::corpora::PeriodCorpus;
 /// computes from the same inputs, so that models trained by the old code are not reused.
 /// 3: the hand-written CPU step (issue #33) — the same numbers to float rounding, but not
 /// bit for bit, and checkpoints keep AdamW's moments as safetensors.
-pub const TRAINER_VERSION: u32 = 3;
+/// 4: training.json without the clock (its seconds and tokens/s in timing.json beside it),
+/// so that a folder's digest is the same wherever the same weights are trained.
+pub const TRAINER_VERSION: u32 = 4;
 
 /// lmbias-model's version, also in the key. xtask and lmbias-model both take the workspace's
 /// version (`version.workspace = true`), so xtask's own is the model crate's.
@@ -259,8 +262,21 @@ impl PeriodModel {
                 report_path.display()
             )
         })?;
+        // How long the training took, beside the report (a folder placed by hand may lack it).
+        let timing_path = self.dir.join(TIMING_FILE);
+        let timing = match std::fs::read_to_string(&timing_path) {
+            Ok(text) => {
+                Some(serde_json::from_str::<Timing>(&text).with_context(|| {
+                    format!("{}: not a training's timing", timing_path.display())
+                })?)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                return Err(e).with_context(|| format!("{}: cannot read", timing_path.display()));
+            }
+        };
         let checkpoint = Checkpoint::from_dir(self.label, &self.dir)?;
-        Ok((checkpoint, self.provenance(report)))
+        Ok((checkpoint, self.provenance(report, timing)))
     }
 
     fn train(&self, on_step: &mut dyn FnMut(&Progress)) -> Result<()> {
@@ -312,7 +328,7 @@ impl PeriodModel {
         format!("{}: {}", self.corpus.package, file.to_string_lossy())
     }
 
-    fn provenance(&self, mut report: TrainingReport) -> Provenance {
+    fn provenance(&self, mut report: TrainingReport, timing: Option<Timing>) -> Provenance {
         // A folder trained by `lmbias train-mlm` and placed in the cache records the paths it
         // was given; the results name the base and corpus as this code does.
         report.start = self.base.checkpoint.name().to_owned();
@@ -337,6 +353,7 @@ impl PeriodModel {
             model_crate_version: MODEL_CRATE_VERSION.to_owned(),
             cache: self.cache_name(),
             report,
+            timing,
         }
     }
 }
@@ -365,6 +382,9 @@ pub struct Provenance {
     /// The folder under the cache.
     pub cache: String,
     pub report: TrainingReport,
+    /// How long the training that made the folder took (its timing.json), reported beside
+    /// the model and never part of its digest; `None` for a folder without one.
+    pub timing: Option<Timing>,
 }
 
 /// The known-answer check on the models' valence results (found by label) over the hand set
@@ -540,10 +560,16 @@ pub fn provenance_markdown(models: &[Provenance]) -> String {
                 ),
             ),
             (
-                "training time (the run that made the folder)",
-                format!(
-                    "{:.0} s, {:.0} tokens/s{resumed}",
-                    r.seconds, r.tokens_per_s
+                "training time (the run that made the folder; its timing.json, outside the \
+                 folder's digest)",
+                p.timing.map_or_else(
+                    || "not recorded (the folder has no timing.json)".to_owned(),
+                    |t| {
+                        format!(
+                            "{:.0} s, {:.0} tokens/s{resumed}",
+                            t.seconds, t.tokens_per_s
+                        )
+                    },
                 ),
             ),
         ];
@@ -706,6 +732,20 @@ mod tests {
         assert_eq!(
             std::fs::metadata(&weights).unwrap().modified().unwrap(),
             written
+        );
+        // The time is read back from timing.json beside the report; without it, not recorded.
+        let timing = first.timing.expect("timing.json was written");
+        assert!(
+            timing.seconds > 0.0 && timing.tokens_per_s > 0.0,
+            "{timing:?}"
+        );
+        assert_eq!(again.timing, first.timing);
+        std::fs::remove_file(model.dir.join("timing.json")).unwrap();
+        let (_, untimed) = model.obtain(&mut |_| {}).unwrap();
+        assert_eq!(untimed.timing, None);
+        assert!(
+            provenance_markdown(&[untimed])
+                .contains("| not recorded (the folder has no timing.json) |")
         );
 
         // A broken report is a one-line error naming the file, not a retraining.

@@ -138,14 +138,15 @@ pub fn run(args: TrainMlmArgs) -> anyhow::Result<()> {
     };
     let run = Run::new(&start, text, settings, args.device)?;
     let mut show = Display::new(args.steps, args.log_every);
-    let report = run.train(&args.output, args.resume, &mut |p| show.step(p))?;
+    let trained = run.train(&args.output, args.resume, &mut |p| show.step(p))?;
     show.finish();
+    let (report, timing) = (&trained.report, &trained.timing);
     match &report.held_out {
         Some(h) => outln!(
             "{}: {} steps, {:.0} tokens/s; held out: accuracy {:.4}, pseudo-perplexity {:.2}",
             args.output.display(),
             report.settings.steps,
-            report.tokens_per_s,
+            timing.tokens_per_s,
             h.accuracy,
             h.pseudo_perplexity
         )?,
@@ -153,7 +154,7 @@ pub fn run(args: TrainMlmArgs) -> anyhow::Result<()> {
             "{}: {} steps, {:.0} tokens/s",
             args.output.display(),
             report.settings.steps,
-            report.tokens_per_s
+            timing.tokens_per_s
         )?,
     }
     Ok(())

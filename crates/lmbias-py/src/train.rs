@@ -172,13 +172,26 @@ pub(crate) fn train_mlm<'py>(
     if let Some(e) = raised.lock().unwrap_or_else(PoisonError::into_inner).take() {
         return Err(e);
     }
-    let report = report?.map_err(|e| match e.downcast_ref::<TrainError>() {
+    let trained = report?.map_err(|e| match e.downcast_ref::<TrainError>() {
         Some(TrainError::Interrupted { .. }) => {
             pyo3::exceptions::PyKeyboardInterrupt::new_err(format!("{e:#}"))
         }
         _ => to_py(e),
     })?;
-    to_python(py, &report)
+    // training.json, with timing.json's numbers under "timing".
+    #[derive(serde::Serialize)]
+    struct Answer<'a> {
+        #[serde(flatten)]
+        report: &'a lmbias_runs::train::TrainingReport,
+        timing: &'a lmbias_runs::train::Timing,
+    }
+    to_python(
+        py,
+        &Answer {
+            report: &trained.report,
+            timing: &trained.timing,
+        },
+    )
 }
 
 /// Sets the run's flag: work::run's is an `AtomicBool` it shares with the waiting thread.

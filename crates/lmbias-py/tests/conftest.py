@@ -29,9 +29,11 @@ def sha256_file(path: Path) -> str:
 
 def sha256_folder(folder: Path) -> str:
     """A folder's digest as lmbias-runs computes it (provenance.rs: one ``NAME SHA256`` line
-    per file, names relative and sorted, folders walked), rewritten here to check it."""
+    per file, names relative and sorted, folders walked, a trained folder's top-level
+    timing.json left out), rewritten here to check it."""
     folder = Path(folder)
     names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+    names = [name for name in names if name != "timing.json"]
     lines = "".join(f"{name} {sha256_file(folder / name)}\n" for name in names)
     return hashlib.sha256(lines.encode()).hexdigest()
 

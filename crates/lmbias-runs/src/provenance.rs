@@ -186,10 +186,17 @@ pub(crate) fn files_under(dir: &Path) -> Result<Vec<(String, PathBuf)>, RunError
 }
 
 /// The sha256 over a folder's files ([`files_under`]): for each, its name and its content's
-/// sha256, one line each.
+/// sha256, one line each. A trained folder's top-level `timing.json`
+/// ([`lmbias_model::train::TIMING_FILE`]) is left out: it says how long the training took
+/// on some machine, not what the model is, so the same weights have the same digest
+/// wherever they were trained.
 pub(crate) fn sha256_folder(dir: &Path) -> Result<String, RunError> {
     let mut hasher = Sha256::new();
-    for (name, path) in &files_under(dir)? {
+    let files = files_under(dir)?;
+    let defining = files
+        .iter()
+        .filter(|(name, _)| name != lmbias_model::train::TIMING_FILE);
+    for (name, path) in defining {
         hasher.update(format!("{name} {}\n", sha256_file(path)?).as_bytes());
     }
     Ok(format!("{:x}", hasher.finalize()))
@@ -210,7 +217,15 @@ mod tests {
         assert_eq!(first.len(), 64);
         assert_eq!(sha256_folder(&dir).unwrap(), first);
         std::fs::write(dir.join("sub/b.txt"), "c").unwrap();
-        assert_ne!(sha256_folder(&dir).unwrap(), first);
+        let changed = sha256_folder(&dir).unwrap();
+        assert_ne!(changed, first);
+        // A trained folder's timing is not part of what the folder is; elsewhere it is.
+        std::fs::write(dir.join("timing.json"), "{\"seconds\": 1.0}").unwrap();
+        assert_eq!(sha256_folder(&dir).unwrap(), changed);
+        std::fs::write(dir.join("timing.json"), "{\"seconds\": 2.0}").unwrap();
+        assert_eq!(sha256_folder(&dir).unwrap(), changed);
+        std::fs::write(dir.join("sub/timing.json"), "{}").unwrap();
+        assert_ne!(sha256_folder(&dir).unwrap(), changed);
         // sha256("a"), a known value.
         assert_eq!(
             sha256_file(&dir.join("a.txt")).unwrap(),

@@ -110,7 +110,7 @@ fn twenty_steps_by_hand_equal_twenty_through_burns_graph() {
     // The hand-written step, through the whole run.
     let out = std::env::temp_dir().join(format!("lmbias-equivalence-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let report = run.train(&out, false, &mut |_| {}).unwrap();
+    let report = run.train(&out, false, &mut |_| {}).unwrap().report;
     assert_eq!(report.losses.len(), graph_losses.len());
     for (step, (a, b)) in report.losses.iter().zip(&graph_losses).enumerate() {
         assert!(

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use lmbias_text::Tokenizer;
 
-use super::{TrainError, TrainingReport};
+use super::{TIMING_FILE, TrainError, Trained, TrainingReport};
 use crate::bert::BertForMaskedLm;
 use crate::weights::ExportedWeights;
 
@@ -171,13 +171,10 @@ impl<'a> Folder<'a> {
         Ok(())
     }
 
-    /// The folder and the run's report, written under a temporary name and
+    /// The folder, the run's report and its timing, written under a temporary name and
     /// renamed to `output` at the end.
-    pub(super) fn write_final(
-        &self,
-        output: &Path,
-        report: &TrainingReport,
-    ) -> Result<(), TrainError> {
+    pub(super) fn write_final(&self, output: &Path, trained: &Trained) -> Result<(), TrainError> {
+        let report = &trained.report;
         let staging = temporary(output);
         let _ = std::fs::remove_dir_all(&staging);
         let written = (|| {
@@ -186,7 +183,9 @@ impl<'a> Folder<'a> {
             self.write_into(&staging)?;
             let json = serde_json::to_string_pretty(report).expect("the report serialises");
             write(&staging.join("training.json"), json.as_bytes())?;
-            write(&staging.join("training.md"), report.markdown().as_bytes())
+            write(&staging.join("training.md"), report.markdown().as_bytes())?;
+            let timing = serde_json::to_string_pretty(&trained.timing).expect("timing serialises");
+            write(&staging.join(TIMING_FILE), timing.as_bytes())
         })();
         written.map_err(|e| e.staged_as(&staging, output))?;
         std::fs::rename(&staging, output)
@@ -226,7 +225,7 @@ impl TrainingReport {
              | passages (train / held out) | {} / {} |\n| sequences of {} tokens (train / held out) | {} / {} |\n\
              | steps × batch | {} × {} |\n| learning rate (peak, warm-up steps) | {} ({}) |\n\
              | weight decay, clip, seed | {}, {}, {} |\n| masking | {} % ({}) |\n\
-             | device | {} |\n| tokens, seconds, tokens/s | {}, {:.1}, {:.0} |\n| final loss | {:.4} |\n",
+             | device | {} |\n| tokens (time and tokens/s: {TIMING_FILE}) | {} |\n| final loss | {:.4} |\n",
             self.start,
             if self.fresh_head { "yes" } else { "no" },
             self.corpus,
@@ -251,8 +250,6 @@ impl TrainingReport {
             },
             self.device,
             self.tokens,
-            self.seconds,
-            self.tokens_per_s,
             self.losses.last().copied().unwrap_or(f64::NAN),
         );
         if let Some(h) = &self.held_out {

@@ -211,8 +211,35 @@ pub struct Progress {
     pub tokens_per_s: f64,
 }
 
+/// The file beside training.json that holds the run's [`Timing`]: how long it took on this
+/// machine, which says nothing about what the model is, so a folder's digest leaves it out.
+pub const TIMING_FILE: &str = "timing.json";
+
+/// How long this process's share of a run took: written as [`TIMING_FILE`] beside
+/// training.json, never inside it, so that the same weights trained on another machine or
+/// at another load have the same training.json and folder digest.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    /// Seconds of training in this process (evaluation excluded).
+    pub seconds: f64,
+    /// Training tokens per second (the report's `tokens / seconds`).
+    pub tokens_per_s: f64,
+}
+
+/// What a run returns: what defines the model (training.json) and how long it took
+/// (timing.json).
+#[derive(Debug, Clone)]
+pub struct Trained {
+    /// training.json.
+    pub report: TrainingReport,
+    /// timing.json.
+    pub timing: Timing,
+}
+
 /// What a run did and how well the model predicts held-out text: written as
-/// training.json (and training.md) into the output folder.
+/// training.json (and training.md) into the output folder. Nothing in it depends on the
+/// clock (that is [`Timing`]): the same inputs give the same report on every machine that
+/// computes the same numbers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TrainingReport {
     /// The base checkpoint's name, or "scratch".
@@ -233,10 +260,6 @@ pub struct TrainingReport {
     pub fresh_head: bool,
     /// Tokens through the network (batch × max_len × steps), this process's share.
     pub tokens: usize,
-    /// Seconds of training in this process (evaluation excluded).
-    pub seconds: f64,
-    /// `tokens / seconds`.
-    pub tokens_per_s: f64,
     /// The loss of each step, step 1 first (resumed runs included).
     pub losses: Vec<f64>,
     /// Held-out masked-token accuracy and pseudo-perplexity (`None` with `--held-out 0`).
@@ -360,7 +383,7 @@ impl<'a> Run<'a> {
         output: &Path,
         resume: bool,
         progress: &mut dyn FnMut(&Progress),
-    ) -> Result<TrainingReport, TrainError> {
+    ) -> Result<Trained, TrainError> {
         let s = &self.settings;
         export::check_output(output)?;
         let _lock = export::lock_output(output)?;
@@ -488,17 +511,22 @@ impl<'a> Run<'a> {
             device: self.device.as_str().to_owned(),
             fresh_head: loaded.fresh_head,
             tokens,
-            seconds,
-            tokens_per_s: tokens as f64 / seconds.max(1e-9),
             losses,
             held_out,
             resumed_from: resumed.as_ref().map(|_| first_step),
             added_words: loaded.added_words,
         };
+        let trained = Trained {
+            report,
+            timing: Timing {
+                seconds,
+                tokens_per_s: tokens as f64 / seconds.max(1e-9),
+            },
+        };
         let folder = self.folder(&valid, &loaded.base_config, tokenizer);
-        folder.write_final(output, &report)?;
+        folder.write_final(output, &trained)?;
         checkpoint::remove(&checkpoints);
-        Ok(report)
+        Ok(trained)
     }
 
     /// The network (from `resume_dir` when resuming) on `device`, and the corpus

@@ -64,7 +64,9 @@ fn train(
         sha256: "0",
         passages,
     };
-    Run::new(start, corpus, s, DeviceKind::Cpu)?.train(out, false, &mut |_| {})
+    Ok(Run::new(start, corpus, s, DeviceKind::Cpu)?
+        .train(out, false, &mut |_| {})?
+        .report)
 }
 
 /// Names and shapes of a safetensors file's tensors.
@@ -104,9 +106,24 @@ fn a_few_steps_lower_the_loss_and_the_folder_loads_back() {
         "vocab.txt",
         "training.json",
         "training.md",
+        "timing.json",
     ] {
         assert!(out.join(file).is_file(), "{file}");
     }
+    // The clock is in timing.json alone: training.json and training.md say nothing of it.
+    let json = std::fs::read_to_string(out.join("training.json")).unwrap();
+    assert!(
+        !json.contains("seconds") && !json.contains("tokens_per_s"),
+        "{json}"
+    );
+    let timing: lmbias_model::train::Timing =
+        serde_json::from_str(&std::fs::read_to_string(out.join("timing.json")).unwrap()).unwrap();
+    assert!(
+        timing.seconds > 0.0 && timing.tokens_per_s > 0.0,
+        "{timing:?}"
+    );
+    let md = std::fs::read_to_string(out.join("training.md")).unwrap();
+    assert!(!md.contains("seconds"), "{md}");
     // The trained folder is an ordinary checkpoint, and its predictions moved.
     let trained = load_masked_lm(
         &Checkpoint::from_dir("trained", &out).unwrap(),
@@ -248,7 +265,7 @@ fn a_resumed_run_computes_what_an_uninterrupted_one_does() {
         let err = run.train(&cut, false, &mut |_| {}).unwrap_err().to_string();
         assert!(err.contains("pass --resume"), "{err}");
 
-        let report = run.train(&cut, true, &mut |_| {}).unwrap();
+        let report = run.train(&cut, true, &mut |_| {}).unwrap().report;
         assert_eq!(report.resumed_from, Some(4));
         let bytes = |dir: &Path| std::fs::read(dir.join("model.safetensors")).unwrap();
         assert!(bytes(&whole) == bytes(&cut), "the resumed weights differ");
@@ -379,7 +396,7 @@ fn a_checkpoint_is_believed_only_when_its_digest_verifies() {
             dir.file_name().unwrap().to_string_lossy()
         ));
         std::fs::rename(&dir, &aside).unwrap();
-        let report = run.train(&cut, true, &mut |_| {}).unwrap();
+        let report = run.train(&cut, true, &mut |_| {}).unwrap().report;
         assert_eq!(report.resumed_from, Some(4));
         let bytes = |d: &Path| std::fs::read(d.join("model.safetensors")).unwrap();
         assert!(bytes(&whole) == bytes(&cut), "the resumed weights differ");
@@ -391,11 +408,7 @@ fn a_checkpoint_is_believed_only_when_its_digest_verifies() {
 }
 
 /// One line, naming what is at fault; no folder, checkpoint or staging copy left.
-fn refused(
-    result: Result<lmbias_model::train::TrainingReport, TrainError>,
-    out: &Path,
-    names: &str,
-) {
+fn refused<T: std::fmt::Debug>(result: Result<T, TrainError>, out: &Path, names: &str) {
     let err = result.unwrap_err().to_string();
     assert!(!err.contains('\n'), "{err}");
     assert!(err.contains(names), "{err:?} does not name {names:?}");
@@ -539,7 +552,7 @@ fn a_damaged_checkpoint_is_refused_in_one_line_or_resumed() {
                     std::fs::write(&digest_path, digests.to_string()).unwrap();
                 }
                 match run.train(&cut, true, &mut |_| {}) {
-                    Ok(report) => prop_assert_eq!(report.losses.len(), 10),
+                    Ok(trained) => prop_assert_eq!(trained.report.losses.len(), 10),
                     Err(e) => {
                         let message = e.to_string();
                         prop_assert!(!message.contains('\n'), "{}", message);
@@ -787,7 +800,7 @@ fn a_resumed_run_keeps_its_added_words() {
     let start = start("tiny-bert-mlm");
     let run = Run::new(&start, corpus, s, DeviceKind::Cpu).unwrap();
     let (whole, cut) = whole_and_cut(&run, "added-");
-    let report = run.train(&cut, true, &mut |_| {}).unwrap();
+    let report = run.train(&cut, true, &mut |_| {}).unwrap().report;
     assert_eq!(report.resumed_from, Some(4));
     assert_eq!(report.added_words.len(), 3);
     let bytes = |dir: &Path, name: &str| std::fs::read(dir.join(name)).unwrap();
