@@ -77,17 +77,77 @@ fn probe(dir: &Path) -> io::Result<()> {
     std::fs::remove_file(&file)
 }
 
-/// Checks that `file` (for `flag`, e.g. `--save`) can be written: its folder is created and
-/// writable, and the path is not a folder.
-pub fn check_file(flag: &str, file: &Path) -> Result<()> {
-    if file.is_dir() {
-        bail!("{flag} {}: is a folder, not a file", file.display());
+/// Checks that `file` (for `flag`, e.g. `--save`) can be written without destroying
+/// anything: its folder is created and writable; the path is new or a regular file (a
+/// folder, a device, a FIFO or a socket would be replaced by the rename, and a link to
+/// nothing or a loop of links names no file); and it is none of `inputs` (each named by its
+/// flag), nor a file directly inside an input folder, compared by device and inode.
+pub fn check_file(flag: &str, file: &Path, inputs: &[(&str, &Path)]) -> Result<()> {
+    let shown = file.display();
+    if let Ok(entry) = std::fs::symlink_metadata(file) {
+        let target = match std::fs::metadata(file) {
+            Ok(target) => target,
+            Err(_) if entry.file_type().is_symlink() => {
+                bail!("{flag} {shown}: a link to no file (missing, or a loop of links)")
+            }
+            Err(e) => return Err(e).with_context(|| format!("{flag} {shown}")),
+        };
+        if !target.is_file() {
+            bail!(
+                "{flag} {shown}: is {}, not a regular file: lmbias writes only a new name or a \
+                 regular file",
+                kind(&target)
+            );
+        }
+        for (input_flag, input) in inputs {
+            if same_file(&target, input) {
+                bail!(
+                    "{flag} {shown}: the same file as {input_flag} {}: writing it would destroy \
+                     that input",
+                    input.display()
+                );
+            }
+            let inside = file.parent().filter(|p| !p.as_os_str().is_empty());
+            if input.is_dir()
+                && let Ok(dir) = std::fs::metadata(inside.unwrap_or(Path::new(".")))
+                && same_file(&dir, input)
+            {
+                bail!(
+                    "{flag} {shown}: a file of the input folder {input_flag} {}: writing it \
+                     would change that input",
+                    input.display()
+                );
+            }
+        }
     }
     let parent = file
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    probe(parent).with_context(|| format!("{flag} {}: cannot write here", file.display()))
+    probe(parent).with_context(|| format!("{flag} {shown}: cannot write here"))
+}
+
+/// What a path that is not a regular file is, for a message.
+fn kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Whether `other` names the file `meta` describes (same device and inode).
+fn same_file(meta: &std::fs::Metadata, other: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(other).is_ok_and(|o| o.dev() == meta.dev() && o.ino() == meta.ino())
 }
 
 /// Writes `bytes` to `path` under a temporary name beside it, then renames: a reader (or a
@@ -181,11 +241,12 @@ mod tests {
                 .starts_with(&format!("writing {}: ", dir.join("a/taken.svg").display()))
         );
         assert_eq!(std::fs::read_dir(dir.join("a")).unwrap().count(), 3);
-        let err = check_file("--save", &dir.join("a/taken.svg")).unwrap_err();
+        let err = check_file("--save", &dir.join("a/taken.svg"), &[]).unwrap_err();
         assert_eq!(
             err.to_string(),
             format!(
-                "--save {}: is a folder, not a file",
+                "--save {}: is a folder, not a regular file: lmbias writes only a new name or a \
+                 regular file",
                 dir.join("a/taken.svg").display()
             )
         );
@@ -196,6 +257,79 @@ mod tests {
             "--figures {}: cannot write here: ",
             dir.join("a/r.svg/sub").display()
         )));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue #47, outputs never destroy: a device, a FIFO, a link to nothing, a loop of links,
+    /// an input, or a file of an input folder is refused in one line before any work, and
+    /// is left as it was.
+    #[test]
+    fn an_output_that_would_destroy_something_is_refused() {
+        let dir = std::env::temp_dir().join(format!("lmbias-output-kinds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("tests")).unwrap();
+        let refused = |file: &Path, inputs: &[(&str, &Path)], why: &str| {
+            let err = check_file("--save", file, inputs).unwrap_err().to_string();
+            assert_eq!(err, format!("--save {}: {why}", file.display()));
+        };
+        let device = "is a device, not a regular file: lmbias writes only a new name or a \
+                      regular file";
+        refused(Path::new("/dev/null"), &[], device);
+        let fifo = dir.join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        refused(
+            &fifo,
+            &[],
+            "is a FIFO, not a regular file: lmbias writes only a new name or a regular file",
+        );
+        let dangling = dir.join("dangling");
+        std::os::unix::fs::symlink(dir.join("nothing"), &dangling).unwrap();
+        let why = "a link to no file (missing, or a loop of links)";
+        refused(&dangling, &[], why);
+        let (a, b) = (dir.join("loop-a"), dir.join("loop-b"));
+        std::os::unix::fs::symlink(&b, &a).unwrap();
+        std::os::unix::fs::symlink(&a, &b).unwrap();
+        refused(&a, &[], why);
+        // The same file as an input, by another name too (a hard link).
+        let test = dir.join("tests/t.jsonl");
+        std::fs::write(&test, "{}").unwrap();
+        let why = format!(
+            "the same file as --test {}: writing it would destroy that input",
+            test.display()
+        );
+        refused(&test, &[("--test", &test)], &why);
+        let hard = dir.join("hard.jsonl");
+        std::fs::hard_link(&test, &hard).unwrap();
+        refused(&hard, &[("--test", &test)], &why);
+        // A file of an input folder; a new name there, or any name elsewhere, is fine.
+        refused(
+            &test,
+            &[("--test", &dir.join("tests"))],
+            &format!(
+                "a file of the input folder --test {}: writing it would change that input",
+                dir.join("tests").display()
+            ),
+        );
+        check_file(
+            "--save",
+            &dir.join("tests/new.cbor"),
+            &[("--test", &dir.join("tests"))],
+        )
+        .unwrap();
+        check_file("--save", &dir.join("out.cbor"), &[("--test", &test)]).unwrap();
+        assert_eq!(std::fs::read_to_string(&test).unwrap(), "{}");
+        assert!(
+            std::fs::symlink_metadata(&dangling)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

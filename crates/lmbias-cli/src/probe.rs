@@ -55,7 +55,18 @@ pub struct ProbeArgs {
 pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     // Checked before anything is embedded, so that an unwritable path wastes nothing.
     if let Some(svg) = &args.svg {
-        output::check_file("--svg", svg)?;
+        let mut inputs = vec![
+            ("--protected", args.protected.as_path()),
+            ("--stereotyped", args.stereotyped.as_path()),
+        ];
+        inputs.extend(args.embeddings.as_deref().map(|p| ("--embeddings", p)));
+        inputs.extend(args.templates.as_deref().map(|p| ("--templates", p)));
+        inputs.extend(
+            args.model
+                .as_deref()
+                .map(|m| ("--model", std::path::Path::new(m))),
+        );
+        output::check_file("--svg", svg, &inputs)?;
     }
     let lists = Lists::load(
         &args.protected,

@@ -119,7 +119,16 @@ pub fn run(args: SeatArgs) -> Result<()> {
         output::check_dir("--figures", dir)?;
     }
     if let Some(path) = &args.save {
-        output::check_file("--save", path)?;
+        let inputs: Vec<(&str, &std::path::Path)> =
+            (args.tests.iter().map(|t| ("--test", t.as_path())))
+                .chain(args.merge.iter().map(|m| ("--merge", m.as_path())))
+                .chain(
+                    args.models
+                        .iter()
+                        .map(|m| ("--model", std::path::Path::new(m))),
+                )
+                .collect();
+        output::check_file("--save", path, &inputs)?;
     }
     if !args.merge.is_empty() {
         return merge(&args);

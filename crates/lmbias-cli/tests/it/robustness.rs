@@ -339,6 +339,85 @@ fn unwritable_output_paths_fail_before_any_model_loads() {
     }
 }
 
+/// Issue #47, failures 7 and 8: `--save` onto its own `--test` wrote CBOR over the test,
+/// `--svg` onto `--protected` SVG over the word list, and a device node given as an output
+/// was replaced by a regular file (as root, `--save /dev/full` would replace /dev/full).
+/// Each is refused in one line before any model loads, and the path is left as it was.
+#[test]
+fn an_output_never_replaces_an_input_or_a_device() {
+    let scratch = Scratch::new("destroy");
+    let test = scratch.file(
+        "t.jsonl",
+        std::fs::read_to_string(repo().join("datasets/seat/en/weat6.jsonl")).unwrap(),
+    );
+    let words = scratch.file("g.csv", "word,class\nhe,male\nshe,female\n");
+    let device = scratch.path("device");
+    // A character device of our own (the null device's numbers): replacing it harms nothing.
+    let made = std::process::Command::new("mknod")
+        .args([&device, "c", "1", "3"])
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let missing = scratch.path("no-such-model");
+    let cases: [(&[&str], String); 3] = [
+        (
+            &[
+                "seat", "--model", &missing, "--test", &test, "--save", &test,
+            ],
+            format!(
+                "error: --save {test}: the same file as --test {test}: writing it would destroy \
+                 that input"
+            ),
+        ),
+        (
+            &[
+                "probe",
+                "--model",
+                &missing,
+                "--templates",
+                &words,
+                "--protected",
+                &words,
+                "--stereotyped",
+                &words,
+                "--svg",
+                &words,
+            ],
+            format!(
+                "error: --svg {words}: the same file as --protected {words}: writing it would \
+                 destroy that input"
+            ),
+        ),
+        (
+            &[
+                "seat", "--model", &missing, "--test", &test, "--save", &device,
+            ],
+            format!(
+                "error: --save {device}: is a device, not a regular file: lmbias writes only a \
+                 new name or a regular file"
+            ),
+        ),
+    ];
+    let before = std::fs::read(&test).unwrap();
+    for (args, want) in cases {
+        let (ok, _, stderr) = lmbias(args);
+        assert!(!ok);
+        assert_eq!(one_line(&stderr), want);
+    }
+    assert_eq!(std::fs::read(&test).unwrap(), before);
+    assert_eq!(
+        std::fs::read_to_string(&words).unwrap(),
+        "word,class\nhe,male\nshe,female\n"
+    );
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        std::fs::symlink_metadata(&device)
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+}
+
 #[test]
 fn a_failed_figure_still_prints_the_table() {
     let scratch = Scratch::new("figure");

@@ -367,20 +367,39 @@ fn bad_input_is_refused_in_one_line() {
         "--batch 100000: larger than the ",
     );
     // Shapes whose training cannot fit in memory are refused before any allocation (a
-    // trillion positions aborted the process; 48 layers of 4096 × 10^6 climbed toward TB).
-    for shape in [
-        &["--max-positions", "1000000000000"][..],
-        &[
-            "--hidden",
-            "4096",
-            "--heads",
-            "32",
-            "--intermediate",
-            "1000000",
-            "--layers",
-            "48",
-        ][..],
+    // trillion positions aborted the process; 48 layers of 4096 × 10^6 climbed toward TB);
+    // a zero-sized shape in one line naming its option (`--hidden 0` panicked with
+    // "chunk_size must not be zero", issue #47).
+    let too_large = "GB to train (f32 weights, gradients and AdamW's two moments)";
+    let mut shapes: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["--max-positions", "1000000000000"],
+            too_large.to_owned(),
+        ),
+        (
+            vec![
+                "--hidden",
+                "4096",
+                "--heads",
+                "32",
+                "--intermediate",
+                "1000000",
+                "--layers",
+                "48",
+            ],
+            too_large.to_owned(),
+        ),
+    ];
+    for option in [
+        "--layers",
+        "--hidden",
+        "--heads",
+        "--intermediate",
+        "--max-positions",
     ] {
+        shapes.push((vec![option, "0"], format!("{option} 0: must be at least 1")));
+    }
+    for (shape, names) in shapes {
         let mut args = vec![
             "train-mlm",
             "--scratch",
@@ -392,11 +411,7 @@ fn bad_input_is_refused_in_one_line() {
             o,
         ];
         args.extend(shape);
-        refused(
-            &args,
-            &out,
-            "GB to train (f32 weights, gradients and AdamW's two moments)",
-        );
+        refused(&args, &out, &names);
     }
     let no_tokenizer = dir.join("no-tokenizer");
     std::fs::create_dir_all(&no_tokenizer).unwrap();

@@ -104,6 +104,20 @@ impl std::fmt::Display for BertShape {
 }
 
 impl BertShape {
+    /// The first size that is 0, by its option: a network with nothing in it, named before
+    /// any arithmetic on it (a width of 0 would divide by zero further on).
+    pub fn zero_size(&self) -> Option<&'static str> {
+        [
+            ("--layers", self.layers),
+            ("--hidden", self.hidden),
+            ("--heads", self.heads),
+            ("--intermediate", self.intermediate),
+            ("--max-positions", self.max_positions),
+        ]
+        .into_iter()
+        .find_map(|(option, size)| (size == 0).then_some(option))
+    }
+
     /// Parameters of a `BertForMaskedLM` of this shape over `vocab_size` pieces (embeddings,
     /// layers, the MLM head with its decoder tied), counted exactly in u128.
     pub fn parameters(&self, vocab_size: usize) -> u128 {
@@ -148,14 +162,14 @@ impl BertConfig {
     /// whose training would need more memory than the machine has is refused here, before
     /// anything is allocated.
     pub(crate) fn scratch(shape: BertShape, vocab_size: usize) -> Result<Self, String> {
-        if shape.heads == 0 || !shape.hidden.is_multiple_of(shape.heads) {
+        if let Some(option) = shape.zero_size() {
+            return Err(format!("{option} 0: must be at least 1"));
+        }
+        if !shape.hidden.is_multiple_of(shape.heads) {
             return Err(format!(
                 "--hidden {} is not a multiple of --heads {}",
                 shape.hidden, shape.heads
             ));
-        }
-        if shape.layers == 0 || shape.intermediate == 0 || shape.max_positions == 0 {
-            return Err("--layers, --intermediate and --max-positions must be above 0".into());
         }
         let parameters = shape.parameters(vocab_size);
         let needed = parameters.saturating_mul(TRAINING_BYTES_PER_PARAMETER);
@@ -487,6 +501,48 @@ mod tests {
             "{err}"
         );
         assert!(BertConfig::scratch(minilm, 30522).is_ok());
+        // Zero-sized shapes, each named by its option, never a panic further on.
+        for (option, shape) in [
+            (
+                "--layers",
+                BertShape {
+                    layers: 0,
+                    ..minilm
+                },
+            ),
+            (
+                "--hidden",
+                BertShape {
+                    hidden: 0,
+                    ..minilm
+                },
+            ),
+            ("--heads", BertShape { heads: 0, ..minilm }),
+            (
+                "--intermediate",
+                BertShape {
+                    intermediate: 0,
+                    ..minilm
+                },
+            ),
+            (
+                "--max-positions",
+                BertShape {
+                    max_positions: 0,
+                    ..minilm
+                },
+            ),
+        ] {
+            assert_eq!(
+                BertConfig::scratch(shape, 30522).unwrap_err(),
+                format!("{option} 0: must be at least 1")
+            );
+        }
+        let uneven = BertShape { heads: 5, ..minilm };
+        assert_eq!(
+            BertConfig::scratch(uneven, 30522).unwrap_err(),
+            "--hidden 384 is not a multiple of --heads 5"
+        );
     }
 
     /// transformers' ACT2FN["gelu" | "gelu_new" | "relu" | "tanh"] on these inputs (transformers 5.24,

@@ -74,6 +74,11 @@ impl Blocks {
         &self.ids[i * self.len..(i + 1) * self.len]
     }
 
+    /// How many tokens of all the sequences can be masked (are no special token).
+    pub(crate) fn maskable_tokens(&self) -> usize {
+        self.special.iter().filter(|s| !**s).count()
+    }
+
     /// Every token that can be masked in sequence `i`, with its word start flag.
     pub(crate) fn maskable(&self, i: usize) -> impl Iterator<Item = (usize, bool)> + '_ {
         let range = i * self.len..(i + 1) * self.len;

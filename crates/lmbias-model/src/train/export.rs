@@ -25,7 +25,9 @@ const TOKENIZER_SIDE_FILES: [&str; 6] = [
 /// Refuses an output that exists, and one whose folder cannot be written,
 /// before any work is done.
 pub(super) fn check_output(output: &Path) -> Result<(), TrainError> {
-    if output.exists() {
+    // Any entry counts, a link too: a dangling link or a loop of links is no place for a
+    // folder, and following it (`exists`) would train every step before the rename failed.
+    if std::fs::symlink_metadata(output).is_ok() {
         return Err(TrainError::Output {
             path: output.to_path_buf(),
             message: "already exists: remove it or choose another --output".into(),

@@ -307,6 +307,11 @@ impl<'a> Run<'a> {
             message: message.to_owned(),
         };
         let s = &settings;
+        if let Start::Scratch { shape, .. } = start
+            && let Some(option) = shape.zero_size()
+        {
+            return Err(bad(option, "0".to_owned(), "must be at least 1"));
+        }
         if s.max_len < 3 {
             return Err(bad(
                 "--max-len",
@@ -570,6 +575,24 @@ impl<'a> Run<'a> {
                     self.corpus.passages.len(),
                     train.count(),
                     held.count(),
+                    s.max_len
+                ),
+            });
+        }
+        // Text the tokenizer reads as nothing (control characters, NULs, unknown pieces only)
+        // packs into sequences of special tokens: a run on it would mask nothing, learn
+        // nothing and still report success.
+        let unmaskable = [(&train, "training"), (&held, "held-out")]
+            .into_iter()
+            .find(|(blocks, _)| blocks.count() > 0 && blocks.maskable_tokens() == 0);
+        if let Some((blocks, set)) = unmaskable {
+            return Err(TrainError::Corpus {
+                corpus: self.corpus.name.to_owned(),
+                message: format!(
+                    "its {set} text gives no token that can be masked: the {} sequence(s) of {} \
+                     tokens hold special tokens only ([CLS], [SEP], [UNK], padding), so there is \
+                     nothing to learn (is the file text the tokenizer reads?)",
+                    blocks.count(),
                     s.max_len
                 ),
             });

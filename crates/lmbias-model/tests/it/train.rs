@@ -444,19 +444,31 @@ fn bad_input_is_a_one_line_error_and_leaves_nothing_behind() {
         .to_string();
     assert_eq!(err, "empty.txt: the corpus has no passage");
 
-    // One short line: not one sequence of 32 tokens.
-    let short = vec!["Thou art.".to_owned()];
-    let corpus = CorpusText {
-        name: "short.txt",
-        sha256: "0",
-        passages: &short,
-    };
-    let run = Run::new(&start, corpus, settings(2), DeviceKind::Cpu).unwrap();
-    refused(
-        run.train(&out, false, &mut |_| {}),
-        &out,
-        "short.txt: 1 passage(s) give 0 training",
-    );
+    // Corpora that pass Run::new's checks but give nothing to train on: one short line (not
+    // one sequence of 32 tokens); text the tokenizer reads as nothing (control characters,
+    // NULs: sequences of special tokens only, which trained "successfully" on nothing, issue
+    // #47, failure 5).
+    let nothing: Vec<String> = (0..200).map(|_| "\u{1}\u{2}\0\u{7f}".repeat(8)).collect();
+    for (name, passages, names) in [
+        (
+            "short.txt",
+            vec!["Thou art.".to_owned()],
+            "short.txt: 1 passage(s) give 0 training",
+        ),
+        (
+            "control.txt",
+            nothing,
+            "control.txt: its training text gives no token that can be masked",
+        ),
+    ] {
+        let corpus = CorpusText {
+            name,
+            sha256: "0",
+            passages: &passages,
+        };
+        let run = Run::new(&start, corpus, settings(2), DeviceKind::Cpu).unwrap();
+        refused(run.train(&out, false, &mut |_| {}), &out, names);
+    }
 
     // --max-len above the model's 64 positions.
     let long = TrainSettings {
@@ -497,16 +509,31 @@ fn bad_input_is_a_one_line_error_and_leaves_nothing_behind() {
     );
     std::fs::remove_file(&file).unwrap();
 
-    // An output that exists already is not overwritten.
-    std::fs::create_dir_all(&out).unwrap();
-    let err = train(&start, &passages(), settings(2), &out)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.ends_with("already exists: remove it or choose another --output"),
-        "{err}"
-    );
-    std::fs::remove_dir_all(&out).unwrap();
+    // An output that exists already is not overwritten; nor is a dangling link or a loop of
+    // links followed (they trained every step, then failed at the rename, issue #47): each
+    // is refused before step 1 and left as it was.
+    let (missing, other) = (out.with_extension("missing"), out.with_extension("other"));
+    let folder = || std::fs::create_dir_all(&out).unwrap();
+    let dangling = || std::os::unix::fs::symlink(&missing, &out).unwrap();
+    let looped = || {
+        std::os::unix::fs::symlink(&other, &out).unwrap();
+        std::os::unix::fs::symlink(&out, &other).unwrap();
+    };
+    for make in [&folder as &dyn Fn(), &dangling, &looped] {
+        make();
+        let kind = std::fs::symlink_metadata(&out).unwrap().file_type();
+        let err = train(&start, &passages(), settings(2), &out)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.ends_with("already exists: remove it or choose another --output"),
+            "{err}"
+        );
+        assert_eq!(std::fs::symlink_metadata(&out).unwrap().file_type(), kind);
+        let _ = std::fs::remove_dir_all(&out);
+        let _ = std::fs::remove_file(&out);
+        let _ = std::fs::remove_file(&other);
+    }
 }
 
 /// A checkpoint with one of its files damaged (cut short, bytes flipped, inserted, removed,
