@@ -47,7 +47,15 @@ enum Command {
 }
 
 fn main() {
-    let cli = Cli::try_parse().unwrap_or_else(|err| {
+    use clap::{CommandFactory, FromArgMatches};
+    // A negative number is a value, refused by its option's parser with the option named
+    // ("invalid value '-1' for '--top-k <TOP_K>'"), never taken for an unknown flag.
+    let parsed = Cli::command()
+        .mut_subcommands(|c| c.allow_negative_numbers(true))
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+        .map_err(|err| err.format(&mut Cli::command()));
+    let cli = parsed.unwrap_or_else(|err| {
         // clap quotes a refused value whole: a 309-digit number or a pasted paragraph would
         // fill the terminal. Such a message is printed with the value cut to 80 characters.
         let message = err.render().to_string();

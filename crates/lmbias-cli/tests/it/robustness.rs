@@ -702,3 +702,64 @@ fn a_long_refused_value_is_quoted_short() {
         "{err}"
     );
 }
+
+/// `-1` for a count or a seed is a value its option refuses, named, not an "unexpected
+/// argument '-1'" that names no option (issue #47's smaller faults).
+#[test]
+fn a_negative_number_is_refused_by_its_option() {
+    for (args, option) in [
+        (
+            &["fill-mask", "--model", "m", "--top-k", "-1", "a [MASK]"][..],
+            "--top-k <TOP_K>",
+        ),
+        (
+            &["seat", "--model", "m", "--test", "t", "--n-samples", "-1"][..],
+            "--n-samples <N_SAMPLES>",
+        ),
+        (
+            &["seat", "--model", "m", "--test", "t", "--seed", "-1"][..],
+            "--seed <SEED>",
+        ),
+        (
+            &["seat", "--model", "m", "--test", "t", "--layer", "-1"][..],
+            "--layer <LAYER>",
+        ),
+        (
+            &[
+                "probe",
+                "--embeddings",
+                "e",
+                "--protected",
+                "p",
+                "--stereotyped",
+                "s",
+                "--n",
+                "-1",
+            ][..],
+            "--n <N>",
+        ),
+        (
+            &[
+                "crows",
+                "--model",
+                "m",
+                "--pairs",
+                "p",
+                "--max-span-gap",
+                "-1",
+            ][..],
+            "--max-span-gap <MAX_SPAN_GAP>",
+        ),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_lmbias"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.starts_with(&format!("error: invalid value '-1' for '{option}'")),
+            "{args:?}: {err}"
+        );
+    }
+}
