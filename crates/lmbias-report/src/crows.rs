@@ -44,15 +44,13 @@ fn p(p: Option<f64>) -> String {
 }
 
 /// A share's verdict in the set's words, saying when a correction decided it.
-pub fn verdict(share: &Share, sides: Sides) -> String {
+pub fn verdict(share: &Share, sides: Sides) -> &'static str {
     match (share.verdict, share.correction) {
-        (Verdict::Stereotypical, _) => sides.more.to_owned(),
-        (Verdict::AntiStereotypical, _) => sides.less.to_owned(),
-        (Verdict::NotSignificant, Correction::None) => "not significant".to_owned(),
-        (Verdict::NotSignificant, Correction::Holm { .. }) => {
-            "not significant after Holm".to_owned()
-        }
-        (Verdict::NoData, _) => "no data".to_owned(),
+        (Verdict::Stereotypical, _) => sides.more,
+        (Verdict::AntiStereotypical, _) => sides.less,
+        (Verdict::NotSignificant, Correction::None) => "not significant",
+        (Verdict::NotSignificant, Correction::Holm { .. }) => "not significant after Holm",
+        (Verdict::NoData, _) => "no data",
     }
 }
 
@@ -74,7 +72,7 @@ fn row(name: &str, s: &Share, sides: Sides) -> Vec<String> {
         s.interval.map_or("–".into(), |_| level(s.interval_level)),
         p(s.p_value),
         p(s.holm_p),
-        verdict(s, sides),
+        verdict(s, sides).to_owned(),
     ]
 }
 
