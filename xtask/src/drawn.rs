@@ -114,7 +114,15 @@ pub fn draw_json() -> Result<String> {
             modern: m,
         })
         .collect();
-    let corpora = PeriodCorpora::load(&kjv.path, &web.path, CorpusSettings::default())?;
+    // The rule the set was drawn by, frozen with it: z alone, before the log-odds floor.
+    let corpora = PeriodCorpora::load(
+        &kjv.path,
+        &web.path,
+        CorpusSettings {
+            min_log_odds: 0.0,
+            ..CorpusSettings::default()
+        },
+    )?;
     let (train_kjv, train_web) = (Corpus::read(&kjv.path)?, Corpus::read(&web.path)?);
     let settings = DrawSettings {
         per_group: PER_GROUP,

@@ -152,11 +152,20 @@ pub fn all() -> Vec<Wanted> {
             "static baseline: Caliskan et al.'s WEAT on GloVe; sent-bias's bag-of-words encoder",
         )
     });
-    for (label, role) in period_models::LABELS.into_iter().zip(period_models::ROLES) {
-        models.push(Wanted {
+    for (i, (label, role)) in period_models::LABELS
+        .into_iter()
+        .zip(period_models::ROLES)
+        .enumerate()
+    {
+        let mut model = Wanted {
             turkish: false,
             ..wanted(label, &[Study::Valence], role)
-        });
+        };
+        // The mixtures exist for the valence known answer's dose-response alone.
+        if i >= 3 {
+            model.studies.retain(|s| *s == Study::Valence);
+        }
+        models.push(model);
     }
     models
 }
@@ -289,7 +298,7 @@ pub fn resolve(
     let mut available = Vec::new();
     let mut skipped = Vec::new();
     // Both period models share the corpora and the base: found once.
-    let mut periods: Option<Result<[PeriodModel; 3], String>> = None;
+    let mut periods: Option<Result<[PeriodModel; 6], String>> = None;
     for w in wanted {
         if let Some(i) = period_models::LABELS.iter().position(|l| *l == w.id) {
             let found = periods.get_or_insert_with(|| period_models_on_minilm(hub, compute));
@@ -431,10 +440,10 @@ fn chain(err: RunError) -> String {
 
 /// The KJV and WEB models on all-MiniLM-L6-v2 (the HF cache, else PyPI), or why they
 /// cannot be had.
-fn period_models_on_minilm(
+pub fn period_models_on_minilm(
     hub: &HubSettings,
     compute: Compute,
-) -> Result<[PeriodModel; 3], String> {
+) -> Result<[PeriodModel; 6], String> {
     let base = |why: String| format!("the base {MINILM}: {why}");
     let minilm = find(MINILM, hub, compute).map_err(|miss| base(miss.reason))?;
     let checkpoint = minilm
@@ -477,7 +486,7 @@ mod tests {
     }
 
     #[test]
-    fn the_offline_set_ends_with_the_three_period_models_for_valence_and_likelihood() {
+    fn the_offline_set_ends_with_the_period_models_the_mixtures_for_valence_alone() {
         let models = all();
         let period: Vec<(&str, &[Study], &str)> = models
             .iter()
@@ -501,6 +510,21 @@ mod tests {
                     period_models::LABELS[2],
                     &[Study::Valence, Study::Likelihood][..],
                     period_models::ROLES[2]
+                ),
+                (
+                    period_models::LABELS[3],
+                    &[Study::Valence][..],
+                    period_models::ROLES[3]
+                ),
+                (
+                    period_models::LABELS[4],
+                    &[Study::Valence][..],
+                    period_models::ROLES[4]
+                ),
+                (
+                    period_models::LABELS[5],
+                    &[Study::Valence][..],
+                    period_models::ROLES[5]
                 ),
             ]
         );

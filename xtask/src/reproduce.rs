@@ -100,7 +100,12 @@ pub struct ModelOutcome {
     /// Where the model was found ([`Available::location`]), worked out by the run that ran it.
     pub location: String,
     pub valence: Option<ValenceRun>,
-    /// The valence study on the drawn sentences (datasets/valence/kjv-web-drawn.json).
+    /// The valence study on the hand-written sentences rated by the known answer's lexicon
+    /// alone (issue #46).
+    #[serde(default)]
+    pub valence_lexicon: Option<ValenceRun>,
+    /// The valence study on the drawn sentences (datasets/valence/kjv-web-drawn.json), rated
+    /// by the known answer's lexicon alone.
     #[serde(default)]
     pub valence_drawn: Option<ValenceRun>,
     /// Per battery that ran on the model, by name, in [`BATTERIES`] order.
@@ -198,21 +203,28 @@ pub fn corpus_agreement(datasets: &Path) -> Result<Agreement> {
     Ok(corpora.agreement(&dataset))
 }
 
-/// A model's valence run on the hand set, and on the drawn set or why that one failed.
-type BothSets = (ValenceRun, Result<ValenceRun>);
+/// A model's valence run on the hand set (annotations, then the corpora), and its runs rated by
+/// the known answer's lexicon on the hand set and on the drawn set, each or why it failed.
+type ThreeRuns = (ValenceRun, Result<ValenceRun>, Result<ValenceRun>);
 
 /// The hand-annotated valence sentences, under `datasets/`.
-const HAND_SET: &str = "valence/eme-me-60.json";
+pub const HAND_SET: &str = "valence/eme-me-60.json";
 
 fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Result<()> {
+    // Before any model runs: a claims file, lexicon or set changed since it was frozen stops here.
+    let frozen = crate::known_answer::frozen(&options.datasets)?;
     let dataset = Dataset::load(&options.datasets.join(HAND_SET))?;
-    // Every proposal the hand annotations leave is rated from the Bibles' training verses, and
-    // the drawn sentences (from the verses held out of them) are rated from them alone.
+    // Every proposal the hand annotations leave is rated from the Bibles' training verses (the
+    // paper's procedure, our construction of its Discussion); the known answer's runs are rated
+    // by the lexicon alone.
     let [kjv, web] = crate::corpora::period_corpora()?;
     let corpora = PeriodCorpora::load(&kjv.path, &web.path, CorpusSettings::default())?;
     let drawn_path = options.datasets.join(crate::drawn::FILE);
     let drawn = Dataset::load(&drawn_path)?;
     crate::drawn::check(drawn.dataset(), &drawn_path, &kjv, &web)?;
+    let drawn = drawn.rated_by(&frozen.lexicon)?;
+    let hand_lexicon =
+        Dataset::load(&options.datasets.join(HAND_SET))?.rated_by(&frozen.lexicon)?;
     let top_k = options.settings.top_k;
     let progress = Bar::count(Some(on.len() as u64), "valence");
     for (model, outcome) in on {
@@ -223,42 +235,54 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
                 progress.println(&line);
             }
         };
-        // The drawn set fails on its own (a model too short for a long verse keeps its
+        // The lexicon's runs fail on their own (a model too short for a long verse keeps its
         // hand-set result).
-        let both = |opened: &Model| -> Result<BothSets> {
+        let all = |opened: &Model| -> Result<ThreeRuns> {
+            let by_lexicon = |set: &Dataset, what: &'static str| {
+                valence::run(opened, set, top_k, None)
+                    .map_err(|e| anyhow::Error::new(e).context(what))
+            };
             Ok((
                 valence::run(opened, &dataset, top_k, Some(&corpora))?,
-                valence::run(opened, &drawn, top_k, Some(&corpora))
-                    .map_err(|e| anyhow::Error::new(e).context("the drawn sentences")),
+                by_lexicon(
+                    &hand_lexicon,
+                    "the hand-written sentences rated by the lexicon",
+                ),
+                by_lexicon(&drawn, "the drawn sentences"),
             ))
         };
-        let mut run = || -> Result<(BothSets, Option<period_models::Provenance>)> {
+        let mut run = || -> Result<(ThreeRuns, Option<period_models::Provenance>)> {
             match &model.source {
                 Source::Opened(opened) => {
-                    let runs = both(opened);
+                    let runs = all(opened);
                     opened.unload();
                     Ok((runs?, None))
                 }
                 Source::Trained(period) => {
                     let (checkpoint, trained) = period.obtain(&mut on_step)?;
                     let opened = Model::from_checkpoint(checkpoint, options.compute)?;
-                    Ok((both(&opened)?, Some(trained)))
+                    Ok((all(&opened)?, Some(trained)))
                 }
             }
         };
         match run() {
-            Ok(((hand, drawn), trained)) => {
+            Ok(((hand, hand_lexicon, drawn), trained)) => {
                 let portable = |mut run: ValenceRun| {
                     run.provenance = options.portable_provenance(run.provenance);
                     run
                 };
                 outcome.valence = Some(portable(hand));
-                match drawn {
-                    Ok(drawn) => outcome.valence_drawn = Some(portable(drawn)),
-                    Err(err) => {
-                        outcome
-                            .failures
-                            .push(Failure::new(Study::Valence, model, err, options))
+                for (run, slot) in [
+                    (hand_lexicon, &mut outcome.valence_lexicon),
+                    (drawn, &mut outcome.valence_drawn),
+                ] {
+                    match run {
+                        Ok(run) => *slot = Some(portable(run)),
+                        Err(err) => {
+                            outcome
+                                .failures
+                                .push(Failure::new(Study::Valence, model, err, options))
+                        }
                     }
                 }
                 outcome.trained = trained;

@@ -29,6 +29,11 @@ pub struct ValenceArgs {
     /// Proposals scored per sentence (default 5, the transformers fill-mask pipeline's).
     #[arg(long, default_value_t = DEFAULT_TOP_K)]
     top_k: NonZeroUsize,
+    /// Rate every proposal by this lexicon alone (word<TAB>valence<TAB>rule, a word it does not
+    /// list 0; e.g. datasets/valence/lexicon-v1.tsv): the dataset's annotations are set aside,
+    /// so that every model is rated by one list fixed beforehand.
+    #[arg(long, value_name = "FILE", conflicts_with = "valence_from")]
+    lexicon: Option<PathBuf>,
     /// Rate every proposal the dataset's annotations leave from two period corpora, an Early
     /// Modern and a Modern one (text or JSONL, as train-mlm --corpus): each word's log-odds
     /// between them with an informative Dirichlet prior (Monroe, Colaresi & Quinn 2008),
@@ -48,6 +53,11 @@ pub struct ValenceArgs {
     /// neighbour.
     #[arg(long, requires = "valence_from", default_value_t = CorpusSettings::default().min_context)]
     valence_min_context: u64,
+    /// With --valence-from: the effect-size floor, a |log-odds ratio| between the corpora below
+    /// which a word is 0 whatever its z (default ln 2: odds at least doubled), so that a small
+    /// difference of rate is not taken for a period.
+    #[arg(long, requires = "valence_from", default_value_t = CorpusSettings::default().min_log_odds)]
+    valence_min_log_odds: f64,
     /// Print everything as JSON: {"provenance": [one per model], "results": [per model: per
     /// sentence, per group, the k sweep, unannotated tokens]} (docs/results-format.md).
     #[arg(long, group = "format")]
@@ -83,6 +93,10 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
         output::check_dir("--figures", dir)?;
     }
     let dataset = Dataset::load(&args.dataset)?;
+    let dataset = match &args.lexicon {
+        Some(lexicon) => dataset.rated_by(lexicon).context("--lexicon")?,
+        None => dataset,
+    };
     let corpora = match args.valence_from.as_deref() {
         Some([eme, me]) => {
             let settings = CorpusSettings {
@@ -92,6 +106,7 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
                     full: args.valence_thresholds[1],
                 },
                 min_context: args.valence_min_context,
+                min_log_odds: args.valence_min_log_odds,
             };
             Some(PeriodCorpora::load(eme, me, settings).context("--valence-from")?)
         }

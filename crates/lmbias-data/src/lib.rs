@@ -7,9 +7,11 @@
 //! sentence at fault); a failed read is the shared [`ReadError`] in every one of them.
 
 pub mod association;
+pub mod claims;
 pub mod corpus;
 pub mod crows;
 pub mod embeddings;
+pub mod lexicon;
 pub mod probe;
 pub mod read;
 pub mod valence;

@@ -232,6 +232,9 @@ pub struct ValenceDataset {
     provenance: BTreeMap<String, String>,
     mask: String,
     lexicon: BTreeMap<String, Valence>,
+    /// Set by [`ValenceDataset::rated_by`]: a word the lexicon does not list is 0 by its rule,
+    /// not unannotated.
+    lexicon_rates_all: bool,
     sentences: Vec<ValenceSentence>,
 }
 
@@ -289,9 +292,35 @@ impl ValenceDataset {
             (Some(v), AnnotationSource::Sentence)
         } else if let Some(&v) = self.lexicon.get(&key) {
             (Some(v), AnnotationSource::Lexicon)
+        } else if self.lexicon_rates_all {
+            (Some(Valence::NEUTRAL), AnnotationSource::Lexicon)
         } else {
             (None, AnnotationSource::None)
         }
+    }
+
+    /// The same sentences rated by `lexicon` alone (issue #46): every sentence annotation and
+    /// the file's own lexicon set aside, every proposal given the lexicon's valence (0 for a
+    /// word it does not list), whichever model proposed it.
+    pub fn rated_by(&self, lexicon: &crate::lexicon::Lexicon) -> ValenceDataset {
+        ValenceDataset {
+            lexicon: lexicon.valences(),
+            lexicon_rates_all: true,
+            sentences: self
+                .sentences
+                .iter()
+                .map(|s| ValenceSentence {
+                    annotations: BTreeMap::new(),
+                    ..s.clone()
+                })
+                .collect(),
+            ..self.clone()
+        }
+    }
+
+    /// Whether a lexicon rates every proposal ([`ValenceDataset::rated_by`]).
+    pub fn lexicon_rates_all(&self) -> bool {
+        self.lexicon_rates_all
     }
 
     /// Reads and validates a dataset file.
@@ -486,6 +515,7 @@ impl RawDataset {
             provenance: self.provenance,
             mask,
             lexicon,
+            lexicon_rates_all: false,
             sentences,
         })
     }
@@ -631,6 +661,35 @@ mod tests {
             )),
             "v.json: sentence eme-01: annotation \"art thou\": a token must be one non-empty word"
         );
+    }
+
+    #[test]
+    fn a_lexicon_rates_every_proposal_and_sets_the_annotations_aside() {
+        let d = load(GOOD).unwrap();
+        let lexicon = crate::lexicon::Lexicon::parse(
+            "thou\t-1\tonly Early Modern\nemail\t1\tnew\n",
+            Path::new("l.tsv"),
+        )
+        .unwrap();
+        let rated = d.rated_by(&lexicon);
+        assert!(rated.lexicon_rates_all() && !d.lexicon_rates_all());
+        let s = &rated.sentences()[0];
+        assert!(s.annotations().is_empty());
+        assert_eq!(s.id(), d.sentences()[0].id());
+        assert_eq!(
+            rated.token_valence(s, "Thou"),
+            (Some(Valence::EARLY_MODERN), AnnotationSource::Lexicon)
+        );
+        // A word the lexicon does not list is 0 by its rule, not unannotated: "you", which the
+        // sentence annotated 0.5, too.
+        for word in ["table", "you"] {
+            assert_eq!(
+                rated.token_valence(s, word),
+                (Some(Valence::NEUTRAL), AnnotationSource::Lexicon)
+            );
+        }
+        assert_eq!(rated.token_valence(s, "email").0.unwrap().value(), 1.0);
+        assert_eq!(rated.name(), d.name());
     }
 
     #[test]

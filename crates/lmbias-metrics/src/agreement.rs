@@ -55,8 +55,8 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
     pearson(&ranks(x), &ranks(y))
 }
 
-/// 1-based ranks, ties sharing their average rank.
-fn ranks(values: &[f64]) -> Vec<f64> {
+/// 1-based ranks, ties sharing their average rank (also Page's test's, within a block).
+pub(crate) fn ranks(values: &[f64]) -> Vec<f64> {
     let mut order: Vec<usize> = (0..values.len()).collect();
     order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
     let mut out = vec![0.0; values.len()];

@@ -32,6 +32,7 @@ pub mod correction;
 pub mod fisher;
 pub mod log_odds;
 mod numpy_sum;
+pub mod page;
 mod permutation;
 pub mod sign_flip;
 pub mod weat;

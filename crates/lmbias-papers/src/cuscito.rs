@@ -6,7 +6,9 @@
 use crate::Reported;
 
 /// The checkpoint the paper calls "BL Books", its reference [9]:
-/// Schweter, *Pretrained Language Models on British Library Corpus* (19th-century books).
+/// Schweter, *Pretrained Language Models on British Library Corpus* (19th-century books). The hub
+/// id is our reading: the paper names no checkpoint, and says BL Books "was only fine-tuned on
+/// texts from the modern period".
 pub const BL_BOOKS: &str = "bigscience-historical-texts/bert-base-blbooks-cased";
 
 /// The paper's three models, by hub id, with what the paper calls each.
@@ -14,11 +16,13 @@ pub const CHECKPOINTS: [(&str, &str); 3] = [
     ("bert-base-uncased", "the Modern English model"),
     (
         "emanjavacas/MacBERTh",
-        "MacBERTh, the Early Modern English model",
+        "MacBERTh, a diachronic model (the paper: \"trained on texts spanning a time range that \
+         takes into account the evolution of the English language from EME to ME\")",
     ),
     (
         BL_BOOKS,
-        "BL Books, their reference [9] (British Library books)",
+        "BL Books, their reference [9] (British Library books; the paper: \"only fine-tuned on \
+         texts from the modern period\"; the hub id is our reading, the paper gives none)",
     ),
 ];
 

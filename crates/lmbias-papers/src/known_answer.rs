@@ -1,15 +1,27 @@
-//! A known-answer check of the valence method (issues #24, #34). Models are trained here from
-//! all-MiniLM-L6-v2 with identical settings, vocabulary, seed and step budget: one on the King
-//! James Bible (1611, Early Modern English), one on the World English Bible (Modern English),
-//! one on Shakespeare's plays. Between the Bible models period is the only difference, so B and
-//! A must tell an Early Modern model from a Modern one, in the directions of [`CLAIMS`]; each
-//! claim is tested over the sentences of its group, paired by sentence id, and its mean
-//! difference given with a bootstrap interval over sentences.
+//! Our known-answer check of the valence method (issues #24, #34, #46), not a paper's: models
+//! trained here from all-MiniLM-L6-v2 with one set of settings, vocabulary, seed and step budget
+//! on the King James Bible (Early Modern English of 1611), the World English Bible (Modern
+//! English), Shakespeare's plays, and mixtures of the two Bibles' verses. Between the two Bibles
+//! translation and period both differ.
+//!
+//! What the check must show is fixed before the run in a claims file
+//! (`datasets/valence/known-answer-v1.json`, lmbias-data's [`ClaimsFile`]) whose digest is
+//! [`FROZEN_SHA256`]: every claim is about mean B, since A = 1 − |v − B| / 2 is a function of B
+//! and v(s) (A is reported, never tested); every proposal is rated by the claims file's lexicon
+//! alone, a list that no model's training text or output made; each claim is a one-sided paired
+//! sign-flip test over its sentences, the dose-response a Page test over sentences, and all of
+//! them share one Holm correction. A claim holds when its mean difference has the expected sign
+//! and its Holm-adjusted p is below the file's alpha.
 
 use std::collections::BTreeMap;
 
-use lmbias_data::valence::Group;
-use lmbias_metrics::bootstrap::{BootstrapOptions, ConfidenceInterval, mean_interval};
+use lmbias_data::claims::{ClaimsFile, Pinned};
+use lmbias_data::valence::{AnnotationSource, Group};
+use lmbias_metrics::bootstrap::{
+    BootstrapOptions, ConfidenceInterval, mean_difference_interval, mean_interval,
+};
+use lmbias_metrics::correction::holm;
+use lmbias_metrics::page::{PageTest, page_test};
 use lmbias_metrics::sign_flip::{
     Alternative, MAX_EXACT_PAIRS, SignFlipOptions, SignFlipTest, sign_flip_test,
 };
@@ -17,56 +29,20 @@ use lmbias_studies::valence::{ModelResult, SentenceScore};
 use serde::Serialize;
 
 use lmbias_report::table::Table;
-use lmbias_report::valence::Measure;
 
-/// A claim holds when its one-sided p is below this (and its mean difference points the
-/// expected way).
-pub(crate) const ALPHA: f64 = 0.05;
+/// Where the claims file lives under `datasets/`.
+pub const CLAIMS_FILE: &str = "valence/known-answer-v1.json";
 
-/// One thing the method must show: the sign of mean(Early Modern model − Modern model) of
-/// `measure` over `group`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Expectation {
-    /// What must hold, in words.
-    pub statement: &'static str,
-    /// The sentences it is about.
-    pub group: Group,
-    /// B or A.
-    pub measure: Measure,
-    /// Whether Early Modern − Modern is expected above 0 ([`Alternative::Greater`]) or below it.
-    pub direction: Alternative,
-}
-
-/// What the method must show (issue #24): on Early Modern sentences the Early Modern model's
-/// proposals are more Early Modern (B lower, so nearer v = −1, and A higher); on Modern
-/// sentences the Modern model fits better (A higher). The Shakespeare model against the WEB
-/// model is held to the first two (issue #34).
-pub const CLAIMS: [Expectation; 3] = [
-    Expectation {
-        statement: "mean B over the EME sentences is lower for the Early Modern model",
-        group: Group::EarlyModern,
-        measure: Measure::Bias,
-        direction: Alternative::Less,
-    },
-    Expectation {
-        statement: "mean A over the EME sentences is higher for the Early Modern model",
-        group: Group::EarlyModern,
-        measure: Measure::Adequacy,
-        direction: Alternative::Greater,
-    },
-    Expectation {
-        statement: "mean A over the ME sentences is higher for the Modern model",
-        group: Group::Modern,
-        measure: Measure::Adequacy,
-        direction: Alternative::Less,
-    },
-];
+/// The sha256 the claims file was frozen with on 2026-12-06: reproduce-paper refuses any other,
+/// so that no claim, set, rater or threshold changes once results are seen. A new claims file
+/// is a new version (`known-answer-v2.json`) with its own digest here, and the report says why.
+pub const FROZEN_SHA256: &str = "7d81ede58a1154993255dda27d0419143f4b6ec48d0e892521856776a0bdec93";
 
 /// Whether our numbers bear a claim out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
-    /// The mean difference points the expected way and p < [`ALPHA`].
+    /// The effect points the expected way and the Holm-adjusted p is below alpha.
     Holds,
     /// Either fails.
     DoesNotHold,
@@ -85,85 +61,183 @@ impl Verdict {
 /// One claim, checked.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Claim {
+    /// The claims file's id (C1 …).
+    pub id: String,
     /// What must hold.
-    pub statement: &'static str,
+    pub statement: String,
+    /// The model expected to lean Early Modern, by label.
+    pub early_model: String,
+    /// The model expected to lean Modern, by label.
+    pub modern_model: String,
+    /// The sentence set.
+    pub set: String,
     /// The sentences tested.
     pub group: Group,
-    /// B or A.
-    #[serde(serialize_with = "measure_name")]
-    pub measure: Measure,
-    /// The measure's mean over the group for the Early Modern model.
+    /// Mean B over the group, Early Modern model.
     pub mean_early: f64,
-    /// The same for the Modern model.
+    /// Mean B over the group, Modern model.
     pub mean_modern: f64,
-    /// The paired test of the per-sentence differences Early Modern − Modern, one-sided in the
-    /// expected direction: n, the mean difference, p and how p was found.
+    /// Sentences whose two B differ: the only ones that carry evidence (p ≥ 2^−non_tied).
+    pub non_tied: usize,
+    /// The one-sided paired sign-flip test of B(early) − B(modern) < 0.
     pub test: SignFlipTest,
-    /// The mean difference's 95 % percentile bootstrap interval over sentences (10,000
-    /// resamples, lmbias-metrics' default seed).
+    /// The mean difference's 95 % percentile bootstrap interval over sentences.
     pub interval: ConfidenceInterval,
-    /// From the test and [`ALPHA`], never given.
+    /// The p-value after Holm's correction over every claim and the dose-response test.
+    pub p_holm: f64,
+    /// From the test, the correction and alpha, never given.
     pub verdict: Verdict,
 }
 
-fn measure_name<S: serde::Serializer>(measure: &Measure, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(measure.as_str())
+/// One model's mean B over one group of a set, at one dose.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Dose {
+    /// The model, by label.
+    pub model: String,
+    /// Its dose (% Early Modern training verses).
+    pub dose: u32,
+    /// Mean B over the group.
+    pub mean_bias: f64,
+    /// Its 95 % bootstrap interval.
+    pub interval: ConfidenceInterval,
 }
 
-/// The check on one pair of period models, complete: every claim asked, in order.
+/// The dose-response test, checked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DoseResponse {
+    /// The claims file's id (D1).
+    pub id: String,
+    /// What must hold.
+    pub statement: String,
+    /// The sentence set.
+    pub set: String,
+    /// The sentences tested.
+    pub group: Group,
+    /// The models, lowest dose first.
+    pub doses: Vec<Dose>,
+    /// Page's test of B falling with the dose (run on −B, so that L is large when B falls).
+    pub test: PageTest,
+    /// The p-value after Holm's correction.
+    pub p_holm: f64,
+    /// Holds when the Holm-adjusted p is below alpha.
+    pub verdict: Verdict,
+}
+
+/// Mean B and A of one model over one group of one set, with intervals: the absolute numbers
+/// behind the differences.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Absolute {
+    /// The model, by label.
+    pub model: String,
+    /// The sentence set.
+    pub set: String,
+    /// The group.
+    pub group: Group,
+    /// Sentences.
+    pub n: usize,
+    /// Mean B.
+    pub mean_bias: f64,
+    /// Its 95 % bootstrap interval.
+    pub bias_interval: ConfidenceInterval,
+    /// Mean A.
+    pub mean_adequacy: f64,
+    /// Its 95 % bootstrap interval.
+    pub adequacy_interval: ConfidenceInterval,
+}
+
+/// One model's separation of a set's Early Modern from its Modern sentences, B_EME − B_ME: the
+/// paper's question (how a model fits each period's sentences), negative when it proposes more
+/// Early Modern words for the Early Modern sentences.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Separation {
+    /// The model, by label.
+    pub model: String,
+    /// The sentence set.
+    pub set: String,
+    /// Mean B over the EME sentences minus mean B over the ME ones.
+    pub difference: f64,
+    /// Its 95 % bootstrap interval (each group resampled within itself).
+    pub interval: ConfidenceInterval,
+}
+
+/// The check, complete: the claims file it read, every claim, the dose-response test, and the
+/// absolute numbers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct KnownAnswer {
-    /// The model continued on Early Modern text (the KJV, Shakespeare).
-    pub early_model: String,
-    /// The model continued on Modern text (the WEB).
-    pub modern_model: String,
-    /// The dataset both were scored on.
-    pub dataset: String,
-    /// Proposals scored per sentence, the same for both.
+    /// The claims file's name.
+    pub name: String,
+    /// The day it was frozen.
+    pub frozen: String,
+    /// Its sha256 ([`FROZEN_SHA256`]).
+    pub sha256: String,
+    /// The lexicon that rated every proposal.
+    pub lexicon: Pinned,
+    /// The sets, as the claims file gives them.
+    pub sets: Vec<lmbias_data::claims::SentenceSet>,
+    /// Proposals scored per sentence, the same for every result.
     pub top_k: usize,
-    /// [`ALPHA`], so the JSON states its own rule.
+    /// The family-wise error rate.
     pub alpha: f64,
-    /// One per claim asked.
+    /// In the claims file's order.
     pub claims: Vec<Claim>,
+    /// The dose-response test.
+    pub dose_response: DoseResponse,
+    /// Every model that has a result, on every set and group.
+    pub absolute: Vec<Absolute>,
+    /// Every model on every set.
+    pub separation: Vec<Separation>,
 }
 
-/// Why the two results cannot be compared. One line, naming the models and the sentence.
+/// Why the check cannot run. One line, naming the model, set or sentence.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum KnownAnswerError {
-    /// Pairing by id needs one dataset.
+    /// A claim's model has no result on its set.
+    #[error("{id}: no result of model {model} on set {set}")]
+    Missing {
+        /// The claim.
+        id: String,
+        /// The model (the claims file's name for it).
+        model: String,
+        /// The set.
+        set: String,
+    },
+    /// A model name the claims file uses and the caller does not know.
+    #[error("{id}: the claims file names model {model}, which is not a model of this run")]
+    UnknownModel {
+        /// The claim.
+        id: String,
+        /// The name.
+        model: String,
+    },
+    /// A result whose proposals something else rated.
     #[error(
-        "{kjv_model} was scored on dataset {kjv}, {web_model} on {web}: the known-answer check \
-         pairs the sentences of one dataset"
+        "{model} on {set}: a proposal rated by {rater:?}, not by the lexicon alone: the known \
+         answer rates every proposal by the claims file's lexicon"
     )]
-    Dataset {
-        /// The KJV model.
-        kjv_model: String,
-        /// Its dataset.
-        kjv: String,
-        /// The WEB model.
-        web_model: String,
-        /// Its dataset.
-        web: String,
+    NotLexicon {
+        /// The model.
+        model: String,
+        /// The set.
+        set: String,
+        /// What rated it.
+        rater: AnnotationSource,
     },
     /// B sums over the top k: two k are two different measures.
-    #[error(
-        "{kjv_model} was scored at top-{kjv}, {web_model} at top-{web}: the known-answer check \
-         needs one k"
-    )]
+    #[error("{model} on {set} was scored at top-{got}, the others at top-{expected}")]
     TopK {
-        /// The KJV model.
-        kjv_model: String,
+        /// The model.
+        model: String,
+        /// The set.
+        set: String,
         /// Its k.
-        kjv: usize,
-        /// The WEB model.
-        web_model: String,
-        /// Its k.
-        web: usize,
+        got: usize,
+        /// The first result's.
+        expected: usize,
     },
     /// An id twice in one result pairs ambiguously.
     #[error("{model}: sentence {id} appears more than once, so it cannot be paired by id")]
     Duplicate {
-        /// The model whose result has it twice.
+        /// The model.
         model: String,
         /// The sentence id.
         id: String,
@@ -178,215 +252,337 @@ pub enum KnownAnswerError {
         /// The model that lacks it.
         missing: String,
     },
-    /// The same id in two groups: not the same sentence.
-    #[error("sentence {id} is {kjv_group} for {kjv_model} but {web_group} for {web_model}")]
-    GroupMismatch {
-        /// The sentence id.
-        id: String,
-        /// The KJV model.
-        kjv_model: String,
-        /// The sentence's group in its result.
-        kjv_group: Group,
-        /// The WEB model.
-        web_model: String,
-        /// The sentence's group in its result.
-        web_group: Group,
-    },
     /// A claim about a group with no sentences cannot be tested.
-    #[error("no {group} sentences: the known-answer claim \"{statement}\" needs them")]
+    #[error("{id}: set {set} has no {group} sentences")]
     EmptyGroup {
+        /// The claim.
+        id: String,
+        /// The set.
+        set: String,
         /// The group.
         group: Group,
-        /// The claim.
-        statement: &'static str,
     },
-    /// A NaN or infinite B or A has no sign to test.
-    #[error(
-        "sentence {id}: {measure} is {kjv} for {kjv_model}, {web} for {web_model}, not a finite difference"
-    )]
+    /// A NaN or infinite B has no sign to test.
+    #[error("{model}: sentence {id} has B = {bias}, not a finite number")]
     NonFinite {
-        /// The sentence id.
+        /// The model.
+        model: String,
+        /// The sentence.
         id: String,
-        /// `bias` or `adequacy`.
-        measure: &'static str,
-        /// The KJV model.
-        kjv_model: String,
-        /// Its value.
-        kjv: f64,
-        /// The WEB model.
-        web_model: String,
-        /// Its value.
-        web: f64,
+        /// Its B.
+        bias: f64,
     },
-}
-
-fn value(s: &SentenceScore, measure: Measure) -> f64 {
-    match measure {
-        Measure::Bias => s.bias,
-        Measure::Adequacy => s.adequacy,
-    }
 }
 
 /// A mean from +0.0, so that a mean of zeros does not print as "−0".
-fn mean(values: impl ExactSizeIterator<Item = f64>) -> f64 {
-    let n = values.len();
-    values.fold(0.0, |a, b| a + b) / n as f64
+fn mean(values: &[f64]) -> f64 {
+    values.iter().fold(0.0, |a, b| a + b) / values.len() as f64
 }
 
-/// Every sentence of `kjv` with its namesake in `web`, in `kjv`'s order.
-fn pairs<'r>(
-    kjv: &'r ModelResult,
-    web: &'r ModelResult,
-) -> Result<Vec<(&'r SentenceScore, &'r SentenceScore)>, KnownAnswerError> {
-    let by_id = |r: &'r ModelResult| -> Result<BTreeMap<&'r str, &'r SentenceScore>, _> {
-        let mut map = BTreeMap::new();
-        for s in &r.sentences {
-            if map.insert(s.id.as_str(), s).is_some() {
+/// The results of the run: each model's (by label) result on each set (by dataset name), rated
+/// by the lexicon, and the claims file's model names with their labels.
+pub struct Results<'r> {
+    results: BTreeMap<(&'r str, &'r str), &'r ModelResult>,
+    labels: &'r BTreeMap<String, String>,
+}
+
+impl<'r> Results<'r> {
+    /// `results` by model and dataset; `labels` maps the claims file's names (kjv, web …) to
+    /// the results' model labels.
+    pub fn new(results: &'r [ModelResult], labels: &'r BTreeMap<String, String>) -> Self {
+        Results {
+            results: results
+                .iter()
+                .map(|r| ((r.model.as_str(), r.dataset.as_str()), r))
+                .collect(),
+            labels,
+        }
+    }
+
+    fn label(&self, id: &str, name: &str) -> Result<&'r str, KnownAnswerError> {
+        self.labels
+            .get(name)
+            .map(String::as_str)
+            .ok_or_else(|| KnownAnswerError::UnknownModel {
+                id: id.to_owned(),
+                model: name.to_owned(),
+            })
+    }
+
+    /// The sentences of `group` of model `name`'s result on `set`, by id.
+    fn group(
+        &self,
+        id: &str,
+        name: &str,
+        set: &str,
+        group: Group,
+    ) -> Result<(&'r str, BTreeMap<&'r str, &'r SentenceScore>), KnownAnswerError> {
+        let label = self.label(id, name)?;
+        let result = self
+            .results
+            .get(&(label, set))
+            .ok_or_else(|| KnownAnswerError::Missing {
+                id: id.to_owned(),
+                model: name.to_owned(),
+                set: set.to_owned(),
+            })?;
+        let mut by_id = BTreeMap::new();
+        for s in result.sentences.iter().filter(|s| s.group == group) {
+            if !s.bias.is_finite() {
+                return Err(KnownAnswerError::NonFinite {
+                    model: label.to_owned(),
+                    id: s.id.clone(),
+                    bias: s.bias,
+                });
+            }
+            if by_id.insert(s.id.as_str(), s).is_some() {
                 return Err(KnownAnswerError::Duplicate {
-                    model: r.model.clone(),
+                    model: label.to_owned(),
                     id: s.id.clone(),
                 });
             }
         }
-        Ok(map)
-    };
-    let (kjv_ids, web_ids) = (by_id(kjv)?, by_id(web)?);
-    let unpaired =
-        |id: &str, present: &ModelResult, missing: &ModelResult| KnownAnswerError::Unpaired {
-            id: id.to_owned(),
-            present: present.model.clone(),
-            missing: missing.model.clone(),
-        };
-    if let Some(id) = web_ids.keys().find(|id| !kjv_ids.contains_key(*id)) {
-        return Err(unpaired(id, web, kjv));
+        if by_id.is_empty() {
+            return Err(KnownAnswerError::EmptyGroup {
+                id: id.to_owned(),
+                set: set.to_owned(),
+                group,
+            });
+        }
+        Ok((label, by_id))
     }
-    kjv.sentences
-        .iter()
-        .map(|k| {
-            let w = web_ids
-                .get(k.id.as_str())
-                .ok_or_else(|| unpaired(&k.id, kjv, web))?;
-            if k.group != w.group {
-                return Err(KnownAnswerError::GroupMismatch {
-                    id: k.id.clone(),
-                    kjv_model: kjv.model.clone(),
-                    kjv_group: k.group,
-                    web_model: web.model.clone(),
-                    web_group: w.group,
+}
+
+/// B of every model of `models` on the same sentences, paired by id: one row per sentence (in
+/// id order), one column per model.
+fn paired(
+    models: &[(&str, BTreeMap<&str, &SentenceScore>)],
+) -> Result<Vec<Vec<f64>>, KnownAnswerError> {
+    let (first, ids) = &models[0];
+    for (label, sentences) in &models[1..] {
+        for (a, b, present, missing) in [
+            (ids, sentences, first, label),
+            (sentences, ids, label, first),
+        ] {
+            if let Some(sentence) = a.keys().find(|k| !b.contains_key(*k)) {
+                return Err(KnownAnswerError::Unpaired {
+                    id: (*sentence).to_owned(),
+                    present: (*present).to_owned(),
+                    missing: (*missing).to_owned(),
                 });
             }
-            Ok((k, *w))
+        }
+    }
+    Ok(ids
+        .keys()
+        .map(|sentence| models.iter().map(|(_, s)| s[sentence].bias).collect())
+        .collect())
+}
+
+fn bootstrap() -> BootstrapOptions {
+    BootstrapOptions::default()
+}
+
+/// Checks every claim and the dose-response test of `claims` (whose sha256 is `sha256`) on
+/// `results`, each rated by the lexicon alone.
+pub fn check(
+    claims: &ClaimsFile,
+    sha256: &str,
+    results: &[ModelResult],
+    labels: &BTreeMap<String, String>,
+) -> Result<KnownAnswer, KnownAnswerError> {
+    let top_k = results.first().map_or(0, |r| r.top_k);
+    for r in results {
+        if r.top_k != top_k {
+            return Err(KnownAnswerError::TopK {
+                model: r.model.clone(),
+                set: r.dataset.clone(),
+                got: r.top_k,
+                expected: top_k,
+            });
+        }
+        if let Some(t) = r
+            .sentences
+            .iter()
+            .flat_map(|s| &s.tokens)
+            .find(|t| t.annotation != AnnotationSource::Lexicon)
+        {
+            return Err(KnownAnswerError::NotLexicon {
+                model: r.model.clone(),
+                set: r.dataset.clone(),
+                rater: t.annotation,
+            });
+        }
+    }
+    let found = Results::new(results, labels);
+    let mut tested = Vec::with_capacity(claims.claims.len());
+    for c in &claims.claims {
+        let early = found.group(&c.id, &c.early, &c.set, c.group)?;
+        let modern = found.group(&c.id, &c.modern, &c.set, c.group)?;
+        let rows = paired(&[early.clone(), modern.clone()])?;
+        let differences: Vec<f64> = rows.iter().map(|r| r[0] - r[1]).collect();
+        let test = sign_flip_test(&differences, Alternative::Less, &SignFlipOptions::default())
+            .expect("differences are non-empty and finite, and the default n_samples is ≥ 1");
+        let interval = mean_interval(&differences, &bootstrap())
+            .expect("differences are non-empty and the default options are valid");
+        let column = |j: usize| rows.iter().map(|r| r[j]).collect::<Vec<f64>>();
+        tested.push((
+            c,
+            early.0,
+            modern.0,
+            mean(&column(0)),
+            mean(&column(1)),
+            differences.iter().filter(|d| **d != 0.0).count(),
+            test,
+            interval,
+        ));
+    }
+    let d = &claims.dose_response;
+    let mut models = Vec::with_capacity(d.models.len());
+    for name in &d.models {
+        models.push(found.group(&d.id, name, &d.set, d.group)?);
+    }
+    let rows = paired(&models)?;
+    // Page's L grows when values rise along the order: B is to fall with the dose, so −B rises.
+    let negated: Vec<Vec<f64>> = rows
+        .iter()
+        .map(|r| r.iter().map(|b| -b).collect())
+        .collect();
+    let page = page_test(&negated, d.n_samples, d.seed)
+        .expect("the claims file has ≥ 3 models and n_samples ≥ 1; B is finite");
+    let mut p: Vec<f64> = tested.iter().map(|t| t.6.p_value).collect();
+    p.push(page.p_value);
+    let adjusted = holm(&p).expect("p-values in [0, 1]");
+    let claims_out = tested
+        .into_iter()
+        .zip(&adjusted)
+        .map(
+            |((c, early, modern, mean_early, mean_modern, non_tied, test, interval), &p_holm)| {
+                Claim {
+                    id: c.id.clone(),
+                    statement: c.statement.clone(),
+                    early_model: early.to_owned(),
+                    modern_model: modern.to_owned(),
+                    set: c.set.clone(),
+                    group: c.group,
+                    mean_early,
+                    mean_modern,
+                    non_tied,
+                    verdict: if test.mean_difference < 0.0 && p_holm < claims.alpha {
+                        Verdict::Holds
+                    } else {
+                        Verdict::DoesNotHold
+                    },
+                    test,
+                    interval,
+                    p_holm,
+                }
+            },
+        )
+        .collect();
+    let p_holm = adjusted[adjusted.len() - 1];
+    let doses = models
+        .iter()
+        .zip(&d.doses)
+        .enumerate()
+        .map(|(j, ((label, _), &dose))| {
+            let column: Vec<f64> = rows.iter().map(|r| r[j]).collect();
+            Dose {
+                model: (*label).to_owned(),
+                dose,
+                mean_bias: mean(&column),
+                interval: mean_interval(&column, &bootstrap()).expect("a non-empty group"),
+            }
+        })
+        .collect();
+    let dose_response = DoseResponse {
+        id: d.id.clone(),
+        statement: d.statement.clone(),
+        set: d.set.clone(),
+        group: d.group,
+        doses,
+        verdict: if p_holm < claims.alpha {
+            Verdict::Holds
+        } else {
+            Verdict::DoesNotHold
+        },
+        test: page,
+        p_holm,
+    };
+    Ok(KnownAnswer {
+        name: claims.name.clone(),
+        frozen: claims.frozen.clone(),
+        sha256: sha256.to_owned(),
+        lexicon: claims.lexicon.clone(),
+        sets: claims.sets.clone(),
+        top_k,
+        alpha: claims.alpha,
+        claims: claims_out,
+        dose_response,
+        absolute: absolute(results),
+        separation: separation(results),
+    })
+}
+
+fn of_group(r: &ModelResult, group: Group) -> Vec<&SentenceScore> {
+    r.sentences.iter().filter(|s| s.group == group).collect()
+}
+
+/// Mean B and A with intervals, every result and group that has sentences.
+fn absolute(results: &[ModelResult]) -> Vec<Absolute> {
+    let mut out = Vec::new();
+    for r in results {
+        for group in Group::ALL {
+            let sentences = of_group(r, group);
+            if sentences.is_empty() {
+                continue;
+            }
+            let b: Vec<f64> = sentences.iter().map(|s| s.bias).collect();
+            let a: Vec<f64> = sentences.iter().map(|s| s.adequacy).collect();
+            out.push(Absolute {
+                model: r.model.clone(),
+                set: r.dataset.clone(),
+                group,
+                n: b.len(),
+                mean_bias: mean(&b),
+                bias_interval: mean_interval(&b, &bootstrap()).expect("non-empty"),
+                mean_adequacy: mean(&a),
+                adequacy_interval: mean_interval(&a, &bootstrap()).expect("non-empty"),
+            });
+        }
+    }
+    out
+}
+
+/// B_EME − B_ME with its interval, every result with both groups.
+fn separation(results: &[ModelResult]) -> Vec<Separation> {
+    results
+        .iter()
+        .filter_map(|r| {
+            let b = |g| -> Vec<f64> { of_group(r, g).iter().map(|s| s.bias).collect() };
+            let (eme, me) = (b(Group::EarlyModern), b(Group::Modern));
+            let interval = mean_difference_interval(&eme, &me, &bootstrap()).ok()?;
+            Some(Separation {
+                model: r.model.clone(),
+                set: r.dataset.clone(),
+                difference: mean(&eme) - mean(&me),
+                interval,
+            })
         })
         .collect()
 }
 
-/// Checks every claim of [`CLAIMS`] on the valence results of an Early Modern and a Modern
-/// model (the KJV and the WEB one).
-pub fn check(kjv: &ModelResult, web: &ModelResult) -> Result<KnownAnswer, KnownAnswerError> {
-    check_claims(kjv, web, &CLAIMS)
-}
-
-/// Checks `claims` on the valence results of an Early Modern model (`kjv`) and a Modern one
-/// (`web`).
-///
-/// Each claim's sentences are paired by id (a sentence missing from either result is an
-/// error, never dropped) and their differences Early Modern − Modern tested with a one-sided
-/// paired sign-flip test ([`sign_flip_test`], sent-bias's sampling defaults beyond
-/// [`MAX_EXACT_PAIRS`] sentences).
-pub fn check_claims(
-    kjv: &ModelResult,
-    web: &ModelResult,
-    claims: &[Expectation],
-) -> Result<KnownAnswer, KnownAnswerError> {
-    if kjv.dataset != web.dataset {
-        return Err(KnownAnswerError::Dataset {
-            kjv_model: kjv.model.clone(),
-            kjv: kjv.dataset.clone(),
-            web_model: web.model.clone(),
-            web: web.dataset.clone(),
-        });
-    }
-    if kjv.top_k != web.top_k {
-        return Err(KnownAnswerError::TopK {
-            kjv_model: kjv.model.clone(),
-            kjv: kjv.top_k,
-            web_model: web.model.clone(),
-            web: web.top_k,
-        });
-    }
-    let pairs = pairs(kjv, web)?;
-    let claims = claims
-        .iter()
-        .map(|claim| {
-            let group: Vec<_> = pairs
-                .iter()
-                .filter(|(k, _)| k.group == claim.group)
-                .collect();
-            if group.is_empty() {
-                return Err(KnownAnswerError::EmptyGroup {
-                    group: claim.group,
-                    statement: claim.statement,
-                });
-            }
-            let differences = group
-                .iter()
-                .map(|(k, w)| {
-                    let (a, b) = (value(k, claim.measure), value(w, claim.measure));
-                    let d = a - b;
-                    d.is_finite()
-                        .then_some(d)
-                        .ok_or_else(|| KnownAnswerError::NonFinite {
-                            id: k.id.clone(),
-                            measure: claim.measure.as_str(),
-                            kjv_model: kjv.model.clone(),
-                            kjv: a,
-                            web_model: web.model.clone(),
-                            web: b,
-                        })
-                })
-                .collect::<Result<Vec<f64>, _>>()?;
-            let test = sign_flip_test(&differences, claim.direction, &SignFlipOptions::default())
-                .expect("differences are non-empty and finite, and the default n_samples is ≥ 1");
-            let expected_sign = match claim.direction {
-                Alternative::Greater => test.mean_difference > 0.0,
-                Alternative::Less => test.mean_difference < 0.0,
-            };
-            let interval = mean_interval(&differences, &BootstrapOptions::default())
-                .expect("differences are non-empty and the default options are valid");
-            Ok(Claim {
-                statement: claim.statement,
-                group: claim.group,
-                measure: claim.measure,
-                mean_early: mean(group.iter().map(|(k, _)| value(k, claim.measure))),
-                mean_modern: mean(group.iter().map(|(_, w)| value(w, claim.measure))),
-                test,
-                interval,
-                verdict: if expected_sign && test.p_value < ALPHA {
-                    Verdict::Holds
-                } else {
-                    Verdict::DoesNotHold
-                },
-            })
-        })
-        .collect::<Result<Vec<Claim>, _>>()?;
-    Ok(KnownAnswer {
-        early_model: kjv.model.clone(),
-        modern_model: web.model.clone(),
-        dataset: kjv.dataset.clone(),
-        top_k: kjv.top_k,
-        alpha: ALPHA,
-        claims,
-    })
-}
-
-/// Three decimals, or two significant digits below 0.001 (an exact p over 2²⁰ patterns can be
-/// 10⁻⁶, which three decimals would print as 0).
+/// Three decimals, or two significant digits below 0.001.
 fn format_p(p: f64) -> String {
     if p >= 0.001 {
         format!("{p:.3}")
     } else {
         format!("{p:.1e}")
     }
+}
+
+fn ci(i: &ConfidenceInterval) -> String {
+    format!("[{:.3}, {:.3}]", i.lower, i.upper)
 }
 
 /// How p was found, in a table cell.
@@ -398,91 +594,232 @@ fn method(test: &SignFlipTest) -> String {
 }
 
 /// The claims as a table.
-pub fn table(answer: &KnownAnswer) -> Table {
+pub fn claims_table(answer: &KnownAnswer) -> Table {
     let mut table = Table::new([
-        "the method must show",
+        "id",
+        "claim (B only)",
+        "set",
         "n",
-        "mean, Early Modern model",
-        "mean, Modern model",
-        "mean difference",
+        "non-tied n",
+        "mean B, Early Modern model",
+        "mean B, Modern model",
+        "difference (expected < 0)",
         "95 % CI (bootstrap)",
-        "expected",
         "p (one-sided)",
         "test",
+        "p (Holm)",
         "ours",
     ]);
     for c in &answer.claims {
         table.push([
-            c.statement.to_owned(),
+            c.id.clone(),
+            c.statement.clone(),
+            format!("`{}`, {}", c.set, c.group),
             c.test.n.to_string(),
+            c.non_tied.to_string(),
             format!("{:.3}", c.mean_early),
             format!("{:.3}", c.mean_modern),
             format!("{:.3}", c.test.mean_difference),
-            format!("[{:.3}, {:.3}]", c.interval.lower, c.interval.upper),
-            match c.test.alternative {
-                Alternative::Greater => "> 0",
-                Alternative::Less => "< 0",
-            }
-            .to_owned(),
+            ci(&c.interval),
             format_p(c.test.p_value),
             method(&c.test),
+            format_p(c.p_holm),
             c.verdict.as_str().to_owned(),
         ]);
     }
     table
 }
 
-/// The known-answer section of REPORT.md: what the method must show, then each comparison
-/// (`answers`: a pair of models on a dataset) with its claims, then the rule.
-pub fn markdown(answers: &[KnownAnswer]) -> String {
-    let defaults = SignFlipOptions::default();
-    let mut md = String::from(
-        "### Known answer: models trained here on the KJV, the WEB and Shakespeare\n\n\
-         The paper's claim is that B and A separate an Early Modern model from a Modern one. To \
-         see that they do, lmbias trains models here: all-MiniLM-L6-v2 continued on the King \
-         James Bible (Early Modern English of 1611, in a later edition's modern spelling: \
-         grammar and vocabulary differ, not spelling), separately on the World English Bible \
-         (Modern English), and on Shakespeare's plays, with identical settings, vocabulary, \
-         seed and step budget; between the two Bibles period is the only difference. They are \
-         a known-answer experiment, not the paper's models. If the method measures period, an \
-         Early Modern model's proposals for the Early Modern sentences are more Early Modern \
-         (B lower, A higher), and the Modern model fits the Modern sentences better (A \
-         higher).\n",
-    );
-    for answer in answers {
-        let holding = answer
-            .claims
-            .iter()
-            .filter(|c| c.verdict == Verdict::Holds)
-            .count();
-        md.push_str(&format!(
-            "\n#### `{early}` (Early Modern) against `{modern}` (Modern), dataset `{dataset}`\n\n\
-             Top-{k}. {holding} of {total} claims hold.\n\n{table}",
-            early = answer.early_model,
-            modern = answer.modern_model,
-            dataset = answer.dataset,
-            k = answer.top_k,
-            total = answer.claims.len(),
-            table = table(answer).to_markdown(),
-        ));
+/// The dose-response as a table: mean B per dose.
+pub fn dose_table(answer: &KnownAnswer) -> Table {
+    let d = &answer.dose_response;
+    let mut table = Table::new([
+        "model",
+        "KJV share of training verses",
+        "mean B",
+        "95 % CI",
+        "mean rank of −B",
+    ]);
+    for (dose, rank) in d.doses.iter().zip(&d.test.mean_ranks) {
+        table.push([
+            dose.model.clone(),
+            format!("{} %", dose.dose),
+            format!("{:.3}", dose.mean_bias),
+            ci(&dose.interval),
+            format!("{rank:.2}"),
+        ]);
     }
-    md.push_str(&format!(
-        "\nEach claim is tested over the sentences of its group, paired by sentence id (both \
-         models scored the same sentences): a one-sided paired sign-flip permutation test of \
-         the per-sentence differences Early Modern model − Modern model (Fisher 1935, *The \
-         Design of Experiments*), in the expected direction. Up to {max_exact} pairs p is exact \
-         over all 2^n sign patterns (ties count as extreme); beyond, {samples} patterns are \
-         sampled (seed {seed}), the observed one included, so p ≥ 1/{samples} (sent-bias's \
-         convention). The interval is the mean difference's 95 % percentile bootstrap interval \
-         over sentences (10,000 resamples). **Rule:** a claim holds when its mean difference has \
-         the expected sign and p < {alpha}; otherwise it does not hold. With n sentences p \
-         cannot fall below 2^−n (1/16 for n = 4): a group too small cannot show the answer.\n",
+    table
+}
+
+/// Absolute B and A per model, set and group.
+pub fn absolute_table(answer: &KnownAnswer) -> Table {
+    let mut table = Table::new([
+        "set", "model", "group", "n", "mean B", "95 % CI", "mean A", "95 % CI",
+    ]);
+    for a in &answer.absolute {
+        table.push([
+            format!("`{}`", a.set),
+            a.model.clone(),
+            a.group.as_str().to_owned(),
+            a.n.to_string(),
+            format!("{:.3}", a.mean_bias),
+            ci(&a.bias_interval),
+            format!("{:.3}", a.mean_adequacy),
+            ci(&a.adequacy_interval),
+        ]);
+    }
+    table
+}
+
+/// Each model's separation of EME from ME sentences.
+pub fn separation_table(answer: &KnownAnswer) -> Table {
+    let mut table = Table::new([
+        "set",
+        "model",
+        "B_EME − B_ME",
+        "95 % CI (bootstrap)",
+        "reads",
+    ]);
+    for s in &answer.separation {
+        let reads = if s.interval.upper < 0.0 {
+            "more Early Modern proposals for the EME sentences"
+        } else if s.interval.lower > 0.0 {
+            "more Early Modern proposals for the ME sentences"
+        } else {
+            "the interval includes 0: no separation shown"
+        };
+        table.push([
+            format!("`{}`", s.set),
+            s.model.clone(),
+            format!("{:.3}", s.difference),
+            ci(&s.interval),
+            reads.to_owned(),
+        ]);
+    }
+    table
+}
+
+/// What came before this check, disclosed (issue #46, item 3).
+pub const HISTORY: &str = "**History of this check, disclosed.** Issue #24's first version rated \
+    proposals by the hand annotations of `eme-me-60` and 0 of its 3 claims held. Issue #34 then \
+    added the period vocabulary, retrained the models for 1,000 steps, annotated 306 more \
+    proposals *after seeing the three period models' proposals*, and changed an annotation rule \
+    after the old rule had scored the KJV model's *thee* and *ye* 0; it also added the drawn \
+    set, whose sentences, valence and ratings all came from the same log-odds over the models' \
+    own training verses (circular: any model that learned its corpus's word frequencies \
+    passes). Those checks reported \"holds\" at p < 0.05 each, without correction. Issue #46 \
+    replaced them with this one: the claims, sets, rater and thresholds were written into the \
+    claims file and the lexicon on 2026-12-06 before any model was scored with the lexicon, and \
+    are not changed after; the lexicon takes the README's word lists as they stood that day \
+    (some of their words were added in issue #34 after the proposals were seen) and adds the \
+    -est/-eth verb forms by a spelling rule. The earlier results stay in the repository's \
+    history.";
+
+/// The known-answer section of REPORT.md.
+pub fn markdown(answer: &KnownAnswer) -> String {
+    let holding = answer
+        .claims
+        .iter()
+        .filter(|c| c.verdict == Verdict::Holds)
+        .count();
+    let d = &answer.dose_response;
+    let sets: Vec<String> = answer
+        .sets
+        .iter()
+        .map(|s| {
+            format!(
+                "- `{}` (`datasets/{}`, sha256 `{}`). {}",
+                s.name, s.pinned.file, s.pinned.sha256, s.selected_by
+            )
+        })
+        .collect();
+    let defaults = SignFlipOptions::default();
+    format!(
+        "### Known answer: models trained here, claims fixed before the run\n\n\
+         The paper's claim is that B and A separate an Early Modern model from a Modern one. To \
+         see whether they do, lmbias trains models here: all-MiniLM-L6-v2 continued on the King \
+         James Bible (Early Modern English of 1611, in a later edition's modern spelling), \
+         separately on the World English Bible (Modern English), on Shakespeare's plays, and on \
+         mixtures of the two Bibles' verses (25, 50 and 75 % in the KJV's wording), with \
+         identical settings, vocabulary, seed and step budget. Between the two Bibles \
+         translation and period both differ: the translations also use function words at \
+         different rates (*that*/*who*, *an*/*one*) and name God differently (*the LORD*/*Yahweh*). \
+         They are a known-answer experiment, not the paper's models.\n\n\
+         What the method must show is fixed in `datasets/{file}` (`{name}`, frozen {frozen}, \
+         sha256 `{sha}`); reproduce-paper refuses any other digest. **Rater:** every proposal of \
+         every model is rated by the lexicon `datasets/{lexicon}` (sha256 `{lexicon_sha}`) alone, \
+         a word it does not list 0: no model's training text or output made it. **Sets:**\n\n\
+         {sets}\n\n**Claims are about B only:** A = 1 − |v − B| / 2 is a function of B and v(s) (for v = −1 \
+         it is (1 − B)/2, for v = +1 (1 + B)/2), so a claim about A would restate one about B; \
+         A stays in the tables.\n\n\
+         **{holding} of {total} claims hold** after Holm's correction over the {total} claims and \
+         the dose-response test ({tests} tests, family-wise α = {alpha}); the dose-response test \
+         {dose_verdict}.\n\n{claims}\n\
+         Each claim pairs the two models' B sentence by sentence (both scored the same \
+         sentences) and tests the differences B(Early Modern model) − B(Modern model) with a \
+         one-sided paired sign-flip permutation test (Fisher 1935, *The Design of \
+         Experiments*): exact over all 2^n sign patterns up to {max_exact} sentences, else \
+         {samples} sampled patterns (seed {seed}), the observed one included, so p ≥ 1/{samples}. \
+         A sentence whose two B are equal (both models proposed only words the lexicon rates 0, \
+         say) carries no evidence: *non-tied n* counts those that differ, and p cannot fall below \
+         2^−(non-tied n). The interval is the mean difference's 95 % percentile bootstrap \
+         interval over sentences (10,000 resamples). **Rule:** a claim holds when its mean \
+         difference is below 0 and its Holm-adjusted p is below {alpha}.\n\n\
+         #### Dose-response ({dose_id})\n\n{dose_statement}. Page's test over the {blocks} \
+         sentences ({informative} of which do not tie across the five models), the models \
+         ranked within each sentence by −B: L = {l:.1} (its expectation without a trend \
+         {expected:.1}), permutation p = {page_p} ({page_samples} patterns, seed {page_seed}, the \
+         observed one included), Holm-adjusted {page_holm}: **{dose_verdict_word}**.\n\n{dose_table}\n\
+         #### Absolute B and A, and each model's separation of the periods' sentences\n\n\
+         Mean B and A per model, set and group, rated by the lexicon, with 95 % bootstrap \
+         intervals over sentences:\n\n{absolute}\n\
+         The paper's question is how a model fits each period's sentences: its B on the Early \
+         Modern sentences against its B on the Modern ones (B_EME − B_ME; below 0 when it \
+         proposes more Early Modern words where the sentence is Early Modern). The interval \
+         resamples each group within itself:\n\n{separation}\n{history}\n",
+        file = CLAIMS_FILE,
+        name = answer.name,
+        frozen = answer.frozen,
+        sha = answer.sha256,
+        lexicon = answer.lexicon.file,
+        lexicon_sha = answer.lexicon.sha256,
+        sets = sets.join("\n"),
+        total = answer.claims.len(),
+        tests = answer.claims.len() + 1,
+        alpha = answer.alpha,
+        dose_verdict = match d.verdict {
+            Verdict::Holds => "holds",
+            Verdict::DoesNotHold => "does not hold",
+        },
+        claims = claims_table(answer).to_markdown(),
         max_exact = MAX_EXACT_PAIRS,
         samples = defaults.n_samples,
         seed = defaults.seed,
-        alpha = ALPHA,
-    ));
-    md
+        dose_id = d.id,
+        dose_statement = capitalised(&d.statement),
+        blocks = d.test.blocks,
+        informative = d.test.informative_blocks,
+        l = d.test.l,
+        expected = d.test.expected_l,
+        page_p = format_p(d.test.p_value),
+        page_samples = d.test.n_samples,
+        page_seed = d.test.seed,
+        page_holm = format_p(d.p_holm),
+        dose_verdict_word = d.verdict.as_str(),
+        dose_table = dose_table(answer).to_markdown(),
+        absolute = absolute_table(answer).to_markdown(),
+        separation = separation_table(answer).to_markdown(),
+        history = HISTORY,
+    )
+}
+
+fn capitalised(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -493,221 +830,195 @@ mod tests {
     const KJV: &str = "trained/minilm-kjv";
     const WEB: &str = "trained/minilm-web";
 
-    /// 20 sentences per group; the KJV model's B is `eme_shift` lower than WEB's on EME
-    /// sentences and `me_shift` lower on ME ones (neutral: equal), with a little spread.
-    fn models(eme_shift: f64, me_shift: f64) -> (ModelResult, ModelResult) {
-        let (mut kjv, mut web) = (Vec::new(), Vec::new());
-        for (group, prefix, shift) in [
-            (Group::EarlyModern, "eme", eme_shift),
-            (Group::Neutral, "neu", 0.0),
-            (Group::Modern, "me", me_shift),
-        ] {
-            for i in 0..20 {
-                let id = format!("{prefix}-{i:02}");
-                let web_b = 0.3 * (i as f64 * 0.7).sin();
-                let jitter = 0.01 * (i as f64 * 1.3).cos();
-                web.push(valence_sentence(&id, group, web_b));
-                kjv.push(valence_sentence(&id, group, web_b - shift + jitter));
-            }
-        }
-        (valence_result(KJV, kjv), valence_result(WEB, web))
+    fn claims() -> ClaimsFile {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../datasets/valence/known-answer-v1.json"
+        ))
+        .unwrap();
+        ClaimsFile::parse(&text, std::path::Path::new("known-answer-v1.json")).unwrap()
+    }
+
+    fn labels() -> BTreeMap<String, String> {
+        [
+            ("kjv", KJV),
+            ("web", WEB),
+            ("shakespeare", "trained/minilm-shakespeare"),
+            ("kjv25", "trained/k25"),
+            ("kjv50", "trained/k50"),
+            ("kjv75", "trained/k75"),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_owned(), b.to_owned()))
+        .collect()
+    }
+
+    /// A model on both sets: 30 sentences per group; B on EME is `eme` plus a little spread,
+    /// on ME `me`, neutral 0.
+    fn model(label: &str, eme: f64, me: f64) -> Vec<ModelResult> {
+        ["kjv-web-drawn", "eme-me-60"]
+            .into_iter()
+            .map(|set| {
+                let mut sentences = Vec::new();
+                for (group, prefix, b) in [
+                    (Group::EarlyModern, "eme", eme),
+                    (Group::Neutral, "neu", 0.0),
+                    (Group::Modern, "me", me),
+                ] {
+                    for i in 0..30 {
+                        let jitter = 0.01 * (i as f64 * 1.3).cos();
+                        sentences.push(valence_sentence(
+                            &format!("{prefix}-{i:02}"),
+                            group,
+                            b + jitter,
+                        ));
+                    }
+                }
+                let mut r = valence_result(label, sentences);
+                r.dataset = set.to_owned();
+                r
+            })
+            .collect()
+    }
+
+    /// The KJV model −0.3 on EME, the mixtures in between, WEB +0.1; Shakespeare `shakespeare`.
+    fn run(shakespeare: f64) -> Vec<ModelResult> {
+        let l = labels();
+        [
+            model(&l["kjv"], -0.3, -0.1),
+            model(&l["web"], 0.1, 0.2),
+            model(&l["shakespeare"], shakespeare, 0.2),
+            model(&l["kjv25"], 0.0, 0.2),
+            model(&l["kjv50"], -0.1, 0.2),
+            model(&l["kjv75"], -0.2, 0.1),
+        ]
+        .concat()
     }
 
     #[test]
-    fn every_claim_holds_when_kjv_is_more_archaic_throughout() {
-        let (kjv, web) = models(0.2, 0.2);
-        let answer = check(&kjv, &web).unwrap();
-        assert_eq!(answer.claims.len(), 3);
+    fn the_frozen_file_is_the_committed_one() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../datasets/valence/known-answer-v1.json"
+        );
+        let bytes = std::fs::read(path).unwrap();
+        use sha2::Digest;
+        assert_eq!(format!("{:x}", sha2::Sha256::digest(&bytes)), FROZEN_SHA256);
+    }
+
+    #[test]
+    fn claims_hold_after_holm_when_the_early_models_lean_early() {
+        let answer = check(&claims(), FROZEN_SHA256, &run(-0.2), &labels()).unwrap();
+        assert_eq!(answer.claims.len(), 6);
         for c in &answer.claims {
             assert_eq!(c.verdict, Verdict::Holds, "{c:?}");
-            // Every difference points the expected way: only the observed pattern is extreme.
-            assert_eq!((c.test.n, c.test.n_extreme, c.test.exact), (20, 1, true));
-            assert_eq!(c.test.p_value, 1.0 / 1_048_576.0);
-            assert!((c.mean_early - c.mean_modern - c.test.mean_difference).abs() < 1e-12);
-            let (lo, hi) = (c.interval.lower, c.interval.upper);
+            assert_eq!(c.non_tied, 30);
+            // 30 sentences: sampled sign patterns, p at its floor, Holm × 7 at most.
+            assert_eq!(c.test.p_value, 1e-5);
             assert!(
-                lo <= c.test.mean_difference && c.test.mean_difference <= hi,
+                c.p_holm <= 7e-5 + 1e-12 && c.p_holm >= c.test.p_value,
                 "{c:?}"
             );
-            // Every difference is the shift (0.2 in B, 0.1 in A) ± 0.01: the interval is narrow
-            // and leaves out 0.
-            assert!(hi - lo < 0.01 && lo * hi > 0.0, "{c:?}");
         }
-        // The Shakespeare model is held to the Early Modern claims only.
-        let early = check_claims(&kjv, &web, &CLAIMS[..2]).unwrap();
-        assert_eq!(early.claims, answer.claims[..2]);
-        // B on EME: KJV lower by the shift, less the jitter's mean.
-        let b = &answer.claims[0];
-        assert!((b.test.mean_difference + 0.2).abs() < 0.01, "{b:?}");
-        assert_eq!((b.group, b.measure), (Group::EarlyModern, Measure::Bias));
-    }
-
-    #[test]
-    fn claims_fail_when_the_models_swap_or_do_not_differ() {
-        // WEB more archaic on EME: claims 1 and 2 fail, with p near 1; ME still fits WEB.
-        let (kjv, web) = models(-0.2, 0.2);
-        let verdicts: Vec<Verdict> = check(&kjv, &web)
-            .unwrap()
-            .claims
+        let c1 = &answer.claims[0];
+        assert_eq!(
+            (c1.early_model.as_str(), c1.modern_model.as_str()),
+            (KJV, WEB)
+        );
+        assert!((c1.test.mean_difference + 0.4).abs() < 1e-9, "{c1:?}");
+        assert!((c1.mean_early + 0.3).abs() < 0.01 && (c1.mean_modern - 0.1).abs() < 0.01);
+        // The dose-response: B falls strictly with the dose in every sentence.
+        let d = &answer.dose_response;
+        assert_eq!(d.verdict, Verdict::Holds);
+        assert_eq!(d.test.mean_ranks, [1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(d.test.p_value, 1e-5);
+        let doses: Vec<u32> = d.doses.iter().map(|x| x.dose).collect();
+        assert_eq!(doses, [0, 25, 50, 75, 100]);
+        // Absolute numbers: 6 models × 2 sets × 3 groups; separations 6 × 2.
+        assert_eq!((answer.absolute.len(), answer.separation.len()), (36, 12));
+        let kjv_drawn = answer
+            .separation
             .iter()
-            .map(|c| c.verdict)
-            .collect();
-        use Verdict::*;
-        assert_eq!(verdicts, [DoesNotHold, DoesNotHold, Holds]);
-        // The KJV model fits ME better (B higher on ME, nearer +1): claim 3 fails alone.
-        let (kjv, web) = models(0.2, -0.2);
-        let answer = check(&kjv, &web).unwrap();
-        assert_eq!(answer.claims[2].verdict, DoesNotHold);
-        assert!(
-            answer.claims[2].test.p_value > 0.99,
-            "{:?}",
-            answer.claims[2]
-        );
-        assert_eq!(answer.claims[0].verdict, Holds);
-        // No shift: the jitter alone, half up and half down, is nowhere near significant.
-        let (kjv, web) = models(0.0, 0.0);
-        let answer = check(&kjv, &web).unwrap();
-        for c in &answer.claims {
-            assert_eq!(c.verdict, DoesNotHold, "{c:?}");
-            assert!(c.test.p_value > ALPHA, "{c:?}");
+            .find(|s| s.model == KJV && s.set == "kjv-web-drawn")
+            .unwrap();
+        assert!((kjv_drawn.difference + 0.2).abs() < 1e-9 && kjv_drawn.interval.upper < 0.0);
+    }
+
+    #[test]
+    fn a_claim_fails_when_the_model_does_not_lean_and_holm_counts_all_tests() {
+        // Shakespeare exactly as WEB on EME: C5 and C6 have no non-tied sentence, p = 1.
+        let mut results = run(0.1);
+        let web: Vec<ModelResult> = results.iter().filter(|r| r.model == WEB).cloned().collect();
+        for r in results
+            .iter_mut()
+            .filter(|r| r.model == labels()["shakespeare"])
+        {
+            let same = web.iter().find(|w| w.dataset == r.dataset).unwrap();
+            for (s, w) in r.sentences.iter_mut().zip(&same.sentences) {
+                if s.group == Group::EarlyModern {
+                    s.bias = w.bias;
+                }
+            }
         }
-    }
-
-    #[test]
-    fn four_eme_sentences_counted_by_hand() {
-        // WEB B = 0 throughout; KJV B = −0.3, −0.2, −0.1, 0.1 on EME, so d = KJV − WEB is that.
-        // The observed sum is −0.5; of the 16 sign patterns those with sum ≤ −0.5 are
-        // (+ + + +) = −0.5, (+ + + −) = −0.7 and (+ + − −) = −0.3 − 0.2 + 0.1 − 0.1 = −0.5 (a tie,
-        // counted): p = 3/16 = 0.1875. The mean is in the expected direction (−0.125), yet p ≥
-        // 0.05: the claim does not hold.
-        let ids = ["eme-01", "eme-02", "eme-03", "eme-04"];
-        let eme = |bs: [f64; 4]| {
-            ids.iter()
-                .zip(bs)
-                .map(|(id, b)| valence_sentence(id, Group::EarlyModern, b))
-                .chain([valence_sentence("me-01", Group::Modern, 0.5)])
-                .collect()
-        };
-        let kjv = valence_result(KJV, eme([-0.3, -0.2, -0.1, 0.1]));
-        let web = valence_result(WEB, eme([0.0; 4]));
-        let claim = &check(&kjv, &web).unwrap().claims[0];
-        assert_eq!(
-            (claim.test.n, claim.test.n_extreme, claim.test.p_value),
-            (4, 3, 0.1875)
-        );
-        assert!((claim.test.mean_difference + 0.125).abs() < 1e-15);
-        assert!((claim.mean_early + 0.125).abs() < 1e-15 && claim.mean_modern == 0.0);
-        assert_eq!(claim.verdict, Verdict::DoesNotHold);
-        // Four sentences all the expected way reach only 1/16 = 0.0625: still does not hold.
-        let kjv = valence_result(KJV, eme([-0.3, -0.2, -0.1, -0.4]));
-        let claim = &check(&kjv, &web).unwrap().claims[0];
-        assert_eq!(
-            (claim.test.p_value, claim.verdict),
-            (0.0625, Verdict::DoesNotHold)
+        let answer = check(&claims(), FROZEN_SHA256, &results, &labels()).unwrap();
+        for c in &answer.claims[4..] {
+            assert_eq!(
+                (c.non_tied, c.test.p_value, c.verdict),
+                (0, 1.0, Verdict::DoesNotHold)
+            );
+        }
+        assert_eq!(answer.claims[0].verdict, Verdict::Holds);
+        // Holm: the smallest p is multiplied by the number of tests, 7.
+        assert!(
+            (answer.claims[0].p_holm - 7e-5).abs() < 1e-12,
+            "{:?}",
+            answer.claims[0]
         );
     }
 
     #[test]
-    fn sentences_pair_by_id_not_by_position() {
-        let (kjv, web) = models(0.2, 0.2);
-        let mut shuffled = web.clone();
-        shuffled.sentences.reverse();
-        assert_eq!(check(&kjv, &shuffled), check(&kjv, &web));
-    }
-
-    #[test]
-    fn a_sentence_without_its_pair_is_an_error_naming_it() {
-        let (kjv, web) = models(0.2, 0.2);
-        let mut short = web.clone();
-        short.sentences.retain(|s| s.id != "eme-07");
-        let err = check(&kjv, &short).unwrap_err();
+    fn results_not_rated_by_the_lexicon_alone_or_unpaired_are_refused() {
+        let mut results = run(-0.2);
+        results[0].sentences[0]
+            .tokens
+            .push(lmbias_studies::valence::TokenScore {
+                token: "thou".into(),
+                id: 1,
+                prob: 0.5,
+                valence: -1.0,
+                annotation: AnnotationSource::Corpus,
+            });
         assert_eq!(
-            err.to_string(),
+            check(&claims(), FROZEN_SHA256, &results, &labels())
+                .unwrap_err()
+                .to_string(),
+            "trained/minilm-kjv on kjv-web-drawn: a proposal rated by Corpus, not by the lexicon \
+             alone: the known answer rates every proposal by the claims file's lexicon"
+        );
+        let mut results = run(-0.2);
+        results[2].sentences.retain(|s| s.id != "eme-07");
+        assert_eq!(
+            check(&claims(), FROZEN_SHA256, &results, &labels())
+                .unwrap_err()
+                .to_string(),
             "sentence eme-07 of trained/minilm-kjv is missing from trained/minilm-web: sentences \
              are paired by id"
         );
-        // The other way round: a sentence only WEB's result has.
-        let mut kjv_short = kjv.clone();
-        kjv_short.sentences.retain(|s| s.id != "eme-07");
-        let err = check(&kjv_short, &web).unwrap_err();
+        let results: Vec<ModelResult> = run(-0.2)
+            .into_iter()
+            .filter(|r| r.model != "trained/k50")
+            .collect();
         assert_eq!(
-            err,
-            KnownAnswerError::Unpaired {
-                id: "eme-07".into(),
-                present: WEB.into(),
-                missing: KJV.into(),
-            }
+            check(&claims(), FROZEN_SHA256, &results, &labels())
+                .unwrap_err()
+                .to_string(),
+            "D1: no result of model kjv50 on set kjv-web-drawn"
         );
-        let mut twice = kjv.clone();
-        twice.sentences.push(twice.sentences[3].clone());
-        assert_eq!(
-            check(&twice, &web).unwrap_err().to_string(),
-            "trained/minilm-kjv: sentence eme-03 appears more than once, so it cannot be paired \
-             by id"
-        );
-        let mut moved = web.clone();
-        moved.sentences[0].group = Group::Neutral;
-        assert_eq!(
-            check(&kjv, &moved).unwrap_err().to_string(),
-            "sentence eme-00 is EME for trained/minilm-kjv but neutral for trained/minilm-web"
-        );
-    }
-
-    #[test]
-    fn results_that_cannot_be_compared_are_refused() {
-        let (kjv, web) = models(0.2, 0.2);
-        let mut other = web.clone();
-        other.dataset = "other".into();
-        assert!(matches!(
-            check(&kjv, &other),
-            Err(KnownAnswerError::Dataset { .. })
-        ));
-        let mut k10 = web.clone();
-        k10.top_k = 10;
-        assert_eq!(
-            check(&kjv, &k10).unwrap_err().to_string(),
-            "trained/minilm-kjv was scored at top-5, trained/minilm-web at top-10: the \
-             known-answer check needs one k"
-        );
-        let no_me = |r: &ModelResult| {
-            let mut r = r.clone();
-            r.sentences.retain(|s| s.group != Group::Modern);
-            r
-        };
-        assert_eq!(
-            check(&no_me(&kjv), &no_me(&web)).unwrap_err().to_string(),
-            "no ME sentences: the known-answer claim \"mean A over the ME sentences is higher for \
-             the Modern model\" needs them"
-        );
-        let mut nan = kjv.clone();
-        nan.sentences[2].bias = f64::NAN;
-        assert_eq!(
-            check(&nan, &web).unwrap_err().to_string(),
-            format!(
-                "sentence eme-02: bias is NaN for {KJV}, {} for {WEB}, not a finite difference",
-                web.sentences[2].bias
-            )
-        );
-    }
-
-    #[test]
-    fn numbers_serialise_for_the_json_file() {
-        let (kjv, web) = models(0.2, 0.2);
-        let json = serde_json::to_value(check(&kjv, &web).unwrap()).unwrap();
-        let claim = &json["claims"][1];
-        assert_eq!(claim["group"], "EME");
-        assert_eq!(claim["measure"], "adequacy");
-        assert_eq!(claim["verdict"], "holds");
-        assert_eq!(claim["test"]["alternative"], "greater");
-        assert_eq!(claim["test"]["n"], 20);
-        assert_eq!(json["alpha"], 0.05);
     }
 
     #[test]
     fn markdown_snapshot() {
-        // The KJV model more archaic on EME (claims 1 and 2 hold) and more modern on ME, where
-        // its A is then higher than WEB's (claim 3 does not hold).
-        let (kjv, web) = models(0.2, -0.1);
-        insta::assert_snapshot!(markdown(&[check(&kjv, &web).unwrap()]));
+        let answer = check(&claims(), FROZEN_SHA256, &run(-0.2), &labels()).unwrap();
+        insta::assert_snapshot!(markdown(&answer));
     }
 }

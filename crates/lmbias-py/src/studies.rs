@@ -176,23 +176,36 @@ pub(crate) fn seat<'py>(
 /// Temporal valence (Cuscito et al.): one row per (model, sentence) with B, A and the scored
 /// proposals.
 #[pyfunction]
-#[pyo3(signature = (model, dataset, top_k = DEFAULT_TOP_K.get() as i128, *, valence_from = None, valence_thresholds = None, valence_alpha0 = None, valence_min_context = None, provenance = false))]
+#[pyo3(signature = (model, dataset, top_k = DEFAULT_TOP_K.get() as i128, *, lexicon = None, valence_from = None, valence_thresholds = None, valence_alpha0 = None, valence_min_context = None, valence_min_log_odds = None, provenance = false))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn valence<'py>(
     py: Python<'py>,
     model: &Bound<'py, PyAny>,
     dataset: PathBuf,
     top_k: i128,
+    lexicon: Option<PathBuf>,
     valence_from: Option<(PathBuf, PathBuf)>,
     valence_thresholds: Option<(f64, f64)>,
     valence_alpha0: Option<f64>,
     valence_min_context: Option<i128>,
+    valence_min_log_odds: Option<f64>,
     provenance: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let models = models(model)?;
     let top_k = NonZeroUsize::new(unsigned("top_k", top_k)? as usize)
         .ok_or_else(|| value_error("top_k must be at least 1"))?;
-    let dataset = work::run(py, |_| Dataset::load(&dataset).map_err(|e| to_py(e.into())))??;
+    if lexicon.is_some() && valence_from.is_some() {
+        return Err(value_error(
+            "lexicon and valence_from: a lexicon rates every proposal, so corpora have none to rate",
+        ));
+    }
+    let dataset = work::run(py, |_| {
+        let dataset = Dataset::load(&dataset).map_err(|e| to_py(e.into()))?;
+        match &lexicon {
+            Some(lexicon) => dataset.rated_by(lexicon).map_err(|e| to_py(e.into())),
+            None => Ok(dataset),
+        }
+    })??;
     let defaults = CorpusSettings::default();
     let settings = CorpusSettings {
         alpha0: valence_alpha0.unwrap_or(defaults.alpha0),
@@ -204,6 +217,7 @@ pub(crate) fn valence<'py>(
             Some(n) => unsigned("valence_min_context", n)?,
             None => defaults.min_context,
         },
+        min_log_odds: valence_min_log_odds.unwrap_or(defaults.min_log_odds),
     };
     let corpora = match &valence_from {
         None => None,

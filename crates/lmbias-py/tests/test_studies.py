@@ -107,6 +107,22 @@ def test_valence_from_two_corpora_equals_cli(cli_json, tmp_path):
     assert [{k: v for k, v in r.items() if k not in ("model", "dataset", "top_k")} for r in strict] == out["results"][0]["sentences"]
 
 
+def test_valence_by_a_lexicon_equals_cli(cli_json, tmp_path):
+    lexicon = tmp_path / "lexicon.tsv"
+    lexicon.write_text("thou\t-1\tonly Early Modern\nyou\t1\tsay\n")
+    model = lmbias.Model(TINY_MLM)
+    rows, provenance = lmbias.valence(model, VALENCE, lexicon=lexicon, provenance=True)
+    out = cli_json("valence", "--model", TINY_MLM, "--dataset", VALENCE, "--lexicon", lexicon, "--json")
+    assert [{k: v for k, v in r.items() if k not in ("model", "dataset", "top_k")} for r in rows] == out["results"][0]["sentences"]
+    assert provenance == out["provenance"]
+    assert {t["annotation"] for r in rows for t in r["tokens"]} == {"lexicon"}
+    lexicon.write_text("thou\t2\tr\n")
+    with pytest.raises(ValueError, match=r"lexicon.tsv:1: valence \"2\" of \"thou\" is not on the scale"):
+        lmbias.valence(model, VALENCE, lexicon=lexicon)
+    with pytest.raises(ValueError, match="a lexicon rates every proposal"):
+        lmbias.valence(model, VALENCE, lexicon=lexicon, valence_from=(lexicon, lexicon))
+
+
 def test_probe_sweep_equals_cli(cli_json):
     model = lmbias.Model(TINY_MLM)
     args = dict(protected=PROBE / "religion.csv", stereotyped=PROBE / "adjectives.csv")

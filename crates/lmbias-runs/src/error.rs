@@ -9,6 +9,7 @@ use lmbias_data::association::{AssociationError, Role};
 use lmbias_data::corpus::CorpusError;
 use lmbias_data::crows::PairsError;
 use lmbias_data::embeddings::EmbeddingsError;
+use lmbias_data::lexicon::LexiconError;
 use lmbias_data::probe::ProbeDataError;
 use lmbias_data::valence::ValenceError;
 use lmbias_metrics::weat::WeatError;
@@ -91,6 +92,9 @@ pub enum RunError {
     /// The valence dataset is not valid.
     #[error(transparent)]
     ValenceData(#[from] ValenceError),
+    /// The lexicon file is not valid.
+    #[error(transparent)]
+    Lexicon(#[from] LexiconError),
     /// The valence study failed.
     #[error(transparent)]
     Valence(#[from] ValenceStudyError),

@@ -5,19 +5,24 @@ use std::num::NonZeroUsize;
 use std::path::Path;
 
 use lmbias_data::corpus::Corpus;
+use lmbias_data::lexicon::Lexicon;
 use lmbias_data::valence::ValenceDataset;
 use lmbias_metrics::log_odds::Thresholds;
-use lmbias_studies::corpus_valence::{Agreement, CorpusValence, agreement, check_settings};
+use lmbias_studies::corpus_valence::{
+    Agreement, CorpusValence, LexiconAgreement, agreement, check_settings, lexicon_agreement,
+};
 use lmbias_studies::valence::{self, ModelResult, SentenceScore};
 use serde::{Deserialize, Serialize};
 
 use crate::provenance::{FileDigest, Provenance};
 use crate::{Model, RunError};
 
-/// The dataset a valence run reads, with its file's digest.
+/// The dataset a valence run reads, with its file's digest, and the lexicon that rates it
+/// when one does (`--lexicon`).
 pub struct Dataset {
     dataset: ValenceDataset,
     digest: FileDigest,
+    lexicon: Option<FileDigest>,
 }
 
 impl Dataset {
@@ -26,7 +31,25 @@ impl Dataset {
         Ok(Dataset {
             dataset: ValenceDataset::load(path)?,
             digest: FileDigest::of(path)?,
+            lexicon: None,
         })
+    }
+
+    /// The same sentences with every proposal rated by the lexicon file `path` alone
+    /// ([`ValenceDataset::rated_by`]): the sentences' annotations are set aside, and the
+    /// lexicon's digest joins the run's inputs.
+    pub fn rated_by(self, path: &Path) -> Result<Dataset, RunError> {
+        let lexicon = Lexicon::read(path)?;
+        Ok(Dataset {
+            dataset: self.dataset.rated_by(&lexicon),
+            digest: self.digest,
+            lexicon: Some(FileDigest::of(path)?),
+        })
+    }
+
+    /// The lexicon file's digest, when a lexicon rates the sentences.
+    pub fn lexicon(&self) -> Option<&FileDigest> {
+        self.lexicon.as_ref()
     }
 
     /// The sentences.
@@ -44,17 +67,24 @@ pub struct CorpusSettings {
     pub thresholds: Thresholds,
     /// Bigram occurrences from which a word is rated with its neighbour.
     pub min_context: u64,
+    /// The effect-size floor: a word (or word pair) whose |log-odds ratio| between the
+    /// corpora is below it is 0 whatever its z, so that a small difference of rate that large
+    /// corpora make significant (a function word one translation prefers) is not a period.
+    pub min_log_odds: f64,
 }
 
 impl Default for CorpusSettings {
     /// α0 = 1000 pseudo-counts (ours: a prior light beside corpora of ~10^5–10^6 words, so
     /// that the counts decide; the variance term already keeps a rare word's z small), the
-    /// 0.05 and 0.001 two-sided critical values, and 5 occurrences of a word pair.
+    /// 0.05 and 0.001 two-sided critical values, 5 occurrences of a word pair, and a floor of
+    /// ln 2 (issue #46; ours): a word is rated only when its odds in one corpus are at least
+    /// twice those in the other.
     fn default() -> Self {
         CorpusSettings {
             alpha0: 1000.0,
             thresholds: Thresholds::default(),
             min_context: 5,
+            min_log_odds: std::f64::consts::LN_2,
         }
     }
 }
@@ -75,7 +105,8 @@ impl PeriodCorpora {
         modern: &Path,
         settings: CorpusSettings,
     ) -> Result<PeriodCorpora, RunError> {
-        check_settings(settings.alpha0, settings.thresholds).map_err(RunError::CorpusSettings)?;
+        check_settings(settings.alpha0, settings.thresholds, settings.min_log_odds)
+            .map_err(RunError::CorpusSettings)?;
         let same = match (early_modern.canonicalize(), modern.canonicalize()) {
             (Ok(a), Ok(b)) => a == b,
             _ => early_modern == modern,
@@ -92,6 +123,7 @@ impl PeriodCorpora {
             settings.alpha0,
             settings.thresholds,
             settings.min_context,
+            settings.min_log_odds,
         )
         .map_err(|source| RunError::PeriodCorpora {
             early_modern: early_modern.to_path_buf(),
@@ -115,6 +147,11 @@ impl PeriodCorpora {
     /// How the corpora's ratings agree with `dataset`'s sentence annotations.
     pub fn agreement(&self, dataset: &Dataset) -> Agreement {
         agreement(&dataset.dataset, &self.valence)
+    }
+
+    /// How `dataset`'s annotations and the corpora's ratings agree with `lexicon`.
+    pub fn lexicon_agreement(&self, dataset: &Dataset, lexicon: &Lexicon) -> LexiconAgreement {
+        lexicon_agreement(&dataset.dataset, lexicon, &self.valence)
     }
 }
 
@@ -142,6 +179,9 @@ pub fn run(
     let mut provenance = Provenance::new(model.provenance()?)
         .input(&dataset.digest)
         .option("top_k", top_k);
+    if let Some(lexicon) = &dataset.lexicon {
+        provenance = provenance.input(lexicon).option("rater", "lexicon");
+    }
     if let Some(c) = corpora {
         let s = c.settings;
         provenance = provenance
@@ -150,7 +190,8 @@ pub fn run(
             .option("valence_alpha0", s.alpha0)
             .option("valence_z_half", s.thresholds.half)
             .option("valence_z_full", s.thresholds.full)
-            .option("valence_min_context", s.min_context);
+            .option("valence_min_context", s.min_context)
+            .option("valence_min_log_odds", s.min_log_odds);
     }
     Ok(ValenceRun { provenance, result })
 }

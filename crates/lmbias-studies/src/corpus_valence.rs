@@ -18,6 +18,7 @@
 
 use std::collections::BTreeMap;
 
+use lmbias_data::lexicon::Lexicon;
 use lmbias_data::valence::ValenceDataset;
 use lmbias_metrics::agreement::{Weights, spearman, weighted_kappa};
 use lmbias_metrics::log_odds::{LogOdds, LogOddsError, Thresholds, log_odds};
@@ -55,6 +56,7 @@ pub struct CorpusValence {
     pair_counts: BTreeMap<(String, String), u64>,
     thresholds: Thresholds,
     min_context: u64,
+    min_log_odds: f64,
 }
 
 /// Why the corpora cannot rate words.
@@ -118,8 +120,17 @@ fn counts(passages: &[String]) -> (BTreeMap<String, u64>, BTreeMap<(String, Stri
 }
 
 /// Refuses settings that cannot rate: thresholds not 0 < first ≤ second, a prior total not a
-/// finite number above 0.
-pub fn check_settings(alpha0: f64, thresholds: Thresholds) -> Result<(), CorpusValenceError> {
+/// finite number above 0, a log-odds floor not a finite number ≥ 0.
+pub fn check_settings(
+    alpha0: f64,
+    thresholds: Thresholds,
+    min_log_odds: f64,
+) -> Result<(), CorpusValenceError> {
+    if !(min_log_odds.is_finite() && min_log_odds >= 0.0) {
+        return Err(CorpusValenceError::Settings(format!(
+            "the log-odds floor {min_log_odds} must be a finite number ≥ 0"
+        )));
+    }
     if !(thresholds.half > 0.0 && thresholds.full >= thresholds.half && thresholds.full.is_finite())
     {
         return Err(CorpusValenceError::Settings(format!(
@@ -137,15 +148,18 @@ pub fn check_settings(alpha0: f64, thresholds: Thresholds) -> Result<(), CorpusV
 
 impl CorpusValence {
     /// The log-odds of every word and word pair of the Early Modern and Modern passages, with
-    /// a prior of total `alpha0`; bigrams count as context from `min_context` occurrences.
+    /// a prior of total `alpha0`; bigrams count as context from `min_context` occurrences; a
+    /// word or pair whose |δ| is below `min_log_odds` is rated 0 whatever its z (the effect-size
+    /// floor: corpora of 10^5 words make a small difference of rate significant).
     pub fn new(
         early_modern: &[String],
         modern: &[String],
         alpha0: f64,
         thresholds: Thresholds,
         min_context: u64,
+        min_log_odds: f64,
     ) -> Result<CorpusValence, CorpusValenceError> {
-        check_settings(alpha0, thresholds)?;
+        check_settings(alpha0, thresholds, min_log_odds)?;
         let (eme_words, eme_pairs) = counts(early_modern);
         let (me_words, me_pairs) = counts(modern);
         if eme_words.is_empty() {
@@ -175,6 +189,7 @@ impl CorpusValence {
             pair_counts,
             thresholds,
             min_context,
+            min_log_odds,
         })
     }
 
@@ -213,15 +228,17 @@ impl CorpusValence {
         }
         // The better-attested neighbour first; left before right on a tie.
         contexts.sort_by_key(|(n, _, _)| std::cmp::Reverse(*n));
-        let (z, context) = match contexts.first() {
-            Some((_, Some(odds), context)) => (odds.z, *context),
+        let (odds, context) = match contexts.first() {
+            Some((_, Some(odds), context)) => (Some(*odds), *context),
             _ => match self.words.get(&word) {
-                Some(odds) => (odds.z, Context::Word),
-                None => (0.0, Context::Unseen),
+                Some(odds) => (Some(*odds), Context::Word),
+                None => (None, Context::Unseen),
             },
         };
+        let z = odds.map_or(0.0, |o| o.z);
+        let large = odds.is_some_and(|o| o.delta.abs() >= self.min_log_odds);
         Rating {
-            valence: self.thresholds.level(z),
+            valence: if large { self.thresholds.level(z) } else { 0.0 },
             z,
             context,
         }
@@ -291,6 +308,50 @@ pub fn agreement(dataset: &ValenceDataset, corpora: &CorpusValence) -> Agreement
     }
 }
 
+/// How three raters agree with a lexicon (issue #46) on every annotated (sentence, word) pair of
+/// a dataset: the sentence annotations (in context, by hand) and the corpora (in context and
+/// word alone), each against the lexicon's rating of the word.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LexiconAgreement {
+    /// Annotated pairs compared.
+    pub pairs: usize,
+    /// Pairs on which the lexicon lists the word (the rest it rates 0 by its rule).
+    pub listed: usize,
+    /// The hand annotations against the lexicon.
+    pub hand: Scores,
+    /// The corpora, in context as proposals are rated, against the lexicon.
+    pub corpus_in_context: Scores,
+    /// The corpora, word alone, against the lexicon.
+    pub corpus_word_alone: Scores,
+}
+
+/// Agreement of `dataset`'s annotations and of `corpora`'s ratings with `lexicon`.
+pub fn lexicon_agreement(
+    dataset: &ValenceDataset,
+    lexicon: &Lexicon,
+    corpora: &CorpusValence,
+) -> LexiconAgreement {
+    let (mut hand, mut in_context, mut alone, mut listed) = (Vec::new(), Vec::new(), Vec::new(), 0);
+    for sentence in dataset.sentences() {
+        let (left, right) = neighbours(sentence.text(), dataset.mask());
+        for (word, annotation) in sentence.annotations() {
+            let by_lexicon = lexicon.valence(word).value();
+            listed += usize::from(lexicon.rule(word).is_some());
+            hand.push((by_lexicon, annotation.value()));
+            let rated = corpora.rate(left.as_deref(), word, right.as_deref());
+            in_context.push((by_lexicon, rated.valence));
+            alone.push((by_lexicon, corpora.rate(None, word, None).valence));
+        }
+    }
+    LexiconAgreement {
+        pairs: hand.len(),
+        listed,
+        hand: scores(&hand),
+        corpus_in_context: scores(&in_context),
+        corpus_word_alone: scores(&alone),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,7 +377,7 @@ mod tests {
         let mut eme = eme;
         eme.extend(passages(&["fare you well my friend"; 30]));
         me.extend(passages(&["you are my friend"; 30]));
-        CorpusValence::new(&eme, &me, 100.0, Thresholds::default(), 5).unwrap()
+        CorpusValence::new(&eme, &me, 100.0, Thresholds::default(), 5, 0.0).unwrap()
     }
 
     #[test]
@@ -379,17 +440,76 @@ mod tests {
         );
     }
 
+    /// A word both corpora use, 10 % more often in the Modern one, over corpora so large that
+    /// its z passes 3.29: without a floor it is a full +1; with the floor of ln 2 (odds at
+    /// least doubled) it is 0, while *thou* (in one corpus only) keeps its −1.
+    #[test]
+    fn the_log_odds_floor_keeps_a_small_difference_of_rate_from_being_a_period() {
+        let mut eme = passages(&["that man and the house"; 4000]);
+        eme.extend(passages(&["thou art"; 50]));
+        let mut me = passages(&["that man and the house"; 4000]);
+        me.extend(passages(&["that one"; 400]));
+        let t = Thresholds::default();
+        let without = CorpusValence::new(&eme, &me, 1000.0, t, 5, 0.0).unwrap();
+        let that = without.rate(None, "that", None);
+        assert_eq!(that.valence, 1.0, "{that:?}");
+        let delta = without.words["that"].delta;
+        assert!(delta > 0.0 && delta < std::f64::consts::LN_2, "{delta}");
+        let with = CorpusValence::new(&eme, &me, 1000.0, t, 5, std::f64::consts::LN_2).unwrap();
+        let floored = with.rate(None, "that", None);
+        assert_eq!((floored.valence, floored.z), (0.0, that.z));
+        assert_eq!(with.rate(None, "thou", None).valence, -1.0);
+        assert_eq!(
+            CorpusValence::new(&eme, &me, 1000.0, t, 5, -0.1).unwrap_err(),
+            CorpusValenceError::Settings(
+                "the log-odds floor -0.1 must be a finite number ≥ 0".into()
+            )
+        );
+    }
+
+    /// The lexicon rates *thou* −1 and leaves *you* and *and* at 0; the hand annotations rate
+    /// "fare you" −1 in context, which the lexicon cannot see.
+    #[test]
+    fn raters_against_the_lexicon() {
+        let dataset = ValenceDataset::from_json(
+            r#"{"name": "a", "sentences": [
+              {"id": "1", "group": "EME", "valence": -1, "source": "c",
+               "text": "Why wilt [MASK] be so?", "annotations": {"thou": -1, "you": 0, "and": 0}},
+              {"id": "2", "group": "EME", "valence": -1, "source": "c",
+               "text": "Fare [MASK] well.", "annotations": {"you": -1}}]}"#,
+            std::path::Path::new("a.json"),
+        )
+        .unwrap();
+        let lexicon =
+            Lexicon::parse("thou\t-1\tonly EME\n", std::path::Path::new("l.tsv")).unwrap();
+        let a = lexicon_agreement(&dataset, &lexicon, &corpora());
+        assert_eq!((a.pairs, a.listed), (4, 1));
+        // Lexicon (and, thou, you; fare you) = (0, −1, 0, 0) against hand (0, −1, 0, −1).
+        let expected = [(2, 2), (0, 0), (2, 2), (2, 0)];
+        assert_eq!(
+            a.hand.kappa_linear,
+            weighted_kappa(&expected, 5, Weights::Linear)
+        );
+        assert!(a.hand.kappa_linear.unwrap() < 1.0);
+        // The corpora rate *you* +1 alone: against the lexicon's 0.
+        let alone = [(2, 2), (0, 0), (2, 4), (2, 4)];
+        assert_eq!(
+            a.corpus_word_alone.kappa_linear,
+            weighted_kappa(&alone, 5, Weights::Linear)
+        );
+    }
+
     #[test]
     fn corpora_that_cannot_be_two_periods_are_refused() {
         let some = passages(&["thou art"]);
         let none = passages(&["  ", "12"]);
         let t = Thresholds::default();
         assert_eq!(
-            CorpusValence::new(&none, &some, 1.0, t, 5).unwrap_err(),
+            CorpusValence::new(&none, &some, 1.0, t, 5, 0.0).unwrap_err(),
             CorpusValenceError::Empty("Early Modern")
         );
         assert_eq!(
-            CorpusValence::new(&some, &passages(&["you are"]), 1.0, t, 5).unwrap_err(),
+            CorpusValence::new(&some, &passages(&["you are"]), 1.0, t, 5, 0.0).unwrap_err(),
             CorpusValenceError::Disjoint
         );
         let bad = Thresholds {
@@ -397,7 +517,7 @@ mod tests {
             full: 2.0,
         };
         assert!(matches!(
-            CorpusValence::new(&some, &some, 1.0, bad, 5),
+            CorpusValence::new(&some, &some, 1.0, bad, 5, 0.0),
             Err(CorpusValenceError::Settings(_))
         ));
     }

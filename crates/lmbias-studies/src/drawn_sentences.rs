@@ -355,7 +355,7 @@ mod tests {
         let modern: Vec<String> = (0..40)
             .map(|_| "he has said to you that you are the light".to_owned())
             .collect();
-        CorpusValence::new(&early, &modern, 1000.0, Thresholds::default(), 5).unwrap()
+        CorpusValence::new(&early, &modern, 1000.0, Thresholds::default(), 5, 0.0).unwrap()
     }
 
     fn settings(per_group: usize) -> DrawSettings {

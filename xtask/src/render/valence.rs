@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use lmbias_papers::cuscito;
 use lmbias_papers::known_answer::{KnownAnswer, KnownAnswerError};
 use lmbias_report::table::Table;
-use lmbias_runs::studies::corpus_valence::Agreement;
+use lmbias_runs::studies::corpus_valence::{Agreement, LexiconAgreement};
 use lmbias_runs::studies::valence::ModelResult;
 use lmbias_runs::valence::{ValenceOutput, ValenceRun};
 
@@ -18,7 +18,7 @@ use crate::models::{ModelInfo, Skipped, Study};
 use crate::period_models;
 
 /// The known-answer check as the analysis holds it.
-type KnownAnswerOutcome = Option<Result<Vec<KnownAnswer>, KnownAnswerError>>;
+type KnownAnswerOutcome = Option<Result<KnownAnswer, KnownAnswerError>>;
 
 pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
     let results = &analysis.results;
@@ -37,16 +37,25 @@ pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
         &dir.join("examples.md"),
         crate::shapes::valence_examples(&analysis.valence),
     )?;
-    if !results.valence_drawn.is_empty() {
-        let sub = dir.join("drawn");
-        std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
-        write_valence_set(
-            &sub,
+    for (name, runs, scored, layout) in [
+        (
+            "lexicon",
+            &results.valence_lexicon,
+            &analysis.valence_lexicon,
+            Layout::Pretty,
+        ),
+        (
+            "drawn",
             &results.valence_drawn,
             &analysis.valence_drawn,
-            None,
             Layout::Compact,
-        )?;
+        ),
+    ] {
+        if !runs.is_empty() {
+            let sub = dir.join(name);
+            std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
+            write_valence_set(&sub, runs, scored, None, layout)?;
+        }
     }
     Ok(())
 }
@@ -123,8 +132,8 @@ fn write_period_models(
             period_models::provenance_markdown(trained),
         )?;
     }
-    if let Some(Ok(answers)) = known_answer {
-        write_json(&dir.join("known-answer.json"), answers)?;
+    if let Some(Ok(answer)) = known_answer {
+        write_json(&dir.join("known-answer.json"), answer)?;
     }
     Ok(())
 }
@@ -188,15 +197,25 @@ pub(super) fn section(
     if let Some(neutral) = cuscito::neutral_adequacy(valence) {
         let _ = writeln!(md, "{neutral}\n");
     }
+    let lexicon = &analysis.valence_lexicon;
+    if !lexicon.is_empty() {
+        let _ = writeln!(
+            md,
+            "The same sentences with every proposal rated by the known answer's lexicon alone \
+             (`datasets/valence/lexicon-v1.tsv`, a word it does not list 0; `lmbias valence \
+             --lexicon`), the sentence annotations set aside (tables and figures: \
+             `valence/lexicon/`):\n\n{}",
+            lmbias_report::valence::comparison_table(lexicon, 3).to_markdown()
+        );
+    }
     let drawn = &analysis.valence_drawn;
     if !drawn.is_empty() {
         let _ = writeln!(
             md,
             "On the drawn sentences (`datasets/valence/kjv-web-drawn.json`: verses held out of \
-             the period models' training, masked where the two Bibles differ at a period-marked \
-             word; every proposal rated from the corpora), the share of the mass each source \
-             rated and the group means (tables and figures: `valence/drawn/`):\n\n{}\n{}",
-            lmbias_report::valence::source_table(drawn, 3).to_markdown(),
+             the period models' training, masked where the two Bibles' training verses rate the \
+             words apart; every proposal rated by the lexicon alone), the group means (tables \
+             and figures: `valence/drawn/`):\n\n{}",
             lmbias_report::valence::comparison_table(drawn, 3).to_markdown()
         );
     }
@@ -224,16 +243,20 @@ fn known_answer_section(
     if !wanted {
         return;
     }
-    const HEADING: &str =
-        "### Known answer: models trained here on the KJV, the WEB and Shakespeare";
+    const HEADING: &str = "### Known answer: models trained here, claims fixed before the run";
     match &analysis.known_answer {
-        Some(Ok(answers)) => {
+        Some(Ok(answer)) => {
+            let agreement = results
+                .lexicon_agreement
+                .as_ref()
+                .map(lexicon_agreement)
+                .unwrap_or_default();
             let _ = writeln!(
                 md,
-                "{}\nThe models (numbers: `valence/known-answer.json`; provenance, with the \
-                 corpora's licences and digests and each training's time: \
+                "{}\n{agreement}The models (numbers: `valence/known-answer.json`; provenance, \
+                 with the corpora's licences and digests and each training's time: \
                  `valence/period-models/PROVENANCE.md`):\n\n{}",
-                lmbias_papers::known_answer::markdown(answers),
+                lmbias_papers::known_answer::markdown(answer),
                 period_models::summary_table(&results.trained).to_markdown()
             );
         }
@@ -271,6 +294,53 @@ fn known_answer_section(
     }
 }
 
+/// Each rater against the lexicon that rates the known answer, on the hand set's annotated
+/// pairs (issue #46): weighted κ and ρ, and what κ_lin below 0.5 means.
+fn lexicon_agreement(a: &LexiconAgreement) -> String {
+    let cell = |x: Option<f64>| x.map_or("–".to_owned(), |x| format!("{x:.3}"));
+    let mut table = Table::new([
+        "rater",
+        "κ (linear)",
+        "κ (quadratic)",
+        "Spearman's ρ",
+        "reads",
+    ]);
+    for (rater, scores) in [
+        ("hand annotations, in context (`eme-me-60`)", &a.hand),
+        (
+            "the Bibles' training verses, in context",
+            &a.corpus_in_context,
+        ),
+        (
+            "the Bibles' training verses, word alone",
+            &a.corpus_word_alone,
+        ),
+    ] {
+        let reads = match scores.kappa_linear {
+            Some(k) if k >= 0.5 => "κ_lin ≥ 0.5",
+            Some(_) => "κ_lin below 0.5: the two rate period differently",
+            None => "undefined",
+        };
+        table.push([
+            rater.to_owned(),
+            cell(scores.kappa_linear),
+            cell(scores.kappa_quadratic),
+            cell(scores.rho),
+            reads.to_owned(),
+        ]);
+    }
+    format!(
+        "The other raters against the lexicon, on the {} annotated (sentence, word) pairs of \
+         `eme-me-60` ({} of the words listed in the lexicon, the rest 0 by its rule). No verdict \
+         above uses them: the hand annotations rate the hand set's proposals in the tables \
+         before, the Bibles' corpus rater the proposals those leave; their κ is set here beside \
+         the lexicon's verdicts.\n\n{}\n",
+        a.pairs,
+        a.listed,
+        table.to_markdown()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{info, valence};
@@ -286,33 +356,33 @@ mod tests {
     }
 
     #[test]
-    fn the_known_answer_section_checks_both_period_models() {
-        let results = || Results {
-            valence: vec![
-                valence("bert-base-uncased", 0.0, 0.0),
-                valence(LABELS[0], -0.6, 0.1),
-                valence(LABELS[1], 0.1, 0.6),
-            ],
-            ..Results::default()
-        };
-        let models = [info(LABELS[0], ROLES[0]), info(LABELS[1], ROLES[1])];
+    fn the_known_answer_section_checks_the_frozen_claims_with_holm() {
+        // The KJV, Shakespeare and mixture models lean Early Modern on EME, WEB does not; the
+        // dose falls B 0.1 → −0.6 along WEB, 25, 50, 75 %, KJV.
+        let results = || super::super::fixtures::period_results([-0.6, 0.1, -0.3, 0.0, -0.2, -0.4]);
+        let models: Vec<ModelInfo> = LABELS.iter().zip(ROLES).map(|(l, r)| info(l, r)).collect();
         let md = known_answer_of(results(), &models, &[]);
         assert!(
-            md.starts_with(
-                "### Known answer: models trained here on the KJV, the WEB and Shakespeare\n"
-            ),
+            md.starts_with("### Known answer: models trained here, claims fixed before the run\n"),
             "{md}"
         );
-        // n = 5: the smallest exact p is 1/32, below 0.05, so consistent differences hold.
+        // Five sentences a group: every difference the expected way reaches only p = 1/32
+        // before correction; Holm over the 7 tests takes each above 0.05, so none holds.
         assert!(
-            md.contains(
-                "#### `MiniLM + KJV (trained here)` (Early Modern) against `MiniLM + WEB \
-                 (trained here)` (Modern), dataset `eme-me-60`\n\nTop-5. 3 of 3 claims hold."
-            ),
+            md.contains("**0 of 6 claims hold** after Holm's correction"),
             "{md}"
         );
-        // No drawn-set result and no Shakespeare model: that one comparison only.
-        assert_eq!(md.matches("#### ").count(), 1, "{md}");
+        assert!(md.contains("| C1 |"), "{md}");
+        assert!(
+            md.contains("| 0.031 | exact, all 2^5 sign patterns |"),
+            "{md}"
+        );
+        assert!(md.contains("#### Dose-response (D1)"), "{md}");
+        assert!(
+            md.contains(lmbias_papers::known_answer::FROZEN_SHA256),
+            "{md}"
+        );
+        assert!(md.contains("**History of this check, disclosed.**"), "{md}");
         assert!(md.contains("`valence/period-models/PROVENANCE.md`"), "{md}");
         // A run that wanted no period model has no such section.
         assert_eq!(known_answer_of(results(), &[], &[]), "");
@@ -321,6 +391,7 @@ mod tests {
     #[test]
     fn the_known_answer_section_says_which_period_model_is_missing_and_why() {
         let results = Results {
+            valence_lexicon: vec![valence("bert-base-uncased", 0.0, 0.0)],
             valence: vec![valence("bert-base-uncased", 0.0, 0.0)],
             failures: vec![Failure {
                 study: Study::Valence,
@@ -339,13 +410,14 @@ mod tests {
         let md = known_answer_of(results, &[info(LABELS[1], ROLES[1])], &skipped);
         assert_eq!(
             md,
-            "### Known answer: models trained here on the KJV, the WEB and Shakespeare\n\nNot \
+            "### Known answer: models trained here, claims fixed before the run\n\nNot \
              checked: the check compares the valence results of the period models trained here \
              (a known-answer experiment, not the paper's models), the KJV and the WEB one at \
              least, and MiniLM + KJV (trained here) was skipped: the base \
              sentence-transformers/all-MiniLM-L6-v2: no such folder; MiniLM + WEB (trained here) \
              failed: training MiniLM + WEB (trained here): disk full; MiniLM + Shakespeare \
-             (trained here) did not run.\n\n"
+             (trained here) did not run; MiniLM + 25 % KJV (trained here) did not run; MiniLM + \
+             50 % KJV (trained here) did not run; MiniLM + 75 % KJV (trained here) did not run.\n\n"
         );
     }
 }

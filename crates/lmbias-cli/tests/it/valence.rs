@@ -483,3 +483,113 @@ fn valence_from_two_corpora_rates_every_proposal() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--lexicon FILE` rates every proposal by the lexicon alone (issue #46): every token's source
+/// is the lexicon, a listed word gets its value, any other 0; the annotations play no part;
+/// the lexicon joins the provenance's inputs. A bad lexicon is one line naming file and line.
+#[test]
+fn a_lexicon_rates_every_proposal() {
+    let dir = scratch("lexicon");
+    let lexicon = dir.join("lexicon.tsv");
+    std::fs::write(
+        &lexicon,
+        "# a lexicon\nthou\t-1\tonly Early Modern\nyou\t1\tsay\n",
+    )
+    .unwrap();
+    let (data, model) = (dataset(), model());
+    let run = |extra: &[&str]| -> (bool, String, String) {
+        let mut a = vec![
+            "valence",
+            "--model",
+            &model,
+            "--dataset",
+            data.to_str().unwrap(),
+        ];
+        a.extend_from_slice(extra);
+        lmbias(&a)
+    };
+    let (ok, out, err) = run(&["--lexicon", lexicon.to_str().unwrap(), "--json"]);
+    assert!(ok, "{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let (mut tokens, sentences) = (0, json["results"][0]["sentences"].as_array().unwrap());
+    for s in sentences {
+        for t in s["tokens"].as_array().unwrap() {
+            tokens += 1;
+            assert_eq!(t["annotation"], "lexicon", "{t}");
+            let want = match t["token"].as_str().unwrap().to_lowercase().as_str() {
+                "thou" => -1.0,
+                "you" => 1.0,
+                _ => 0.0,
+            };
+            assert_eq!(t["valence"].as_f64().unwrap(), want, "{t}");
+        }
+        assert_eq!(s["unannotated_mass"], 0.0);
+    }
+    // Top 5 at every sentence, each rated.
+    assert_eq!(tokens, 5 * sentences.len());
+    let provenance = &json["provenance"][0];
+    assert_eq!(provenance["inputs"][1]["file"], lexicon.to_str().unwrap());
+    assert_eq!(provenance["options"]["rater"], "lexicon");
+    // A lexicon and corpora at once: the lexicon leaves nothing to rate.
+    let (ok, _, err) = run(&[
+        "--lexicon",
+        lexicon.to_str().unwrap(),
+        "--valence-from",
+        "a",
+        "b",
+    ]);
+    assert!(
+        !ok && err.contains("--lexicon") && err.contains("--valence-from"),
+        "{err}"
+    );
+    // Bad lexicons: one line, naming the option, the file and the line.
+    for (text, want) in [
+        (
+            "thou\t-0.7\tr\n",
+            "lexicon.tsv:1: valence \"-0.7\" of \"thou\" is not on the scale",
+        ),
+        (
+            "thou\t-1\n",
+            "lexicon.tsv:1: 2 tab-separated fields, expected 3",
+        ),
+        (
+            "thou\t-1\tr\nthou\t-1\tr\n",
+            "lexicon.tsv:2: \"thou\" is listed twice (first at line 1)",
+        ),
+        ("", "lexicon.tsv: no word"),
+    ] {
+        std::fs::write(&lexicon, text).unwrap();
+        let (ok, _, err) = run(&["--lexicon", lexicon.to_str().unwrap()]);
+        assert!(!ok);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("error: --lexicon: ") && err.contains(want),
+            "{err} lacks {want}"
+        );
+    }
+    // --valence-min-log-odds is checked and recorded.
+    let eme = dir.join("eme.txt");
+    let me = dir.join("me.txt");
+    std::fs::write(&eme, "thou art fair and thou art kind\n".repeat(30)).unwrap();
+    std::fs::write(&me, "you are fair and you are kind\n".repeat(30)).unwrap();
+    let (e, m) = (eme.to_str().unwrap(), me.to_str().unwrap());
+    let (ok, out, err) = run(&[
+        "--valence-from",
+        e,
+        m,
+        "--valence-min-log-odds",
+        "1.5",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        json["provenance"][0]["options"]["valence_min_log_odds"],
+        "1.5"
+    );
+    let (ok, _, err) = run(&["--valence-from", e, m, "--valence-min-log-odds", "-1"]);
+    assert!(
+        !ok && err.contains("the log-odds floor -1 must be a finite number ≥ 0"),
+        "{err}"
+    );
+}

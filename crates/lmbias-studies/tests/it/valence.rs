@@ -336,7 +336,7 @@ fn corpora_rate_every_proposal_the_annotations_leave() {
     let even = "we they u saw the";
     let eme = [lines("she came to the house", 40), lines(even, 20)].concat();
     let me = [lines("the wind blew", 40), lines(even, 20)].concat();
-    let corpora = CorpusValence::new(&eme, &me, 100.0, Thresholds::default(), 5).unwrap();
+    let corpora = CorpusValence::new(&eme, &me, 100.0, Thresholds::default(), 5, 0.0).unwrap();
     let k = NonZeroUsize::new(7).unwrap();
     let plain = valence::run(&fake(), &dataset(DATASET), k).unwrap();
     let rated = valence::run_with_corpora(&fake(), &dataset(DATASET), k, Some(&corpora)).unwrap();
