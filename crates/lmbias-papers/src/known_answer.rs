@@ -777,7 +777,10 @@ pub fn markdown(answer: &KnownAnswer) -> String {
          The paper's question is how a model fits each period's sentences: its B on the Early \
          Modern sentences against its B on the Modern ones (B_EME − B_ME; below 0 when it \
          proposes more Early Modern words where the sentence is Early Modern). The interval \
-         resamples each group within itself:\n\n{separation}\n{history}\n",
+         resamples each group within itself:\n\n{separation}\n\
+         Set beside each claim on Early Modern sentences (the difference between two models on \
+         the same sentences), the Early Modern model's own separation of the periods' \
+         sentences:\n\n{beside}\n{history}\n",
         file = CLAIMS_FILE,
         name = answer.name,
         frozen = answer.frozen,
@@ -810,8 +813,44 @@ pub fn markdown(answer: &KnownAnswer) -> String {
         dose_table = dose_table(answer).to_markdown(),
         absolute = absolute_table(answer).to_markdown(),
         separation = separation_table(answer).to_markdown(),
+        beside = model_or_sentence(answer),
         history = HISTORY,
     )
+}
+
+/// For each claim on Early Modern sentences: the difference between its two models beside the
+/// Early Modern model's own B_EME − B_ME on that set, and which is larger (issue #46: B may
+/// track the model more than the sentence).
+fn model_or_sentence(answer: &KnownAnswer) -> String {
+    let mut lines = Vec::new();
+    for c in answer
+        .claims
+        .iter()
+        .filter(|c| c.group == Group::EarlyModern)
+    {
+        let Some(own) = answer
+            .separation
+            .iter()
+            .find(|s| s.model == c.early_model && s.set == c.set)
+        else {
+            continue;
+        };
+        let reads = if c.test.mean_difference.abs() > own.difference.abs() {
+            "B follows the model more than the sentence"
+        } else {
+            "B follows the sentence at least as much as the model"
+        };
+        lines.push(format!(
+            "- {id} (`{set}`): between the models {between:.3}; within {model}, B_EME − B_ME \
+             {within:.3}: {reads}.",
+            id = c.id,
+            set = c.set,
+            between = c.test.mean_difference,
+            model = c.early_model,
+            within = own.difference,
+        ));
+    }
+    lines.join("\n") + "\n"
 }
 
 fn capitalised(s: &str) -> String {
