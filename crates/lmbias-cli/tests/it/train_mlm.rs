@@ -246,12 +246,24 @@ fn a_run_interrupted_at_any_moment_resumes_to_the_uninterrupted_weights() {
     let (mut kills, mut resumed_kills) = (0, 0);
     for round in 0..40 {
         let started = lmbias_testing::complete_checkpoint(&cut).is_some();
-        let child = std::process::Command::new(env!("CARGO_BIN_EXE_lmbias"))
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_lmbias"));
+        command
             .args(args(&cut, started))
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+            .stderr(std::process::Stdio::piped());
+        // A shell without job control starts background commands with SIGINT ignored, and a
+        // child inherits that: the suite run as `… &` would never interrupt. Ctrl-C reaches a
+        // foreground run with the default action, which this restores.
+        // SAFETY: `signal` is async-signal-safe, as `pre_exec` requires, and touches nothing of
+        // the parent's.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            command.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let child = command.spawn().unwrap();
         // Moments spread over start-up, steps and checkpoint writes (a fixed sequence;
         // 200 steps take about a second and a half here).
         let wait_ms = 40 + (round * 97) % 400;
