@@ -15,6 +15,7 @@ use std::error::Error;
 use std::io;
 
 use lmbias_runs::data::corpus::CorpusError;
+use lmbias_runs::data::lexicon::LexiconError;
 use lmbias_runs::data::probe::ProbeDataError;
 use lmbias_runs::data::valence::ValenceError;
 use lmbias_runs::data::{AssociationError, EmbeddingsError};
@@ -78,6 +79,7 @@ fn is_bad_input(e: &(dyn Error + 'static)) -> bool {
     e.is::<AssociationError>()
         || e.is::<EmbeddingsError>()
         || e.is::<ValenceError>()
+        || e.is::<LexiconError>()
         || e.is::<ProbeDataError>()
         || e.is::<WeatError>()
         || e.is::<EncoderError>()
@@ -126,6 +128,7 @@ fn is_bad_input_run(e: &RunError) -> bool {
         | RunError::Tests(_)
         | RunError::Seat(_)
         | RunError::ValenceData(_)
+        | RunError::Lexicon(_)
         | RunError::Valence(_)
         | RunError::ProbeData(_)
         | RunError::Embeddings(_)
