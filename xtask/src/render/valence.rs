@@ -48,7 +48,7 @@ pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
             "drawn",
             &results.valence_drawn,
             &analysis.valence_drawn,
-            Layout::Compact,
+            Layout::PerModel,
         ),
     ] {
         if !runs.is_empty() {
@@ -60,12 +60,14 @@ pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
     Ok(())
 }
 
-/// How results.json is laid out: indented, or on one line for the drawn set, whose every
-/// proposal of 900 sentences would make an indented file of megabytes.
+/// How the results are laid out: one indented results.json, or for the drawn set, whose every
+/// proposal of 900 sentences is half a megabyte a model, one file per model on one line
+/// (`results-<k>.json`, k from 1 in the report's model order), so that no file grows with the
+/// number of models.
 #[derive(Clone, Copy)]
 enum Layout {
     Pretty,
-    Compact,
+    PerModel,
 }
 
 /// One valence set's figures, results.json and tables into `dir`.
@@ -88,13 +90,20 @@ fn write_valence_set(
             )?;
         }
     }
-    let output = ValenceOutput::of(runs, agreement);
     match layout {
-        Layout::Pretty => write_json(&dir.join("results.json"), &output)?,
-        Layout::Compact => write(
+        Layout::Pretty => write_json(
             &dir.join("results.json"),
-            serde_json::to_string(&output)? + "\n",
+            &ValenceOutput::of(runs, agreement),
         )?,
+        Layout::PerModel => {
+            for (k, run) in runs.chunks(1).enumerate() {
+                let output = ValenceOutput::of(run, agreement);
+                write(
+                    &dir.join(format!("results-{}.json", k + 1)),
+                    serde_json::to_string(&output)? + "\n",
+                )?;
+            }
+        }
     }
     let tables: [(&str, Table); 4] = [
         ("comparison", comparison_table(results, 3)),
@@ -386,6 +395,26 @@ mod tests {
         assert!(md.contains("`valence/period-models/PROVENANCE.md`"), "{md}");
         // A run that wanted no period model has no such section.
         assert_eq!(known_answer_of(results(), &[], &[]), "");
+    }
+
+    /// The drawn set's results go one file per model, in model order, each the CLI's JSON
+    /// for that model alone.
+    #[test]
+    fn the_drawn_set_writes_one_results_file_per_model() {
+        let runs = vec![valence(LABELS[0], -0.6, 0.1), valence(LABELS[1], 0.1, 0.6)];
+        let results: Vec<ModelResult> = runs.iter().map(|r| r.result.clone()).collect();
+        let dir = std::env::temp_dir().join(format!("xtask-per-model-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        write_valence_set(&dir, &runs, &results, None, Layout::PerModel).unwrap();
+        for (k, label) in [(1, LABELS[0]), (2, LABELS[1])] {
+            let text = std::fs::read_to_string(dir.join(format!("results-{k}.json"))).unwrap();
+            let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(json["results"].as_array().unwrap().len(), 1);
+            assert_eq!(json["results"][0]["model"], label);
+            assert_eq!(text.lines().count(), 1);
+        }
+        assert!(!dir.join("results.json").exists() && !dir.join("results-3.json").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
