@@ -138,6 +138,7 @@ fn is_bad_input_run(e: &RunError) -> bool {
         | RunError::HugeVector { .. }
         | RunError::WeatTest { .. }
         | RunError::SameCorpus { .. }
+        | RunError::IdenticalCorpora { .. }
         | RunError::CorpusSettings(_)
         | RunError::PeriodCorpora { .. }
         | RunError::Crows { .. }

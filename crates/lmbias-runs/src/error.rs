@@ -110,6 +110,21 @@ pub enum RunError {
         /// The file.
         path: PathBuf,
     },
+    /// Two files with the same text given as the two period corpora: no word could lean either
+    /// way, and every rating would be 0.
+    #[error(
+        "{} and {}: the same text (sha256 {sha256}) given as the Early Modern and the Modern corpus",
+        early_modern.display(),
+        modern.display()
+    )]
+    IdenticalCorpora {
+        /// The Early Modern corpus.
+        early_modern: PathBuf,
+        /// The Modern corpus.
+        modern: PathBuf,
+        /// The text's digest, the same for both.
+        sha256: String,
+    },
     /// Two period corpora that cannot rate words.
     #[error("{} and {}", early_modern.display(), modern.display())]
     PeriodCorpora {

@@ -117,6 +117,13 @@ impl PeriodCorpora {
             });
         }
         let (eme, me) = (Corpus::read(early_modern)?, Corpus::read(modern)?);
+        if eme.sha256() == me.sha256() {
+            return Err(RunError::IdenticalCorpora {
+                early_modern: early_modern.to_path_buf(),
+                modern: modern.to_path_buf(),
+                sha256: eme.sha256().to_owned(),
+            });
+        }
         let valence = CorpusValence::new(
             eme.passages(),
             me.passages(),

@@ -431,6 +431,13 @@ fn valence_from_two_corpora_rates_every_proposal() {
         &["--valence-from", e, e],
         "eme.txt: given as both the Early Modern and the Modern corpus",
     );
+    // Two files with one text: refused, not rated 0 throughout (issue #47).
+    let copy = dir.join("copy.txt");
+    std::fs::copy(&eme, &copy).unwrap();
+    refused(
+        &["--valence-from", e, copy.to_str().unwrap()],
+        "copy.txt: the same text (sha256 ",
+    );
     let empty = dir.join("empty.txt");
     std::fs::write(&empty, "\n \n").unwrap();
     refused(
