@@ -98,6 +98,10 @@ def test_valence_from_two_corpora_equals_cli(cli_json, tmp_path):
     assert {t["annotation"] for r in rows for t in r["tokens"]} <= {"sentence", "lexicon", "corpus"}
     with pytest.raises(ValueError, match="given as both the Early Modern and the Modern corpus"):
         lmbias.valence(model, VALENCE, valence_from=(eme, eme))
+    copy = tmp_path / "copy.txt"
+    copy.write_text(eme.read_text())
+    with pytest.raises(ValueError, match="the same text"):
+        lmbias.valence(model, VALENCE, valence_from=(eme, copy))
     with pytest.raises(ValueError, match="thresholds 3 and 2 must satisfy 0 < first ≤ second"):
         lmbias.valence(model, VALENCE, valence_from=(eme, me), valence_thresholds=(3, 2))
     strict = lmbias.valence(model, VALENCE, valence_from=(eme, me), valence_thresholds=(1000, 2000),
