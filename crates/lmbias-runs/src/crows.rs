@@ -91,12 +91,11 @@ pub fn run(
     let lint = pairs
         .set
         .lint(settings.max_span_gap, terms.map(|(list, _)| list));
-    let flagged = lint.ids();
     let chosen: Vec<MinimalPair> = pairs
         .set
         .pairs()
         .iter()
-        .filter(|p| !(settings.exclude_flagged && flagged.contains(&p.id.as_str())))
+        .filter(|p| !(settings.exclude_flagged && lint.flags(p)))
         .cloned()
         .collect();
     let scores =

@@ -265,4 +265,28 @@ fn flagged_pairs_are_counted_and_can_be_left_out() {
     // Without the list, pair 3 is scored.
     let unlisted = run(&["--exclude-flagged"]);
     assert_eq!(unlisted["pairs"].as_array().unwrap().len(), 2);
+
+    // Three rows with one id, one of them flagged (two spans): only that row is left out
+    // (issue #47; exclusion matched ids and scored none of the three).
+    let shared = write(
+        &dir,
+        "shared-id.csv",
+        ",sent_more,sent_less,stereo_antistereo,bias_type\n\
+         7,the man ran home,the woman ran home,stereo,gender\n\
+         7,the man ran to the old house,the woman ran to the new house,stereo,gender\n\
+         7,the old man ran home,the young man ran home,stereo,age\n",
+    );
+    let (ok, stdout, stderr) = lmbias(&[
+        "crows",
+        "--model",
+        &model,
+        "--pairs",
+        shared.to_str().unwrap(),
+        "--exclude-flagged",
+        "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let kept = &serde_json::from_str::<Value>(&stdout).unwrap()["results"][0];
+    assert_eq!(kept["pairs"].as_array().unwrap().len(), 2, "{kept}");
+    assert_eq!(kept["data_checks"]["excluded"], serde_json::json!(["7"]));
 }

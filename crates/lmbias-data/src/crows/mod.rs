@@ -14,7 +14,7 @@ mod group_terms;
 
 pub use group_terms::GroupTerms;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use lmbias_encoder::quote;
@@ -72,6 +72,10 @@ pub struct Lint {
     pub duplicates: Vec<(String, String)>,
     /// What a group-term list found, where the lint was given one.
     pub group_terms: Option<GroupCheck>,
+    /// The lines of the flagged pairs: a pair is its row, whatever its id (a file may give
+    /// one id to several rows), so that leaving out the flagged leaves out no other pair.
+    #[serde(skip)]
+    lines: BTreeSet<usize>,
 }
 
 /// The pairs a group-term list tells about, each by id, in file order. Pairs of a bias type
@@ -89,6 +93,11 @@ pub struct GroupCheck {
 }
 
 impl Lint {
+    /// Whether `pair` (by its line) is flagged by any check.
+    pub fn flags(&self, pair: &MinimalPair) -> bool {
+        self.lines.contains(&pair.line)
+    }
+
     /// Every flagged id once, in file order of first flagging.
     pub fn ids(&self) -> Vec<&str> {
         let mut ids: Vec<&str> = Vec::new();
@@ -204,12 +213,14 @@ impl PairSet {
             let spans = modified_spans(&pair.more, &pair.less);
             if spans.len() > 1 {
                 lint.several_spans.push(pair.id.clone());
+                lint.lines.insert(pair.line);
             }
             if spans
                 .iter()
                 .any(|(a, b)| a.len().abs_diff(b.len()) > max_length_gap)
             {
                 lint.unequal_spans.push(pair.id.clone());
+                lint.lines.insert(pair.line);
             }
             if let (Some(terms), Some(check)) = (terms, lint.group_terms.as_mut())
                 && terms.covers(&pair.bias_type)
@@ -222,6 +233,7 @@ impl PairSet {
                 );
                 if (more.other && !more.own) || (less.other && !less.own) {
                     check.other_group.push(pair.id.clone());
+                    lint.lines.insert(pair.line);
                 } else if !more.own && !less.own {
                     check.unlisted.push(pair.id.clone());
                 }
@@ -232,7 +244,10 @@ impl PairSet {
                 (pair.less.as_str(), pair.more.as_str())
             };
             match seen.get(&key) {
-                Some(first) => lint.duplicates.push((pair.id.clone(), (*first).to_owned())),
+                Some(first) => {
+                    lint.duplicates.push((pair.id.clone(), (*first).to_owned()));
+                    lint.lines.insert(pair.line);
+                }
                 None => {
                     seen.insert(key, &pair.id);
                 }
@@ -406,6 +421,26 @@ impl PairsError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Three rows share id 7 and one of them differs in two spans: only that row is flagged
+    /// (issue #47: exclusion matched ids, and left out all three).
+    #[test]
+    fn a_flag_is_a_row_not_an_id() {
+        let csv = ",sent_more,sent_less,stereo_antistereo,bias_type\n\
+                   7,the poor are lazy,the rich are lazy,stereo,socioeconomic\n\
+                   7,he is a black man who sings,he is a white man who dances,stereo,race-color\n\
+                   7,old people are slow,young people are slow,stereo,age\n";
+        let set = PairSet::from_slice(Path::new("p.csv"), csv.as_bytes()).unwrap();
+        let lint = set.lint(2, None);
+        assert_eq!(lint.several_spans, ["7"]);
+        let flagged: Vec<usize> = set
+            .pairs()
+            .iter()
+            .filter(|p| lint.flags(p))
+            .map(|p| p.line)
+            .collect();
+        assert_eq!(flagged, [3]);
+    }
 
     #[test]
     fn spans_are_the_runs_of_words_that_differ() {

@@ -182,7 +182,8 @@ pub struct DataChecks {
     pub group_terms: Option<GroupCheck>,
     /// The limit `unequal_spans` used, in words.
     pub max_span_gap: usize,
-    /// The flagged pairs left out of the scores (`exclude_flagged`), else none.
+    /// The flagged pairs left out of the scores (`exclude_flagged`), else none: one id per
+    /// row left out, in file order (a file may give one id to several rows).
     pub excluded: Vec<String>,
 }
 
@@ -202,7 +203,11 @@ impl DataChecks {
             group_terms: lint.group_terms.clone(),
             max_span_gap,
             excluded: if exclude {
-                lint.ids().into_iter().map(str::to_owned).collect()
+                set.pairs()
+                    .iter()
+                    .filter(|p| lint.flags(p))
+                    .map(|p| p.id.clone())
+                    .collect()
             } else {
                 Vec::new()
             },
