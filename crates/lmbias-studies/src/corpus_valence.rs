@@ -308,10 +308,10 @@ pub fn agreement(dataset: &ValenceDataset, corpora: &CorpusValence) -> Agreement
     }
 }
 
-/// How three raters agree with a lexicon (issue #46) on every annotated (sentence, word) pair of
-/// a dataset: the sentence annotations (in context, by hand) and the corpora (in context and
+/// How the raters of a dataset's annotated (sentence, word) pairs agree with a lexicon (issue
+/// #46): the sentence annotations (in context, by hand) and each corpus rater (in context and
 /// word alone), each against the lexicon's rating of the word.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LexiconAgreement {
     /// Annotated pairs compared.
     pub pairs: usize,
@@ -319,36 +319,56 @@ pub struct LexiconAgreement {
     pub listed: usize,
     /// The hand annotations against the lexicon.
     pub hand: Scores,
-    /// The corpora, in context as proposals are rated, against the lexicon.
-    pub corpus_in_context: Scores,
-    /// The corpora, word alone, against the lexicon.
-    pub corpus_word_alone: Scores,
+    /// Each corpus rater against the lexicon, in the order given.
+    pub corpora: Vec<CorpusRaterAgreement>,
 }
 
-/// Agreement of `dataset`'s annotations and of `corpora`'s ratings with `lexicon`.
+/// One corpus rater against a lexicon.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CorpusRaterAgreement {
+    /// The rater's name, as the report gives it.
+    pub rater: String,
+    /// In context, as proposals are rated.
+    pub in_context: Scores,
+    /// The word alone.
+    pub word_alone: Scores,
+}
+
+/// Agreement of `dataset`'s annotations and of each named corpus rater of `corpora` with
+/// `lexicon`.
 pub fn lexicon_agreement(
     dataset: &ValenceDataset,
     lexicon: &Lexicon,
-    corpora: &CorpusValence,
+    corpora: &[(&str, &CorpusValence)],
 ) -> LexiconAgreement {
-    let (mut hand, mut in_context, mut alone, mut listed) = (Vec::new(), Vec::new(), Vec::new(), 0);
+    let (mut hand, mut listed) = (Vec::new(), 0);
+    let mut rated: Vec<(Vec<(f64, f64)>, Vec<(f64, f64)>)> = vec![Default::default(); corpora.len()];
     for sentence in dataset.sentences() {
         let (left, right) = neighbours(sentence.text(), dataset.mask());
         for (word, annotation) in sentence.annotations() {
             let by_lexicon = lexicon.valence(word).value();
             listed += usize::from(lexicon.rule(word).is_some());
             hand.push((by_lexicon, annotation.value()));
-            let rated = corpora.rate(left.as_deref(), word, right.as_deref());
-            in_context.push((by_lexicon, rated.valence));
-            alone.push((by_lexicon, corpora.rate(None, word, None).valence));
+            for ((_, rater), (in_context, alone)) in corpora.iter().zip(&mut rated) {
+                let r = rater.rate(left.as_deref(), word, right.as_deref());
+                in_context.push((by_lexicon, r.valence));
+                alone.push((by_lexicon, rater.rate(None, word, None).valence));
+            }
         }
     }
     LexiconAgreement {
         pairs: hand.len(),
         listed,
         hand: scores(&hand),
-        corpus_in_context: scores(&in_context),
-        corpus_word_alone: scores(&alone),
+        corpora: corpora
+            .iter()
+            .zip(&rated)
+            .map(|((name, _), (in_context, alone))| CorpusRaterAgreement {
+                rater: (*name).to_owned(),
+                in_context: scores(in_context),
+                word_alone: scores(alone),
+            })
+            .collect(),
     }
 }
 
@@ -482,7 +502,8 @@ mod tests {
         .unwrap();
         let lexicon =
             Lexicon::parse("thou\t-1\tonly EME\n", std::path::Path::new("l.tsv")).unwrap();
-        let a = lexicon_agreement(&dataset, &lexicon, &corpora());
+        let rater = corpora();
+        let a = lexicon_agreement(&dataset, &lexicon, &[("Bibles", &rater)]);
         assert_eq!((a.pairs, a.listed), (4, 1));
         // Lexicon (and, thou, you; fare you) = (0, −1, 0, 0) against hand (0, −1, 0, −1).
         let expected = [(2, 2), (0, 0), (2, 2), (2, 0)];
@@ -493,8 +514,9 @@ mod tests {
         assert!(a.hand.kappa_linear.unwrap() < 1.0);
         // The corpora rate *you* +1 alone: against the lexicon's 0.
         let alone = [(2, 2), (0, 0), (2, 4), (2, 4)];
+        assert_eq!(a.corpora[0].rater, "Bibles");
         assert_eq!(
-            a.corpus_word_alone.kappa_linear,
+            a.corpora[0].word_alone.kappa_linear,
             weighted_kappa(&alone, 5, Weights::Linear)
         );
     }

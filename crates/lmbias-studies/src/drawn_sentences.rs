@@ -80,15 +80,15 @@ pub enum DrawError {
 }
 
 /// A word of a text: its lower-cased form and its byte range.
-struct Word {
-    key: String,
+pub(crate) struct Word {
+    pub(crate) key: String,
     start: usize,
     end: usize,
 }
 
 /// The words of `text` as [`crate::corpus_valence::words`] finds them (runs of letters,
 /// apostrophes inside a word kept), with their byte ranges.
-fn words(text: &str) -> Vec<Word> {
+pub(crate) fn words(text: &str) -> Vec<Word> {
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
     let chars: Vec<(usize, char)> = text.char_indices().collect();
@@ -160,7 +160,7 @@ fn swap(pair: &VersePair<'_>, corpora: &CorpusValence) -> Option<Swap> {
 }
 
 /// `text` with `word` replaced by `mask`.
-fn masked(text: &str, word: &Word, mask: &str) -> String {
+pub(crate) fn masked(text: &str, word: &Word, mask: &str) -> String {
     format!("{}{mask}{}", &text[..word.start], &text[word.end..])
 }
 

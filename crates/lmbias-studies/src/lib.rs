@@ -2,6 +2,7 @@
 pub mod corpus_valence;
 pub mod crows;
 pub mod drawn_sentences;
+pub mod lexicon_sentences;
 pub mod probe;
 pub mod seat;
 #[cfg(any(test, feature = "testing"))]

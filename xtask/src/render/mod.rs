@@ -378,14 +378,20 @@ mod fixtures {
 
     /// Every period model's valence results as a run gives them: on the hand set with its
     /// annotations (`valence`, the KJV and WEB models), and rated by the lexicon on the hand
-    /// set and the drawn one, B on the EME sentences `eme[i]` for model `LABELS[i]` (ME +0.2),
-    /// with the frozen claims file.
+    /// set, the drawn one and the play-line one, B on the EME sentences `eme[i]` for model
+    /// `LABELS[i]` (ME +0.2), with the frozen claims file.
     pub(super) fn period_results(eme: [f64; 6]) -> Results {
         use crate::period_models::LABELS;
-        let drawn = |label: &str, e: f64| {
-            let mut run = valence(label, e, 0.2);
-            run.result.dataset = "kjv-web-drawn".to_owned();
-            run
+        let on = |set: &str| {
+            LABELS
+                .iter()
+                .zip(eme)
+                .map(|(label, e)| {
+                    let mut run = valence(label, e, 0.2);
+                    run.result.dataset = set.to_owned();
+                    run
+                })
+                .collect()
         };
         Results {
             valence: vec![valence(LABELS[0], -0.6, 0.1), valence(LABELS[1], 0.1, 0.6)],
@@ -394,7 +400,8 @@ mod fixtures {
                 .zip(eme)
                 .map(|(l, e)| valence(l, e, 0.2))
                 .collect(),
-            valence_drawn: LABELS.iter().zip(eme).map(|(l, e)| drawn(l, e)).collect(),
+            valence_drawn: on("kjv-web-drawn"),
+            valence_plays: on("plays-wordnet"),
             frozen: Some(crate::known_answer::frozen(&crate::datasets_dir()).unwrap()),
             ..Results::default()
         }
