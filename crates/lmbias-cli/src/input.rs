@@ -9,7 +9,6 @@
 //! [`MAX_LINE`] is an error (a file that is not texts, such as a disk image, would
 //! otherwise be read whole as one "line").
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -72,7 +71,8 @@ impl Texts {
             },
             Some(path) => {
                 let name = path.display().to_string();
-                let file = File::open(path).with_context(|| format!("--input {name}"))?;
+                let file = lmbias_runs::data::read::open(path)
+                    .with_context(|| format!("--input {name}"))?;
                 Source::Reader {
                     name,
                     reader: Box::new(BufReader::with_capacity(1 << 16, file)),

@@ -139,12 +139,38 @@ impl Cap {
     }
 }
 
+/// Opens `path` for reading without ever blocking in `open()`: every input of lmbias is opened
+/// here. A FIFO opens at once whether or not a process writes it (`O_NONBLOCK`), then reads in
+/// blocking mode: a pipe with a writer (`<(command)`, `mkfifo` fed by another process) is read
+/// whole, one that nobody writes reads as empty at once, and the reader refuses it as empty.
+pub fn open(path: &Path) -> io::Result<std::fs::File> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)?;
+        let fd = file.as_raw_fd();
+        // SAFETY: `fd` is the open descriptor `file` owns; F_GETFL/F_SETFL read and set its
+        // status flags and touch no memory.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(file)
+    }
+    #[cfg(not(unix))]
+    std::fs::File::open(path)
+}
+
 /// The bytes of `path`, at most `cap`: a larger file is an error before anything is read
 /// when its size is known, and as soon as the reading passes the cap otherwise.
 pub fn read_capped(path: &Path, cap: Cap) -> Result<Vec<u8>, ReadError> {
     use io::Read;
     let fail = |e| ReadError::new(path, e);
-    let file = std::fs::File::open(path).map_err(fail)?;
+    let file = open(path).map_err(fail)?;
     let limit = cap.bytes();
     let known = file.metadata().map_err(fail)?;
     if known.is_file() && known.len() > limit {
@@ -182,6 +208,42 @@ pub(crate) fn read_to_string(path: &Path) -> Result<String, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue #47, failure 1: a FIFO that nothing writes opened at once and read as empty; one
+    /// with a writer read whole.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_nobody_writes_reads_as_empty_at_once_and_a_written_one_whole() {
+        let dir = std::env::temp_dir().join(format!("lmbias-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("input");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let started = std::time::Instant::now();
+        assert_eq!(read_capped(&fifo, DATASET).unwrap(), b"");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        // A writer that opens the FIFO (it blocks until a reader comes), then writes; a reader
+        // that came and went before the writer was in leaves it a broken pipe: it writes again.
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || while std::fs::write(&fifo, b"thou art\n").is_err() {})
+        };
+        // Wait until the writer is there: reading before it would read an empty pipe.
+        let mut bytes = Vec::new();
+        for _ in 0..200 {
+            bytes = read_capped(&fifo, DATASET).unwrap();
+            if !bytes.is_empty() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        writer.join().unwrap();
+        assert_eq!(bytes, b"thou art\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_leading_mark_is_dropped_once_and_only_there() {

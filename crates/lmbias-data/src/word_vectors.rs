@@ -25,7 +25,6 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
@@ -163,7 +162,7 @@ impl<T: Float> WordVectors<T> {
 
     /// Reads word2vec/GloVe text by the rules of this module.
     pub fn read_text(path: &Path) -> Result<Self, WordVectorsError> {
-        let file = File::open(path).map_err(|e| ReadError::new(path, e))?;
+        let file = crate::read::open(path).map_err(|e| ReadError::new(path, e))?;
         Self::read_text_from(path, BufReader::with_capacity(1 << 16, file))
     }
 

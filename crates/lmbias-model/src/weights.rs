@@ -123,7 +123,7 @@ impl WeightsFile {
             doing: "read",
             source,
         };
-        let file = std::fs::File::open(&path).map_err(io)?;
+        let file = lmbias_data::read::open(&path).map_err(io)?;
         // A device or a pipe (a link to /dev/zero, say) would be read without end; a folder
         // fails on reading, as the system says.
         let kind = file.metadata().map_err(io)?.file_type();
@@ -263,7 +263,7 @@ fn repeated_tensor(path: &Path) -> std::io::Result<Option<String>> {
     use std::io::Read;
     /// safetensors' own cap on a header.
     const MAX_HEADER: u64 = 100_000_000;
-    let mut file = std::fs::File::open(path)?;
+    let mut file = lmbias_data::read::open(path)?;
     let mut len = [0u8; 8];
     if file.read_exact(&mut len).is_err() {
         return Ok(None);

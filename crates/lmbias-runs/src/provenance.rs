@@ -133,7 +133,7 @@ pub(crate) fn sha256_file(path: &Path) -> Result<String, RunError> {
         path: path.to_path_buf(),
         source,
     };
-    let mut file = std::fs::File::open(path).map_err(read)?;
+    let mut file = lmbias_data::read::open(path).map_err(read)?;
     // A device or a pipe (a link to /dev/zero, say) would be read without end; a folder
     // fails on reading, as the system says.
     let kind = file.metadata().map_err(read)?.file_type();

@@ -16,7 +16,17 @@ use crate::error::StaticError;
 pub(crate) type Table = WordVectors<f32>;
 
 fn open(path: &Path) -> Result<File, StaticError> {
-    File::open(path).map_err(|e| StaticError::io(path, e))
+    lmbias_data::read::open(path).map_err(|e| StaticError::io(path, e))
+}
+
+/// The whole file, opened as every input is (a FIFO nobody writes reads as empty).
+fn read_all(path: &Path) -> Result<Vec<u8>, StaticError> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    open(path)?
+        .read_to_end(&mut bytes)
+        .map_err(|e| StaticError::io(path, e))?;
+    Ok(bytes)
 }
 
 /// Longest word accepted in a binary file: beyond it the file is taken to be something else.
@@ -153,7 +163,7 @@ pub(crate) struct Npy {
 /// multiplies the shape unchecked, and brings pest's parser generator (13 crates) for a
 /// three-key dict (docs/architecture.md, "Written here, and why").
 pub(crate) fn read_npy(path: &Path) -> Result<Npy, StaticError> {
-    let bytes = std::fs::read(path).map_err(|e| StaticError::io(path, e))?;
+    let bytes = read_all(path)?;
     let bad = |problem: String| StaticError::format(path, problem);
     if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
         return Err(bad("not a .npy file (no \\x93NUMPY magic)".into()));
@@ -352,7 +362,7 @@ impl Literal<'_> {
 
 /// A vocabulary file: one word per line, in the order of the vectors (`\r\n` is accepted).
 pub(crate) fn read_vocab(path: &Path) -> Result<Vec<String>, StaticError> {
-    let bytes = std::fs::read(path).map_err(|e| StaticError::io(path, e))?;
+    let bytes = read_all(path)?;
     let bytes = lmbias_data::strip_bom(&bytes);
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()]

@@ -3,7 +3,6 @@
 //! plain ones), read with the Apache `parquet` crate (no arrow; snappy is the one codec
 //! built in). Anything else is a one-line error naming the file.
 
-use std::fs::File;
 use std::path::Path;
 
 use parquet::basic::Type as PhysicalType;
@@ -16,7 +15,7 @@ use crate::error::StaticError;
 /// The strings of column `column` of the file at `path`, in row order, over all row groups:
 /// a flat `BYTE_ARRAY` column of UTF-8, without nulls.
 pub(crate) fn read_string_column(path: &Path, column: &str) -> Result<Vec<String>, StaticError> {
-    let file = File::open(path).map_err(|e| StaticError::io(path, e))?;
+    let file = lmbias_data::read::open(path).map_err(|e| StaticError::io(path, e))?;
     string_column(file, column)
         .map_err(|problem| StaticError::format(path, format!("parquet {problem}")))
 }

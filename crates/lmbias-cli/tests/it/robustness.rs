@@ -763,3 +763,140 @@ fn a_negative_number_is_refused_by_its_option() {
         );
     }
 }
+
+/// Issue #47, failure 1: a FIFO that nothing writes, given as any input, ends the command at
+/// once with one line naming it (read as empty) instead of blocking in `open()` for ever. Each
+/// run has a deadline: one that passes it is killed and the test fails, naming the command.
+#[test]
+fn a_fifo_nobody_writes_never_hangs_a_reader() {
+    let scratch = Scratch::new("fifo");
+    let fifo = scratch.path("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let model = tiny();
+    let out = scratch.path("model");
+    let corpus = scratch.file("corpus.txt", "thou art fair\nyou are fair\n");
+    let pairs = fixtures()
+        .join("crows/short-pairs.csv")
+        .display()
+        .to_string();
+    let weat1 = repo()
+        .join("datasets/seat/en/weat1.jsonl")
+        .display()
+        .to_string();
+    let religion = repo()
+        .join("datasets/probe/religion.csv")
+        .display()
+        .to_string();
+    let adjectives = repo()
+        .join("datasets/probe/adjectives.csv")
+        .display()
+        .to_string();
+    let templates = repo()
+        .join("datasets/probe/templates.txt")
+        .display()
+        .to_string();
+    let dataset = repo()
+        .join("datasets/valence/eme-me-60.json")
+        .display()
+        .to_string();
+    let f = fifo.as_str();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["crows", "--model", &model, "--pairs", f],
+        vec![
+            "crows",
+            "--model",
+            &model,
+            "--pairs",
+            &pairs,
+            "--group-terms",
+            f,
+        ],
+        vec![
+            "train-mlm",
+            "--from",
+            &model,
+            "--corpus",
+            f,
+            "--output",
+            &out,
+        ],
+        vec![
+            "train-mlm",
+            "--from",
+            &model,
+            "--corpus",
+            &corpus,
+            "--add-words",
+            f,
+            "--output",
+            &out,
+        ],
+        vec!["valence", "--model", &model, "--dataset", f],
+        vec![
+            "valence",
+            "--model",
+            &model,
+            "--dataset",
+            &dataset,
+            "--valence-from",
+            f,
+            &corpus,
+        ],
+        vec!["weat", "--embeddings", f, "--test", &weat1],
+        vec!["seat", "--model", &model, "--test", f],
+        vec!["seat", "--merge", f, "--merge", f],
+        vec![
+            "probe",
+            "--model",
+            &model,
+            "--protected",
+            f,
+            "--stereotyped",
+            &adjectives,
+            "--templates",
+            &templates,
+        ],
+        vec![
+            "probe",
+            "--model",
+            &model,
+            "--protected",
+            &religion,
+            "--stereotyped",
+            &adjectives,
+            "--templates",
+            f,
+        ],
+        vec!["embed", "--model", &model, "--input", f],
+    ];
+    for args in cases {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lmbias"))
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("{args:?} still running after 120 s: a FIFO blocked it");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+        assert!(!status.success(), "{args:?}");
+        let line = one_line(&stderr);
+        assert!(line.contains(f), "{args:?}: {line}");
+    }
+}

@@ -88,7 +88,7 @@ const REQUIRED: [&str; 4] = [
 
 fn sha256_of(path: &Path) -> std::io::Result<String> {
     let mut hasher = Sha256::new();
-    let file = std::fs::File::open(path)?;
+    let file = lmbias_data::read::open(path)?;
     // A FIFO or a device in a checkpoint folder would be read forever.
     if !file.metadata()?.is_file() {
         return Err(std::io::Error::other("not a regular file"));
