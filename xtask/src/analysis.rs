@@ -10,7 +10,7 @@ use lmbias_runs::Provenance;
 use lmbias_runs::crows::{self as likelihood, CrowsRun, ModelComparison};
 use lmbias_runs::probe::ProbeResult;
 use lmbias_runs::seat::{self, SeatRun};
-use lmbias_runs::studies::corpus_valence::{Agreement, LexiconAgreement};
+use lmbias_runs::studies::corpus_valence::Agreement;
 use lmbias_runs::studies::crows::Measure;
 use lmbias_runs::studies::crows::summary::{Comparison, Verdict};
 use lmbias_runs::studies::probe::ProbeRun;
@@ -45,8 +45,8 @@ pub struct Results {
     pub corpus_agreement: Option<Agreement>,
     /// The known answer's claims file, checked against its frozen digests.
     pub frozen: Option<crate::known_answer::Frozen>,
-    /// How the hand annotations and the Bibles' corpus rater agree with the lexicon.
-    pub lexicon_agreement: Option<LexiconAgreement>,
+    /// How the hand annotations and the corpus raters agree with the lexicon.
+    pub lexicon_agreement: Option<crate::known_answer::RaterAgreement>,
     /// The likelihood measures on CrowS-Pairs, in model order.
     pub crows: Vec<CrowsRun>,
     /// The same on the period pairs.

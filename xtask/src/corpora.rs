@@ -412,9 +412,14 @@ pub fn held_out_speeches(speeches: &[String]) -> BTreeSet<usize> {
     use rand::SeedableRng;
     use rand::seq::SliceRandom;
     let mut order: Vec<usize> = (0..speeches.len()).collect();
-    order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(HELD_OUT_SPEECH_SEED));
+    order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(
+        HELD_OUT_SPEECH_SEED,
+    ));
     let drawn = (speeches.len() as f64 * HELD_OUT_SPEECH_SHARE).round() as usize;
-    let texts: BTreeSet<&str> = order[..drawn].iter().map(|&i| speeches[i].as_str()).collect();
+    let texts: BTreeSet<&str> = order[..drawn]
+        .iter()
+        .map(|&i| speeches[i].as_str())
+        .collect();
     (0..speeches.len())
         .filter(|&i| texts.contains(speeches[i].as_str()))
         .collect()
@@ -713,8 +718,15 @@ mod tests {
         let lines = held_out_speeches(whole.passages());
         assert_eq!(lines.len(), held.verses);
         let my_lord = whole.passages().iter().filter(|p| *p == "My lord.").count();
-        let held_my_lord = held_text.passages().iter().filter(|p| *p == "My lord.").count();
-        assert!(held_my_lord == 0 || held_my_lord == my_lord, "{held_my_lord} of {my_lord}");
+        let held_my_lord = held_text
+            .passages()
+            .iter()
+            .filter(|p| *p == "My lord.")
+            .count();
+        assert!(
+            held_my_lord == 0 || held_my_lord == my_lord,
+            "{held_my_lord} of {my_lord}"
+        );
     }
 
     #[test]

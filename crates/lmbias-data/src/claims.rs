@@ -270,7 +270,10 @@ impl ClaimsFile {
                 ));
             }
             if d.models.iter().collect::<BTreeSet<_>>().len() != d.models.len() {
-                return Err(err(format!("dose_response[{i}].models"), "a model twice".into()));
+                return Err(err(
+                    format!("dose_response[{i}].models"),
+                    "a model twice".into(),
+                ));
             }
             if d.n_samples == 0 {
                 return Err(err(
@@ -331,7 +334,9 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(
-            err.starts_with("ka.json: not a known-answer claims file: dose_response: missing field `seed`"),
+            err.starts_with(
+                "ka.json: not a known-answer claims file: dose_response: missing field `seed`"
+            ),
             "{err}"
         );
     }

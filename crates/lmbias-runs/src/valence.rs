@@ -155,7 +155,6 @@ impl PeriodCorpora {
     pub fn agreement(&self, dataset: &Dataset) -> Agreement {
         agreement(&dataset.dataset, &self.valence)
     }
-
 }
 
 /// How `dataset`'s annotations and each named corpus rater of `raters` agree with `lexicon`.

@@ -342,7 +342,8 @@ pub fn lexicon_agreement(
     corpora: &[(&str, &CorpusValence)],
 ) -> LexiconAgreement {
     let (mut hand, mut listed) = (Vec::new(), 0);
-    let mut rated: Vec<(Vec<(f64, f64)>, Vec<(f64, f64)>)> = vec![Default::default(); corpora.len()];
+    let mut rated: Vec<(Vec<(f64, f64)>, Vec<(f64, f64)>)> =
+        vec![Default::default(); corpora.len()];
     for sentence in dataset.sentences() {
         let (left, right) = neighbours(sentence.text(), dataset.mask());
         for (word, annotation) in sentence.annotations() {

@@ -205,13 +205,33 @@ mod tests {
     #[test]
     fn each_period_is_masked_at_its_first_word_the_lexicon_rates_its_way() {
         let early = [
-            Passage { id: "e1", source: "speech 1", text: "Hath thou seen him, my lord?" },
-            Passage { id: "e2", source: "speech 2", text: "He has no word of the old kind" },
-            Passage { id: "e3", source: "speech 3", text: "Thou art" },
+            Passage {
+                id: "e1",
+                source: "speech 1",
+                text: "Hath thou seen him, my lord?",
+            },
+            Passage {
+                id: "e2",
+                source: "speech 2",
+                text: "He has no word of the old kind",
+            },
+            Passage {
+                id: "e3",
+                source: "speech 3",
+                text: "Thou art",
+            },
         ];
         let modern = [
-            Passage { id: "m1", source: "example 1", text: "hath the U.S. has it now" },
-            Passage { id: "m2", source: "example 2", text: "the thing is done" },
+            Passage {
+                id: "m1",
+                source: "example 1",
+                text: "hath the U.S. has it now",
+            },
+            Passage {
+                id: "m2",
+                source: "example 2",
+                text: "the thing is done",
+            },
         ];
         let value = draw_by_lexicon(
             &early,
@@ -227,7 +247,10 @@ mod tests {
         // e2 has no Early Modern word, e3 is too short: only e1 qualifies, masked at "Hath".
         assert_eq!(sentences[0]["text"], "[MASK] thou seen him, my lord?");
         assert_eq!(sentences[0]["valence"], -1);
-        assert_eq!(sentences[0]["source"], "speech 1; masked: \"hath\" (lexicon -1)");
+        assert_eq!(
+            sentences[0]["source"],
+            "speech 1; masked: \"hath\" (lexicon -1)"
+        );
         // The Modern passage is masked at "has", the first word rated above 0.
         // The one-letter u of U.S. is passed over.
         assert_eq!(sentences[1]["text"], "hath the U.S. [MASK] it now");
@@ -239,16 +262,35 @@ mod tests {
                 .ends_with("1 Early Modern sentences of 1 qualifying passages (of 3) and 1 Modern of 1 (of 2), 3–8 words, drawn with seed 1.")
         );
         // Two asked, one qualifies: refused, saying how many.
-        let err = draw_by_lexicon(&early, &modern, &[], &lexicon(), &settings(2), ["t", ""], &BTreeMap::new())
-            .unwrap_err();
+        let err = draw_by_lexicon(
+            &early,
+            &modern,
+            &[],
+            &lexicon(),
+            &settings(2),
+            ["t", ""],
+            &BTreeMap::new(),
+        )
+        .unwrap_err();
         assert_eq!(
             err.to_string(),
             "1 Early Modern passages have a word the lexicon rates below 0 within 3–8 words: too few for 2"
         );
         // A passage a model trained on is refused, by id.
         let training = vec!["the thing is done".to_owned()];
-        let err = draw_by_lexicon(&early, &modern, &[&training], &lexicon(), &settings(1), ["t", ""], &BTreeMap::new())
-            .unwrap_err();
-        assert!(err.to_string().starts_with("m2 is also a training passage"), "{err}");
+        let err = draw_by_lexicon(
+            &early,
+            &modern,
+            &[&training],
+            &lexicon(),
+            &settings(1),
+            ["t", ""],
+            &BTreeMap::new(),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().starts_with("m2 is also a training passage"),
+            "{err}"
+        );
     }
 }

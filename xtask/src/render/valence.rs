@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use lmbias_papers::cuscito;
 use lmbias_papers::known_answer::{KnownAnswer, KnownAnswerError};
 use lmbias_report::table::Table;
-use lmbias_runs::studies::corpus_valence::{Agreement, LexiconAgreement};
+use lmbias_runs::studies::corpus_valence::Agreement;
 use lmbias_runs::studies::valence::ModelResult;
 use lmbias_runs::valence::{ValenceOutput, ValenceRun};
 
@@ -323,7 +323,8 @@ fn known_answer_section(
 
 /// Each rater against the lexicon that rates the known answer, on the hand set's annotated
 /// pairs (issue #46): weighted κ and ρ, and what κ_lin below 0.5 means.
-fn lexicon_agreement(a: &LexiconAgreement) -> String {
+fn lexicon_agreement(raters: &crate::known_answer::RaterAgreement) -> String {
+    let a = &raters.agreement;
     let cell = |x: Option<f64>| x.map_or("–".to_owned(), |x| format!("{x:.3}"));
     let mut table = Table::new([
         "rater",
@@ -332,7 +333,10 @@ fn lexicon_agreement(a: &LexiconAgreement) -> String {
         "Spearman's ρ",
         "reads",
     ]);
-    let mut rows = vec![("hand annotations, in context (`eme-me-60`)".to_owned(), &a.hand)];
+    let mut rows = vec![(
+        "hand annotations, in context (`eme-me-60`)".to_owned(),
+        &a.hand,
+    )];
     for c in &a.corpora {
         rows.push((format!("{}, in context", c.rater), &c.in_context));
         rows.push((format!("{}, word alone", c.rater), &c.word_alone));
@@ -360,9 +364,14 @@ fn lexicon_agreement(a: &LexiconAgreement) -> String {
          wordnet-base; the play-line set's Modern sentences are WordNet's example sentences, \
          never its definitions) and use the default effect-size floor (|log-odds| ≥ ln 2) and \
          z thresholds; they are reported here so that their agreement can be judged, and rate \
-         no claim. Their κ is set here beside the lexicon's verdicts.\n\n{}\n",
+         no claim. Their κ is set here beside the lexicon's verdicts.{}\n\n{}\n",
         a.pairs,
         a.listed,
+        raters
+            .not_computed
+            .as_ref()
+            .map(|why| format!(" **The disjoint raters were not computed in this run:** {why}."))
+            .unwrap_or_default(),
         table.to_markdown()
     )
 }

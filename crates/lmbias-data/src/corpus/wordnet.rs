@@ -63,7 +63,12 @@ pub fn wordnet_glosses(text: &str) -> Result<Vec<Gloss>, WordNetError> {
                 rest = after.find(';').map_or("", |i| &after[i..]);
             }
             if !example.is_empty() {
-                if attributed { &mut quotations } else { &mut examples }.push(example.to_owned());
+                if attributed {
+                    &mut quotations
+                } else {
+                    &mut examples
+                }
+                .push(example.to_owned());
             }
         }
         definition.push_str(rest);
@@ -101,12 +106,21 @@ mod tests {
         assert_eq!(glosses.len(), 3);
         assert_eq!(glosses[0].offset, "00217593");
         assert_eq!(glosses[0].pos, "n");
-        assert_eq!(glosses[0].definition, "the destruction of an enemy plane or ship");
+        assert_eq!(
+            glosses[0].definition,
+            "the destruction of an enemy plane or ship"
+        );
         assert_eq!(
             glosses[0].examples,
-            ["the pilot reported two kills during the mission", "two more"]
+            [
+                "the pilot reported two kills during the mission",
+                "two more"
+            ]
         );
-        assert_eq!(glosses[1].definition, "an act that has disastrous consequences");
+        assert_eq!(
+            glosses[1].definition,
+            "an act that has disastrous consequences"
+        );
         assert!(glosses[1].examples.is_empty());
         // An attributed quotation is kept apart from the examples, its author out of the
         // definition.
@@ -118,7 +132,10 @@ mod tests {
     #[test]
     fn a_line_without_a_gloss_or_offset_names_its_line() {
         let err = wordnet_glosses("00000001 04 n 01 a 0 000 | fine\nno gloss here\n").unwrap_err();
-        assert_eq!(err.to_string(), "line 2: not a WordNet synset line (offset, lex_filenum, ss_type … | gloss)");
+        assert_eq!(
+            err.to_string(),
+            "line 2: not a WordNet synset line (offset, lex_filenum, ss_type … | gloss)"
+        );
         assert_eq!(wordnet_glosses("x1 04 n | gloss\n").unwrap_err().line, 1);
     }
 }
