@@ -29,6 +29,9 @@ impl WordsFile {
             message,
         };
         let mut words: Vec<(usize, String)> = Vec::new();
+        // Each word's first line: one look-up a word, linear in the list (issue #47).
+        let mut first_line: std::collections::HashMap<&str, usize> =
+            std::collections::HashMap::new();
         for (i, line) in text.trim_start_matches('\u{feff}').lines().enumerate() {
             let word = line.trim();
             if word.is_empty() || word.starts_with('#') {
@@ -40,7 +43,7 @@ impl WordsFile {
                     format!("{word:?} holds white space: one word a line"),
                 ));
             }
-            if let Some((first, _)) = words.iter().find(|(_, w)| w == word) {
+            if let Some(first) = first_line.insert(word, i + 1) {
                 return Err(bad(
                     i + 1,
                     format!("{word:?} is given twice (first on line {first})"),

@@ -257,16 +257,37 @@ impl PairSet {
     }
 }
 
-/// The words of each contiguous span where `a` and `b` differ (a's, b's), by a Myers diff of
-/// their words.
+/// Beyond this many words between the common start and end of a pair, the middle is one
+/// modified span without a diff: a minimal pair differs in a few words, and a Myers diff of two
+/// long middles that differ throughout takes time quadratic in their length (a 50 MB sentence
+/// hung the data checks; issue #47).
+const MAX_DIFF_WORDS: usize = 2_000;
+
+/// The words of each contiguous span where `a` and `b` differ (a's, b's): the common first and
+/// last words set aside in linear time, then a Myers diff of the words between (one span when
+/// they are more than [`MAX_DIFF_WORDS`]).
 fn modified_spans<'a>(a: &'a str, b: &'a str) -> Vec<(Vec<&'a str>, Vec<&'a str>)> {
     let (a, b): (Vec<&str>, Vec<&str>) = (
         a.split_whitespace().collect(),
         b.split_whitespace().collect(),
     );
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(b[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (a, b) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
+    if a.is_empty() && b.is_empty() {
+        return Vec::new();
+    }
+    if a.len() + b.len() > MAX_DIFF_WORDS {
+        return vec![(a.to_vec(), b.to_vec())];
+    }
     let mut spans: Vec<(Vec<&str>, Vec<&str>)> = Vec::new();
     let mut open = false;
-    for op in capture_diff_slices(Algorithm::Myers, &a, &b) {
+    for op in capture_diff_slices(Algorithm::Myers, a, b) {
         let (old, new) = match op {
             DiffOp::Equal { .. } => {
                 open = false;
@@ -470,5 +491,22 @@ mod tests {
             [words(&["old"], &[])]
         );
         assert_eq!(modified_spans("same words", "same words"), []);
+        // Two long sentences that differ throughout (issue #47: 200,000 words took 53 s): the
+        // middle between the common ends is one span, found in linear time.
+        let a = format!("the start {} the end", "a b ".repeat(100_000));
+        let b = format!("the start {} the end", "c d ".repeat(100_000));
+        let spans = modified_spans(&a, &b);
+        assert_eq!(spans.len(), 1);
+        assert_eq!((spans[0].0.len(), spans[0].1.len()), (200_000, 200_000));
+        assert_eq!((spans[0].0[0], spans[0].1[199_999]), ("a", "d"));
+        // Short middles are still diffed word by word inside long common ends.
+        let long = "w ".repeat(50_000);
+        assert_eq!(
+            modified_spans(
+                &format!("{long} poor {long}"),
+                &format!("{long} rich {long}")
+            ),
+            [words(&["poor"], &["rich"])]
+        );
     }
 }

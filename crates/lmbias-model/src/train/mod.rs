@@ -853,7 +853,11 @@ impl<'a> Run<'a> {
                 Ok(words)
             }
             AddWords::Listed { file, words } => {
-                let mut found: Vec<(usize, SplitWord)> = Vec::with_capacity(words.len());
+                // Each word's first line, by the word as the tokenizer has it: one look-up a
+                // word, so that a list of 10^6 words is checked in linear time (issue #47).
+                let mut first_line: std::collections::HashMap<String, usize> =
+                    std::collections::HashMap::with_capacity(words.len());
+                let mut found: Vec<SplitWord> = Vec::with_capacity(words.len());
                 for (line, word) in words {
                     let split = tokenizer
                         .split_word(word)
@@ -861,7 +865,7 @@ impl<'a> Run<'a> {
                         .map_err(|problem| {
                             bad(file.clone(), format!("line {line}: {word:?} {problem}"))
                         })?;
-                    if let Some((first, _)) = found.iter().find(|(_, w)| w.word == split.word) {
+                    if let Some(first) = first_line.get(&split.word) {
                         return Err(bad(
                             file.clone(),
                             format!(
@@ -871,9 +875,10 @@ impl<'a> Run<'a> {
                             ),
                         ));
                     }
-                    found.push((*line, split));
+                    first_line.insert(split.word.clone(), *line);
+                    found.push(split);
                 }
-                Ok(found.into_iter().map(|(_, w)| w).collect())
+                Ok(found)
             }
         }
     }
