@@ -204,6 +204,21 @@ pub fn data_checks(checks: &DataChecks) -> String {
         duplicates.len(),
         ids(&duplicates),
     );
+    if !checks.repeated_ids.is_empty() {
+        let repeated: Vec<String> = checks
+            .repeated_ids
+            .iter()
+            .map(|(id, lines)| {
+                let lines: Vec<String> = lines.iter().map(usize::to_string).collect();
+                format!("{id}: lines {}", lines.join(", "))
+            })
+            .collect();
+        out.push_str(&format!(
+            " Ids given to more than one row: {}{} (counted, not flagged: a pair is its row).",
+            repeated.len(),
+            ids(&repeated)
+        ));
+    }
     out.push_str(&match &checks.group_terms {
         Some(g) => format!(
             " By the group-term list `{}`, one sentence's modified words name a group of \

@@ -289,4 +289,25 @@ fn flagged_pairs_are_counted_and_can_be_left_out() {
     let kept = &serde_json::from_str::<Value>(&stdout).unwrap()["results"][0];
     assert_eq!(kept["pairs"].as_array().unwrap().len(), 2, "{kept}");
     assert_eq!(kept["data_checks"]["excluded"], serde_json::json!(["7"]));
+    // The data checks report the id given to three rows, with their lines, in the JSON and in
+    // the Markdown summary.
+    assert_eq!(
+        kept["data_checks"]["repeated_ids"],
+        serde_json::json!([["7", [2, 3, 4]]])
+    );
+    let (ok, markdown, stderr) = lmbias(&[
+        "crows",
+        "--model",
+        &model,
+        "--pairs",
+        shared.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(
+        markdown.contains(
+            " Ids given to more than one row: 1 (7: lines 2, 3, 4) (counted, not flagged: a pair \
+             is its row)."
+        ),
+        "{markdown}"
+    );
 }

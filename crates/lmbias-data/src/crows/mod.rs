@@ -72,6 +72,9 @@ pub struct Lint {
     pub duplicates: Vec<(String, String)>,
     /// What a group-term list found, where the lint was given one.
     pub group_terms: Option<GroupCheck>,
+    /// Ids given to more than one row, each with its rows' lines, in file order of the id's
+    /// first row. Counted, not flagged: a pair is its row, its id only names it (issue #47).
+    pub repeated_ids: Vec<(String, Vec<usize>)>,
     /// The lines of the flagged pairs: a pair is its row, whatever its id (a file may give
     /// one id to several rows), so that leaving out the flagged leaves out no other pair.
     #[serde(skip)]
@@ -209,7 +212,15 @@ impl PairSet {
             ..Lint::default()
         };
         let mut seen: HashMap<(&str, &str), &str> = HashMap::new();
+        let mut rows_of_id: HashMap<&str, usize> = HashMap::new();
         for pair in &self.pairs {
+            match rows_of_id.get(pair.id.as_str()) {
+                Some(&k) => lint.repeated_ids[k].1.push(pair.line),
+                None => {
+                    rows_of_id.insert(&pair.id, lint.repeated_ids.len());
+                    lint.repeated_ids.push((pair.id.clone(), vec![pair.line]));
+                }
+            }
             let spans = modified_spans(&pair.more, &pair.less);
             if spans.len() > 1 {
                 lint.several_spans.push(pair.id.clone());
@@ -253,6 +264,7 @@ impl PairSet {
                 }
             }
         }
+        lint.repeated_ids.retain(|(_, lines)| lines.len() > 1);
         lint
     }
 }
@@ -461,6 +473,17 @@ mod tests {
             .map(|p| p.line)
             .collect();
         assert_eq!(flagged, [3]);
+        // The id given to three rows is reported with their lines, and flags none of them.
+        assert_eq!(lint.repeated_ids, [("7".to_owned(), vec![2, 3, 4])]);
+        let unique = PairSet::from_slice(
+            Path::new("q.csv"),
+            ",sent_more,sent_less,stereo_antistereo,bias_type\n\
+             1,the poor are lazy,the rich are lazy,stereo,socioeconomic\n\
+             2,old people are slow,young people are slow,stereo,age\n"
+                .as_bytes(),
+        )
+        .unwrap();
+        assert!(unique.lint(2, None).repeated_ids.is_empty());
     }
 
     #[test]

@@ -178,6 +178,9 @@ pub struct DataChecks {
     pub unequal_spans: Vec<String>,
     /// Pairs an earlier pair repeats: (this id, the earlier's).
     pub duplicates: Vec<(String, String)>,
+    /// Ids given to more than one row, with the rows' lines: counted, not flagged.
+    #[serde(default)]
+    pub repeated_ids: Vec<(String, Vec<usize>)>,
     /// What a group-term list told of the modified words, where one was given.
     pub group_terms: Option<GroupCheck>,
     /// The limit `unequal_spans` used, in words.
@@ -200,6 +203,7 @@ impl DataChecks {
             several_spans: lint.several_spans.clone(),
             unequal_spans: lint.unequal_spans.clone(),
             duplicates: lint.duplicates.clone(),
+            repeated_ids: lint.repeated_ids.clone(),
             group_terms: lint.group_terms.clone(),
             max_span_gap,
             excluded: if exclude {
