@@ -140,6 +140,12 @@ pub fn run(args: TrainMlmArgs) -> anyhow::Result<()> {
     let mut show = Display::new(args.steps, args.log_every);
     let trained = run.train(&args.output, args.resume, &mut |p| show.step(p))?;
     show.finish();
+    for copy in &trained.removed {
+        eprintln!(
+            "removed {}: a copy of the checkpoint an interrupted run left",
+            copy.display()
+        );
+    }
     let (report, timing) = (&trained.report, &trained.timing);
     match &report.held_out {
         Some(h) => outln!(

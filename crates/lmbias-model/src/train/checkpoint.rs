@@ -191,10 +191,13 @@ fn beside(dir: &Path, suffix: &str) -> PathBuf {
     dir.with_file_name(name)
 }
 
-/// `dir` and the copies a run left beside it (`.tmp-PID` being written, `.prev-PID`
-/// stepping aside), those that hold a state.json.
+/// `dir` when it holds a state.json, and every copy a run left beside it (`.tmp-PID` being
+/// written, `.prev-PID` stepping aside), complete or not.
 fn candidates(dir: &Path) -> Vec<PathBuf> {
-    let mut out = vec![dir.to_path_buf()];
+    let mut out = Vec::new();
+    if dir.join("state.json").is_file() {
+        out.push(dir.to_path_buf());
+    }
     let name = dir.file_name().unwrap_or_default().to_string_lossy();
     let (tmp, prev) = (format!("{name}.tmp-"), format!("{name}.prev-"));
     if let Some(Ok(entries)) = dir.parent().map(|p| {
@@ -215,7 +218,6 @@ fn candidates(dir: &Path) -> Vec<PathBuf> {
         beside.sort();
         out.extend(beside);
     }
-    out.retain(|d| d.join("state.json").is_file());
     out
 }
 
@@ -231,8 +233,10 @@ fn step_of(dir: &Path) -> usize {
 /// but `--resume` was not given (it would be overwritten), or when `--resume`
 /// finds none, or none whose digest verifies. A complete copy left beside `dir`
 /// by an interrupted replacement (`.tmp-PID`, `.prev-PID`) counts: the one with
-/// the most steps is moved into place and used.
-pub(super) fn find(dir: &Path, resume: bool) -> Result<Option<Found>, TrainError> {
+/// the most steps is moved into place and used. Every other copy beside `dir` is
+/// removed (half-written ones, and complete ones of fewer steps once one is in
+/// place), and returned, so that the run can say what it removed.
+pub(super) fn find(dir: &Path, resume: bool) -> Result<(Option<Found>, Vec<PathBuf>), TrainError> {
     // Said now, not at the first checkpoint a run of hours writes.
     if dir.exists() && !dir.is_dir() {
         return Err(TrainError::Output {
@@ -273,13 +277,25 @@ pub(super) fn find(dir: &Path, resume: bool) -> Result<Option<Found>, TrainError
         }
     }
     // The output is locked for this run: no other run is writing these.
+    let mut removed = Vec::new();
+    let mut clear = |leftover: PathBuf| {
+        if std::fs::remove_dir_all(&leftover).is_ok() {
+            removed.push(leftover);
+        }
+    };
     for leftover in debris {
-        let _ = std::fs::remove_dir_all(leftover);
+        clear(leftover);
     }
     if !resume {
-        return Ok(None);
+        return Ok((None, removed));
     }
-    let Some(best) = complete.into_iter().max_by_key(|d| step_of(d)) else {
+    let best = complete.iter().max_by_key(|d| step_of(d)).cloned();
+    for other in complete {
+        if Some(&other) != best.as_ref() && other != dir {
+            clear(other);
+        }
+    }
+    let Some(best) = best else {
         return Err(match broken {
             Some((path, message)) => TrainError::Output {
                 path,
@@ -298,9 +314,12 @@ pub(super) fn find(dir: &Path, resume: bool) -> Result<Option<Found>, TrainError
         std::fs::rename(&best, dir)
             .map_err(|e| TrainError::io(&best, "cannot move the checkpoint into place", e))?;
     }
-    Ok(Some(Found {
-        dir: dir.to_path_buf(),
-    }))
+    Ok((
+        Some(Found {
+            dir: dir.to_path_buf(),
+        }),
+        removed,
+    ))
 }
 
 impl Found {
@@ -455,7 +474,11 @@ pub(super) fn save(
         std::fs::write(&path, json).map_err(|e| TrainError::io(&path, "cannot write", e))?;
         write_digests(&staging)
     })();
-    written.map_err(|e| e.staged_as(&staging, dir))?;
+    if let Err(e) = written {
+        // Half a checkpoint is none (a full disk, say): it goes, and the space with it.
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(e.staged_as(&staging, dir));
+    }
     let previous = beside(dir, "prev");
     let _ = std::fs::remove_dir_all(&previous);
     if dir.exists() {
@@ -468,8 +491,8 @@ pub(super) fn save(
     Ok(())
 }
 
-/// Removes the checkpoints once the output folder is complete, copies left beside
-/// them by interrupted runs included.
+/// Removes the checkpoints once the output folder is complete, every copy left beside
+/// them by interrupted runs included, complete or not.
 pub(super) fn remove(dir: &Path) {
     for candidate in candidates(dir) {
         let _ = std::fs::remove_dir_all(candidate);

@@ -189,7 +189,11 @@ impl<'a> Folder<'a> {
             let timing = serde_json::to_string_pretty(&trained.timing).expect("timing serialises");
             write(&staging.join(TIMING_FILE), timing.as_bytes())
         })();
-        written.map_err(|e| e.staged_as(&staging, output))?;
+        if let Err(e) = written {
+            // A folder the run could not finish (a full disk, say) is no model: it goes.
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(e.staged_as(&staging, output));
+        }
         std::fs::rename(&staging, output)
             .map_err(|e| TrainError::io(output, "cannot move the finished folder into place", e))
     }

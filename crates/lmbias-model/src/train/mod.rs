@@ -234,6 +234,9 @@ pub struct Trained {
     pub report: TrainingReport,
     /// timing.json.
     pub timing: Timing,
+    /// Copies of the checkpoint that interrupted runs left beside it and this run removed
+    /// (half-written ones, and complete ones of fewer steps than the one resumed).
+    pub removed: Vec<PathBuf>,
 }
 
 /// What a run did and how well the model predicts held-out text: written as
@@ -393,7 +396,7 @@ impl<'a> Run<'a> {
         export::check_output(output)?;
         let _lock = export::lock_output(output)?;
         let checkpoints = checkpoint_dir(output);
-        let resumed = checkpoint::find(&checkpoints, resume)?;
+        let (resumed, removed) = checkpoint::find(&checkpoints, resume)?;
 
         let device = self.device.device()?.autodiff();
         let Prepared {
@@ -527,6 +530,7 @@ impl<'a> Run<'a> {
                 seconds,
                 tokens_per_s: tokens as f64 / seconds.max(1e-9),
             },
+            removed,
         };
         let folder = self.folder(&valid, &loaded.base_config, tokenizer);
         folder.write_final(output, &trained)?;

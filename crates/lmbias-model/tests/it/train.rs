@@ -286,6 +286,51 @@ fn a_resumed_run_computes_what_an_uninterrupted_one_does() {
     });
 }
 
+/// Issue #47, failure 9: the copies interrupted runs leave beside a checkpoint — a
+/// `.tmp-PID` cut off before its state.json, a `.prev-PID` half deleted — were never removed
+/// (the cleanup looked only at copies with a state.json). A resumed run now removes every
+/// copy but the checkpoint it continues, says which, and the finished run leaves none.
+#[test]
+fn a_resumed_run_removes_every_half_written_copy_and_says_so() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    with_checkpointing_run(|run| {
+        let (whole, cut) = whole_and_cut(run, "debris-");
+        let dir = checkpoint_dir(&cut);
+        let sibling = |suffix: &str| {
+            let mut name = dir.file_name().unwrap().to_os_string();
+            name.push(suffix);
+            dir.with_file_name(name)
+        };
+        // A copy cut off while its weights were written, and one half deleted.
+        let (tmp, prev) = (sibling(".tmp-999999"), sibling(".prev-999998"));
+        std::fs::create_dir_all(tmp.join("model")).unwrap();
+        std::fs::write(tmp.join("model/model.safetensors"), b"\x08\x00\x00").unwrap();
+        std::fs::create_dir_all(&prev).unwrap();
+        std::fs::write(prev.join("optimizer.safetensors"), b"").unwrap();
+
+        let trained = run.train(&cut, true, &mut |_| {}).unwrap();
+        assert_eq!(trained.report.resumed_from, Some(4));
+        let mut removed = trained.removed.clone();
+        removed.sort();
+        let mut expected = vec![tmp.clone(), prev.clone()];
+        expected.sort();
+        assert_eq!(removed, expected);
+        assert!(!tmp.exists() && !prev.exists() && !dir.exists());
+        let left: Vec<String> = std::fs::read_dir(cut.parent().unwrap())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&*cut.file_name().unwrap().to_string_lossy()))
+            .collect();
+        assert_eq!(
+            left,
+            [cut.file_name().unwrap().to_string_lossy().into_owned()]
+        );
+        std::fs::remove_dir_all(&whole).unwrap();
+        std::fs::remove_dir_all(&cut).unwrap();
+    });
+}
+
 /// On the CPU a run gives the same weights bit for bit on one thread and on three: every
 /// sum of the hand-written step has an order that does not depend on the threads.
 #[test]
