@@ -75,37 +75,58 @@ pub struct Cap {
     pub kind: &'static str,
     /// The cap in MiB, before [`MAX_FILE_MB`].
     pub mib: u64,
+    /// What the bytes must look like, checked as they arrive: a file that cannot be of its
+    /// kind is refused at its first bytes, not at the cap (`/dev/zero` as a corpus read 4 GiB
+    /// before "too large"; issue #47).
+    pub start: Start,
+}
+
+/// What [`read_capped`] checks of a file's bytes while it reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// Text: no NUL byte anywhere (UTF-8 text has none; zeros, sparse files and binaries do).
+    Text,
+    /// A CBOR map (lmbias's shards): the first byte is of major type 5.
+    CborMap,
+    /// Anything (binary formats whose own reader checks them).
+    Any,
 }
 
 /// Association tests, valence datasets, word lists, templates.
 pub const DATASET: Cap = Cap {
     kind: "dataset",
     mib: 256,
+    start: Start::Text,
 };
 /// Precomputed vectors (`--embeddings`): JSON or a whole word2vec/GloVe text file.
 pub const EMBEDDINGS: Cap = Cap {
     kind: "embeddings",
     mib: 8192,
+    start: Start::Text,
 };
 /// A model's or tokenizer's settings (config.json, tokenizer_config.json, …).
 pub const CONFIG: Cap = Cap {
     kind: "config",
     mib: 16,
+    start: Start::Text,
 };
 /// A tokenizer's vocabulary (tokenizer.json, vocab.txt, spm.model, spiece.model).
 pub const TOKENIZER: Cap = Cap {
     kind: "tokenizer",
     mib: 512,
+    start: Start::Any,
 };
 /// A training corpus.
 pub const CORPUS: Cap = Cap {
     kind: "corpus",
     mib: 4096,
+    start: Start::Text,
 };
 /// A `--save`d shard of a sweep.
 pub const SHARD: Cap = Cap {
     kind: "shard",
     mib: 1024,
+    start: Start::CborMap,
 };
 
 /// The environment variable that sets every cap, in MiB, for files larger than the defaults.
@@ -119,6 +140,30 @@ impl Cap {
             .and_then(|v| v.trim().parse::<u64>().ok())
             .unwrap_or(self.mib);
         mib.saturating_mul(1 << 20)
+    }
+
+    /// Refuses `bytes` (read so far; `from` where the newest chunk starts) that cannot be a
+    /// file of this kind.
+    fn check_start(self, bytes: &[u8], from: usize) -> io::Result<()> {
+        let refuse = |message: String| Err(io::Error::new(io::ErrorKind::InvalidData, message));
+        match self.start {
+            Start::Text => match bytes[from..].iter().position(|&b| b == 0) {
+                Some(i) => refuse(format!(
+                    "a NUL byte at byte {}: not a text file, as a {} file must be",
+                    from + i,
+                    self.kind
+                )),
+                None => Ok(()),
+            },
+            Start::CborMap => match bytes.first() {
+                Some(&b) if from == 0 && !(0xa0..=0xbf).contains(&b) => refuse(format!(
+                    "first byte 0x{b:02x}: not a CBOR map, so not a {} file",
+                    self.kind
+                )),
+                _ => Ok(()),
+            },
+            Start::Any => Ok(()),
+        }
     }
 
     /// The error for a file over the cap.
@@ -177,9 +222,19 @@ pub fn read_capped(path: &Path, cap: Cap) -> Result<Vec<u8>, ReadError> {
         return Err(fail(cap.exceeded()));
     }
     let mut bytes = Vec::new();
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(fail)?;
+    let mut reader = file.take(limit.saturating_add(1));
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(fail(e)),
+        };
+        let at = bytes.len();
+        bytes.extend_from_slice(&chunk[..n]);
+        cap.check_start(&bytes, at).map_err(fail)?;
+    }
     if bytes.len() as u64 > limit {
         return Err(fail(cap.exceeded()));
     }

@@ -196,8 +196,8 @@ fn long_texts_are_quoted_by_a_prefix_in_errors() {
     assert!(err.len() < 400, "{} bytes: {}", err.len(), &err[..400]);
     assert!(err.ends_with("… (200000 characters)"), "{err}");
 
-    // `weat --embeddings` on one huge line of NUL bytes (a sparse file) names a prefix.
-    let blob = scratch.file("blob.txt", vec![0u8; 4 << 20]);
+    // `weat --embeddings` on one huge line (4 MiB of one letter) names a prefix.
+    let blob = scratch.file("blob.txt", vec![b'x'; 4 << 20]);
     let test = repo().join("datasets/seat/en/weat6.jsonl");
     let (ok, _, stderr) = lmbias(&[
         "weat",
@@ -523,7 +523,11 @@ fn a_test_folder_refuses_dangling_links_and_skips_hidden_files() {
 #[test]
 fn endless_files_stop_at_their_kind_s_cap() {
     let scratch = Scratch::new("caps");
-    let zero = "/dev/zero";
+    // 2 MiB of text (a map's first byte, then letters, for the shard): no byte refuses it
+    // early, so the cap is what stops it.
+    let mut big = vec![b'a'; 2 << 20];
+    big[0] = 0xa0;
+    let zero = &scratch.file("big.txt", big);
     let templates = repo().join("datasets/probe/templates.txt");
     let religion = repo().join("datasets/probe/religion.csv");
     let adjectives = repo().join("datasets/probe/adjectives.csv");
@@ -595,7 +599,7 @@ fn endless_files_stop_at_their_kind_s_cap() {
         assert!(!output.status.success(), "{args:?}");
         let line = one_line(&stderr);
         assert!(
-            line.contains("/dev/zero")
+            line.contains(zero.as_str())
                 && line.ends_with(&format!(
                     "larger than 1 MiB (the limit for {kind} files; set LMBIAS_MAX_FILE_MB to \
                      raise it)"
@@ -612,7 +616,7 @@ fn endless_files_stop_at_their_kind_s_cap() {
             "config.json",
             true,
             None,
-            "larger than 1 MiB (the limit for config files",
+            "a NUL byte at byte 0: not a text file, as a config file must be",
         ),
         // Not a regular file, tokenizer.json is not taken for the tokenizer (vocab.txt is),
         // but the model's provenance digest reads it: refused there.
@@ -636,7 +640,7 @@ fn endless_files_stop_at_their_kind_s_cap() {
             std::fs::copy(entry.path(), folder.join(&name)).unwrap();
         }
         if link {
-            std::os::unix::fs::symlink(zero, folder.join(file)).unwrap();
+            std::os::unix::fs::symlink("/dev/zero", folder.join(file)).unwrap();
         } else {
             std::fs::write(folder.join(file), "a\n".repeat(1 << 20)).unwrap();
         }
@@ -658,7 +662,7 @@ fn endless_files_stop_at_their_kind_s_cap() {
     }
     // Static vectors stream line by line: an endless line is refused at 16 MiB.
     let vectors = scratch.0.join("vectors.txt");
-    std::os::unix::fs::symlink(zero, &vectors).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &vectors).unwrap();
     let (ok, _, stderr) = lmbias(&[
         "embed",
         "--model",
@@ -898,5 +902,79 @@ fn a_fifo_nobody_writes_never_hangs_a_reader() {
         assert!(!status.success(), "{args:?}");
         let line = one_line(&stderr);
         assert!(line.contains(f), "{args:?}: {line}");
+    }
+}
+
+/// Issue #47, failure 4: `/dev/zero` given as any data file read 1–4 GiB before the cap refused
+/// it. A reader now checks the bytes as they arrive — text has no NUL byte, a shard starts with
+/// a CBOR map — and refuses at the first chunk: one line naming the file, and a peak memory of
+/// the whole process under 100 MiB, caps left at their defaults.
+#[test]
+fn dev_zero_is_refused_at_its_first_bytes_in_little_memory() {
+    let scratch = Scratch::new("zero");
+    let zero = "/dev/zero";
+    let model = tiny();
+    let out = scratch.path("model");
+    let corpus = scratch.file("corpus.txt", "thou art fair\nyou are fair\n");
+    let weat1 = repo()
+        .join("datasets/seat/en/weat1.jsonl")
+        .display()
+        .to_string();
+    let dataset = repo()
+        .join("datasets/valence/eme-me-60.json")
+        .display()
+        .to_string();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["seat", "--model", &model, "--test", zero],
+            "not a text file, as a dataset file must be",
+        ),
+        (
+            vec!["valence", "--model", &model, "--dataset", zero],
+            "not a text file, as a dataset file must be",
+        ),
+        (
+            vec![
+                "valence",
+                "--model",
+                &model,
+                "--dataset",
+                &dataset,
+                "--valence-from",
+                zero,
+                &corpus,
+            ],
+            "not a text file, as a corpus file must be",
+        ),
+        (
+            vec![
+                "train-mlm",
+                "--from",
+                &model,
+                "--corpus",
+                zero,
+                "--output",
+                &out,
+            ],
+            "not a text file, as a corpus file must be",
+        ),
+        (
+            vec!["seat", "--merge", zero, "--merge", zero],
+            "first byte 0x00: not a CBOR map, so not a shard file",
+        ),
+        (
+            vec!["weat", "--embeddings", zero, "--test", &weat1],
+            "/dev/zero",
+        ),
+    ];
+    for (args, says) in cases {
+        let (ok, stderr, peak) = peak_rss(&args);
+        assert!(!ok, "{args:?}");
+        let line = one_line(&stderr);
+        assert!(
+            line.contains(zero) && line.contains(says),
+            "{args:?}: {line}"
+        );
+        assert!(peak < 100 << 20, "{args:?}: peak {} MiB", peak >> 20);
     }
 }

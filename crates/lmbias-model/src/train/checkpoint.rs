@@ -382,6 +382,7 @@ impl Found {
         let cap = Cap {
             kind: "optimizer state",
             mib: ((values as u64 * 8) >> 20) + 16,
+            start: lmbias_data::read::Start::Any,
         };
         let bytes = read_capped(&path, cap)
             .map_err(|e| bad(format!("cannot read the optimizer state: {e}")))?;
