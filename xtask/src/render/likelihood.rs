@@ -307,6 +307,7 @@ mod tests {
                 several_spans: vec![],
                 unequal_spans: vec![],
                 duplicates: vec![],
+                repeated_ids: vec![],
                 group_terms: None,
                 max_span_gap: 3,
                 excluded: vec![],
