@@ -3,6 +3,7 @@
 //! twice, are errors naming the line: a list that says something else than its reader takes
 //! would add other words than the user meant.
 
+use lmbias_encoder::quote;
 use std::path::{Path, PathBuf};
 
 use crate::read::{ReadError, read_to_string};
@@ -40,13 +41,13 @@ impl WordsFile {
             if word.contains(char::is_whitespace) {
                 return Err(bad(
                     i + 1,
-                    format!("{word:?} holds white space: one word a line"),
+                    format!("{} holds white space: one word a line", quote(word)),
                 ));
             }
             if let Some(first) = first_line.insert(word, i + 1) {
                 return Err(bad(
                     i + 1,
-                    format!("{word:?} is given twice (first on line {first})"),
+                    format!("{} is given twice (first on line {first})", quote(word)),
                 ));
             }
             words.push((i + 1, word.to_owned()));

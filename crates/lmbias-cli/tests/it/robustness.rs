@@ -1006,3 +1006,59 @@ fn dev_zero_is_refused_at_its_first_bytes_in_little_memory() {
         assert!(peak < 100 << 20, "{args:?}: peak {} MiB", peak >> 20);
     }
 }
+
+/// Issue #47's smaller faults of `--add-words FILE`: its errors printed their message twice,
+/// `1e3` was read as a path, and a 100,000-character listed word was quoted whole. Each is now
+/// one line: the message once, the number refused as a count, the word cut to 80 characters and
+/// its length.
+#[test]
+fn add_words_errors_say_it_once_read_numbers_as_numbers_and_quote_short() {
+    let scratch = Scratch::new("add-words");
+    let model = tiny();
+    let corpus = scratch.file("corpus.txt", "thou art fair\nyou are fair\n");
+    let out = scratch.path("out");
+    let train = |list: &str| {
+        lmbias(&[
+            "train-mlm",
+            "--from",
+            &model,
+            "--corpus",
+            &corpus,
+            "--add-words",
+            list,
+            "--steps",
+            "1",
+            "--output",
+            &out,
+        ])
+    };
+    let twice = scratch.file("twice.txt", "thou\nthou\n");
+    let (ok, _, stderr) = train(&twice);
+    assert!(!ok);
+    assert_eq!(
+        one_line(&stderr),
+        format!("error: --add-words: {twice}: line 2: \"thou\" is given twice (first on line 1)")
+    );
+    let (ok, _, stderr) = train("1e3");
+    assert!(!ok);
+    assert_eq!(
+        one_line(&stderr),
+        "error: --add-words 1e3: a count of words must be a whole number (or give a word list's \
+         path)"
+    );
+    let missing = scratch.path("missing.txt");
+    let (ok, _, stderr) = train(&missing);
+    assert!(!ok);
+    let line = one_line(&stderr);
+    assert_eq!(line.matches("cannot read").count(), 1, "{line}");
+    assert!(
+        line.starts_with(&format!("error: --add-words: {missing}: cannot read: ")),
+        "{line}"
+    );
+    let long = scratch.file("long.txt", format!("{}\n", "a".repeat(100_000)));
+    let (ok, _, stderr) = train(&long);
+    assert!(!ok);
+    let line = one_line(&stderr);
+    assert!(line.len() < 400, "{} bytes", line.len());
+    assert!(line.contains("… (100000 characters)"), "{line}");
+}

@@ -32,6 +32,7 @@ use burn::module::Module;
 use burn::optim::GradientsParams;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
+use lmbias_encoder::quote;
 use lmbias_kernels::AdamW;
 use lmbias_kernels::bert::{self as kernels, Step};
 use lmbias_text::{SplitWord, Tokenizer};
@@ -138,7 +139,17 @@ impl AddWords {
                 }
             });
         }
-        let list = lmbias_data::WordsFile::read(std::path::Path::new(arg))?;
+        let path = std::path::Path::new(arg);
+        // A number that is not a whole one (1e3, 2.5) is a count mistyped, not a path.
+        if arg.parse::<f64>().is_ok() && !path.exists() {
+            return Err(TrainError::Setting {
+                flag: "--add-words",
+                value: arg.to_owned(),
+                message: "a count of words must be a whole number (or give a word list's path)"
+                    .into(),
+            });
+        }
+        let list = lmbias_data::WordsFile::read(path)?;
         Ok(AddWords::Listed {
             file: list.path().display().to_string(),
             words: list.words().to_vec(),
@@ -867,15 +878,18 @@ impl<'a> Run<'a> {
                         .split_word(word)
                         .map_err(ModelError::from)?
                         .map_err(|problem| {
-                            bad(file.clone(), format!("line {line}: {word:?} {problem}"))
+                            bad(
+                                file.clone(),
+                                format!("line {line}: {} {problem}", quote(word)),
+                            )
                         })?;
                     if let Some(first) = first_line.get(&split.word) {
                         return Err(bad(
                             file.clone(),
                             format!(
-                                "line {line}: {word:?} is {:?} to this tokenizer, as line {first} \
-                                 is",
-                                split.word
+                                "line {line}: {} is {} to this tokenizer, as line {first} is",
+                                quote(word),
+                                quote(&split.word)
                             ),
                         ));
                     }

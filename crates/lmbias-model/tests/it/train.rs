@@ -917,10 +917,21 @@ fn bad_added_words_are_one_line_errors() {
     );
     let err = AddWords::from_arg("-2").unwrap_err().to_string();
     assert_eq!(err, "--add-words -2: a count of words must be at least 1");
-    let err = AddWords::from_arg("/no/such/words.txt")
-        .unwrap_err()
-        .to_string();
-    assert_eq!(err, "--add-words: /no/such/words.txt: cannot read");
+    // The option, then the list's error as its source: each once (issue #47), as the CLI and
+    // the Python module print the chain.
+    let err = AddWords::from_arg("/no/such/words.txt").unwrap_err();
+    assert_eq!(err.to_string(), "--add-words");
+    let mut chain = err.to_string();
+    let mut cause = std::error::Error::source(&err);
+    while let Some(e) = cause {
+        chain.push_str(&format!(": {e}"));
+        cause = e.source();
+    }
+    assert!(
+        chain.starts_with("--add-words: /no/such/words.txt: cannot read: ")
+            && chain.matches("cannot read").count() == 1,
+        "{chain}"
+    );
 
     refused(
         train(
