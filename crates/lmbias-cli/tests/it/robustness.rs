@@ -22,6 +22,11 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// A file under `datasets/`, as an argument.
+fn dataset_file(path: &str) -> String {
+    repo().join("datasets").join(path).display().to_string()
+}
+
 /// A scratch folder, removed with it.
 struct Scratch(PathBuf);
 
@@ -533,10 +538,7 @@ fn endless_files_stop_at_their_kind_s_cap() {
     let adjectives = repo().join("datasets/probe/adjectives.csv");
     let out = scratch.path("model");
     let model = tiny();
-    let weat1 = repo()
-        .join("datasets/seat/en/weat1.jsonl")
-        .display()
-        .to_string();
+    let weat1 = dataset_file("seat/en/weat1.jsonl");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["seat", "--model", &model, "--test", zero], "dataset"),
         (
@@ -789,26 +791,11 @@ fn a_fifo_nobody_writes_never_hangs_a_reader() {
         .join("crows/short-pairs.csv")
         .display()
         .to_string();
-    let weat1 = repo()
-        .join("datasets/seat/en/weat1.jsonl")
-        .display()
-        .to_string();
-    let religion = repo()
-        .join("datasets/probe/religion.csv")
-        .display()
-        .to_string();
-    let adjectives = repo()
-        .join("datasets/probe/adjectives.csv")
-        .display()
-        .to_string();
-    let templates = repo()
-        .join("datasets/probe/templates.txt")
-        .display()
-        .to_string();
-    let dataset = repo()
-        .join("datasets/valence/eme-me-60.json")
-        .display()
-        .to_string();
+    let weat1 = dataset_file("seat/en/weat1.jsonl");
+    let religion = dataset_file("probe/religion.csv");
+    let adjectives = dataset_file("probe/adjectives.csv");
+    let templates = dataset_file("probe/templates.txt");
+    let dataset = dataset_file("valence/eme-me-60.json");
     let f = fifo.as_str();
     let cases: Vec<Vec<&str>> = vec![
         vec!["crows", "--model", &model, "--pairs", f],
@@ -944,14 +931,8 @@ fn dev_zero_is_refused_at_its_first_bytes_in_little_memory() {
     let model = tiny();
     let out = scratch.path("model");
     let corpus = scratch.file("corpus.txt", "thou art fair\nyou are fair\n");
-    let weat1 = repo()
-        .join("datasets/seat/en/weat1.jsonl")
-        .display()
-        .to_string();
-    let dataset = repo()
-        .join("datasets/valence/eme-me-60.json")
-        .display()
-        .to_string();
+    let weat1 = dataset_file("seat/en/weat1.jsonl");
+    let dataset = dataset_file("valence/eme-me-60.json");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
             vec!["seat", "--model", &model, "--test", zero],
