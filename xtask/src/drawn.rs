@@ -34,12 +34,13 @@ Modern sentence a WEB verse masked the same way, each neutral sentence a verse w
 wordings have the same words. No annotations: proposals are rated from the corpora \
 (--valence-from). Made by `cargo xtask draw-sentences`; see datasets/README.md.";
 
-/// The held-out verses of a Bible: (line, text) in order.
-fn held_out(corpus: &PeriodCorpus) -> Result<Vec<(usize, String)>> {
+/// The held-out passages of a corpus (a Bible's verses, Shakespeare's speeches): (line, text)
+/// in order.
+pub(crate) fn held_out(corpus: &PeriodCorpus) -> Result<Vec<(usize, String)>> {
     let held = corpus
         .held_out
         .as_ref()
-        .with_context(|| format!("{}: no held-out verses", corpus.name))?;
+        .with_context(|| format!("{}: nothing held out", corpus.name))?;
     let text = std::fs::read_to_string(&held.path)
         .with_context(|| format!("{}: cannot read", held.path.display()))?;
     text.lines()

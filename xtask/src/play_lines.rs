@@ -44,30 +44,16 @@ fn as_passages(v: &[(String, String, String)]) -> Vec<Passage<'_>> {
 /// The set's JSON as a fresh draw writes it.
 pub fn draw_json(datasets: &Path) -> Result<String> {
     let plays = crate::corpora::shakespeare_corpus()?;
-    let held = plays
-        .training
-        .held_out
-        .as_ref()
-        .context("Shakespeare's plays: no held-out speeches")?;
-    let held_text = std::fs::read_to_string(&held.path)
-        .with_context(|| format!("{}: cannot read", held.path.display()))?;
-    let mut speeches: Vec<(String, String, String)> = Vec::new();
-    for (i, line) in held_text.lines().enumerate() {
-        let value: serde_json::Value = serde_json::from_str(line)
-            .with_context(|| format!("{}: line {}", held.path.display(), i + 1))?;
-        let (Some(n), Some(text)) = (value["line"].as_u64(), value["text"].as_str()) else {
-            anyhow::bail!(
-                "{}: line {}: needs \"line\" and \"text\"",
-                held.path.display(),
-                i + 1
-            );
-        };
-        speeches.push((
-            format!("eme-s{n}"),
-            format!("held-out speech at line {n} of Shakespeare's plays"),
-            text.to_owned(),
-        ));
-    }
+    let speeches: Vec<(String, String, String)> = crate::drawn::held_out(&plays.training)?
+        .into_iter()
+        .map(|(n, text)| {
+            (
+                format!("eme-s{n}"),
+                format!("held-out speech at line {n} of Shakespeare's plays"),
+                text,
+            )
+        })
+        .collect();
     let mut examples: Vec<(String, String, String)> = Vec::new();
     for gloss in crate::wordnet::glosses()? {
         for (k, example) in gloss.examples.iter().enumerate() {
