@@ -495,8 +495,10 @@ impl<'a> Run<'a> {
             let stop = done < s.steps && self.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
             let due = s.checkpoint_every > 0 && done.is_multiple_of(s.checkpoint_every);
             if (due || stop) && done < s.steps {
-                model = store.put_into(model);
-                let folder = self.folder(&model, &loaded.base_config, tokenizer);
+                // Written from a copy without autodiff: parameters put back into the
+                // tracked network stay registered with its graph, a leak per checkpoint.
+                let snapshot = store.put_into(model.valid());
+                let folder = self.folder(&snapshot, &loaded.base_config, tokenizer);
                 checkpoint::save(
                     &checkpoints,
                     &folder,
