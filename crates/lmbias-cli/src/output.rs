@@ -94,9 +94,11 @@ pub fn check_file(flag: &str, file: &Path, inputs: &[(&str, &Path)]) -> Result<(
         };
         if !target.is_file() {
             bail!(
-                "{flag} {shown}: is {}, not a regular file: lmbias writes only a new name or a \
-                 regular file",
-                kind(&target)
+                "{flag} {shown}: {}",
+                lmbias_runs::data::read::not_regular(
+                    &target,
+                    "lmbias writes only a new name or a regular file"
+                )
             );
         }
         for (input_flag, input) in inputs {
@@ -125,23 +127,6 @@ pub fn check_file(flag: &str, file: &Path, inputs: &[(&str, &Path)]) -> Result<(
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     probe(parent).with_context(|| format!("{flag} {shown}: cannot write here"))
-}
-
-/// What a path that is not a regular file is, for a message.
-fn kind(meta: &std::fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let t = meta.file_type();
-    if t.is_dir() {
-        "a folder"
-    } else if t.is_char_device() || t.is_block_device() {
-        "a device"
-    } else if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
-    }
 }
 
 /// Whether `other` names the file `meta` describes (same device and inode).

@@ -22,7 +22,7 @@ pub use bible::{BibleError, Verse, bible_verses};
 pub use plays::play_speeches;
 pub use wordnet::{Gloss, WordNetError, wordnet_glosses};
 
-use crate::read::{CORPUS, ReadError, read_capped, strip_bom};
+use crate::read::{CORPUS, ReadError, read_digested, strip_bom};
 
 /// The passages of a corpus file, in file order, each trimmed and non-empty.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,13 +35,17 @@ pub struct Corpus {
 impl Corpus {
     /// Reads and checks a corpus file; its format is told by its name (`.jsonl` or text).
     pub fn read(path: &Path) -> Result<Corpus, CorpusError> {
-        let bytes = read_capped(path, CORPUS)?;
-        Corpus::from_slice(path, &bytes)
+        let (bytes, sha256) = read_digested(path, CORPUS)?;
+        Corpus::parse(path, &bytes, sha256)
     }
 
     /// Parses a file's contents; `path` names it in errors and chooses the format.
     pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<Corpus, CorpusError> {
-        let sha256 = format!("{:x}", Sha256::digest(bytes));
+        Corpus::parse(path, bytes, format!("{:x}", Sha256::digest(bytes)))
+    }
+
+    /// Parses a file's contents, whose sha256 is `sha256`.
+    fn parse(path: &Path, bytes: &[u8], sha256: String) -> Result<Corpus, CorpusError> {
         let body = strip_bom(bytes);
         let text = std::str::from_utf8(body).map_err(|source| CorpusError::NotUtf8 {
             path: path.to_path_buf(),

@@ -210,9 +210,75 @@ pub fn open(path: &Path) -> io::Result<std::fs::File> {
     std::fs::File::open(path)
 }
 
+/// What a path that is not a regular file is, for a message ("a FIFO", "a device").
+pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        } else if t.is_fifo() {
+            return "a FIFO";
+        } else if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_symlink() {
+        "a link"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The one error for an input that must be a regular file and is not: what it is, and why
+/// this input must be one (`why`), so that no "not a regular file" comes without a reason.
+pub fn not_regular(meta: &std::fs::Metadata, why: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("is {}, not a regular file: {why}", kind_of(meta)),
+    )
+}
+
+/// The sha256 of the bytes each file gave when [`read_capped`] read it, by the path as
+/// named. A report records the digest of what was parsed: a pipe (`<(command)`) cannot be
+/// read a second time, and a file edited since would give another digest.
+static AS_READ: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// The sha256 (hex) of the bytes `path` gave when this process last read it through
+/// [`read_capped`], if it did.
+pub fn sha256_as_read(path: &Path) -> Option<String> {
+    let read = AS_READ
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    read.iter()
+        .rev()
+        .find(|(p, _)| p == path)
+        .map(|(_, d)| d.clone())
+}
+
+/// Records and returns the sha256 of the bytes `path` gave.
+fn record_as_read(path: &Path, bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = format!("{:x}", Sha256::digest(bytes));
+    let mut read = AS_READ
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    read.retain(|(p, _)| p != path);
+    read.push((path.to_path_buf(), digest.clone()));
+    digest
+}
+
 /// The bytes of `path`, at most `cap`: a larger file is an error before anything is read
 /// when its size is known, and as soon as the reading passes the cap otherwise.
 pub fn read_capped(path: &Path, cap: Cap) -> Result<Vec<u8>, ReadError> {
+    read_digested(path, cap).map(|(bytes, _)| bytes)
+}
+
+/// [`read_capped`], and the sha256 (hex) of the bytes read.
+pub fn read_digested(path: &Path, cap: Cap) -> Result<(Vec<u8>, String), ReadError> {
     use io::Read;
     let fail = |e| ReadError::new(path, e);
     let file = open(path).map_err(fail)?;
@@ -238,7 +304,8 @@ pub fn read_capped(path: &Path, cap: Cap) -> Result<Vec<u8>, ReadError> {
     if bytes.len() as u64 > limit {
         return Err(fail(cap.exceeded()));
     }
-    Ok(bytes)
+    let sha256 = record_as_read(path, &bytes);
+    Ok((bytes, sha256))
 }
 
 /// The bytes of `path`, at most `cap`, without a leading byte-order mark.

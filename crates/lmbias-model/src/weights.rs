@@ -126,11 +126,12 @@ impl WeightsFile {
         let file = lmbias_data::read::open(&path).map_err(io)?;
         // A device or a pipe (a link to /dev/zero, say) would be read without end; a folder
         // fails on reading, as the system says.
-        let kind = file.metadata().map_err(io)?.file_type();
-        if !kind.is_file() && !kind.is_dir() {
-            return Err(io(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "not a regular file",
+        let meta = file.metadata().map_err(io)?;
+        if !meta.is_file() && !meta.is_dir() {
+            return Err(io(lmbias_data::read::not_regular(
+                &meta,
+                "weights are read at the offsets their header gives, so they must be a regular \
+                 file",
             )));
         }
         let fail = |source: Box<dyn std::error::Error + Send + Sync>| ModelError::Weights {

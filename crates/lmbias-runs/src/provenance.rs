@@ -127,8 +127,12 @@ impl FileDigest {
     }
 }
 
-/// The sha256 of a file's content, read in blocks (a checkpoint's weights are large).
+/// The sha256 of a file's content: of the bytes lmbias parsed when it read the file whole
+/// (a data file, a pipe included), else read in blocks (a checkpoint's weights are large).
 pub(crate) fn sha256_file(path: &Path) -> Result<String, RunError> {
+    if let Some(sha256) = lmbias_data::read::sha256_as_read(path) {
+        return Ok(sha256);
+    }
     let read = |source| RunError::Read {
         path: path.to_path_buf(),
         source,
@@ -136,11 +140,12 @@ pub(crate) fn sha256_file(path: &Path) -> Result<String, RunError> {
     let mut file = lmbias_data::read::open(path).map_err(read)?;
     // A device or a pipe (a link to /dev/zero, say) would be read without end; a folder
     // fails on reading, as the system says.
-    let kind = file.metadata().map_err(read)?.file_type();
-    if !kind.is_file() && !kind.is_dir() {
-        return Err(read(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a regular file",
+    let meta = file.metadata().map_err(read)?;
+    if !meta.is_file() && !meta.is_dir() {
+        return Err(read(lmbias_data::read::not_regular(
+            &meta,
+            "its sha256 goes into the report, read from the file itself, so it must be a \
+             regular file",
         )));
     }
     let mut hasher = Sha256::new();

@@ -38,10 +38,17 @@ pub struct Tokenizer {
 /// Whether `path` is there to be read. A name that is there but is no regular file (a
 /// device, a pipe, a folder) is refused, not passed over for the next format.
 fn present(path: &Path) -> Result<bool, TextError> {
-    match (path.exists(), path.is_file()) {
-        (false, _) => Ok(false),
-        (true, true) => Ok(true),
-        (true, false) => Err(TextError::file(path, "not a regular file")),
+    match std::fs::metadata(path) {
+        Err(_) => Ok(false),
+        Ok(meta) if meta.is_file() => Ok(true),
+        Ok(meta) => Err(TextError::file(
+            path,
+            lmbias_data::read::not_regular(
+                &meta,
+                "a model's files are recorded by their sha256, so each must be a regular file",
+            )
+            .to_string(),
+        )),
     }
 }
 

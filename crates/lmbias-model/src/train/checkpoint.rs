@@ -75,7 +75,9 @@ struct Digests {
 const DIGESTS: &str = "digest.json";
 
 /// AdamW's moments (`{i}.exp_avg`, `{i}.exp_avg_sq` for the i-th parameter in the
-/// model's visiting order, torch's names) and its step count (metadata `step`).
+/// model's visiting order, torch's names), its step count (metadata `step`: steps that
+/// masked something) and the training step it was written at (`training_step`), which must
+/// agree with state.json's.
 const OPTIMIZER: &str = "optimizer.safetensors";
 
 /// The files every checkpoint has; its digest must list them.
@@ -90,8 +92,12 @@ fn sha256_of(path: &Path) -> std::io::Result<String> {
     let mut hasher = Sha256::new();
     let file = lmbias_data::read::open(path)?;
     // A FIFO or a device in a checkpoint folder would be read forever.
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(lmbias_data::read::not_regular(
+            &meta,
+            "a checkpoint is verified by the sha256 of its files, so each must be a regular file",
+        ));
     }
     std::io::copy(&mut { file }, &mut hasher)?;
     Ok(format!("{:x}", hasher.finalize()))
@@ -169,7 +175,10 @@ fn verify(dir: &Path) -> Result<(), (PathBuf, String)> {
     for (name, want) in &digests.sha256 {
         let file = dir.join(name);
         match sha256_of(&file) {
-            Err(_) => return Err((file, "missing: the checkpoint is incomplete".to_owned())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err((file, "missing: the checkpoint is incomplete".to_owned()));
+            }
+            Err(e) => return Err((file, format!("cannot read: {e}"))),
             Ok(found) if found != *want => {
                 return Err((
                     file,
@@ -195,7 +204,8 @@ fn beside(dir: &Path, suffix: &str) -> PathBuf {
 /// written, `.prev-PID` stepping aside), complete or not.
 fn candidates(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    if dir.join("state.json").is_file() {
+    // Any entry named state.json (a FIFO, a link to nothing): verified, so its fault is said.
+    if std::fs::symlink_metadata(dir.join("state.json")).is_ok() {
         out.push(dir.to_path_buf());
     }
     let name = dir.file_name().unwrap_or_default().to_string_lossy();
@@ -365,11 +375,12 @@ impl Found {
     }
 
     /// Puts the checkpoint's moments and step count into `optimizer`, whose
-    /// parameters have `shapes`.
+    /// parameters have `shapes`; they must have been written at `state`'s step.
     pub(super) fn optimizer(
         &self,
         optimizer: &mut AdamW,
         shapes: &[Vec<usize>],
+        state: &State,
     ) -> Result<(), TrainError> {
         let path = self.dir.join(OPTIMIZER);
         let bad = |message: String| TrainError::Output {
@@ -388,14 +399,25 @@ impl Found {
             .map_err(|e| bad(format!("cannot read the optimizer state: {e}")))?;
         let (_, meta) = safetensors::SafeTensors::read_metadata(&bytes)
             .map_err(|e| bad(format!("not a safetensors file: {e}")))?;
-        let time = meta
-            .metadata()
-            .as_ref()
-            .and_then(|m| m.get("step"))
-            .and_then(|s| s.parse::<i32>().ok())
-            .ok_or_else(
-                || bad("no step count (metadata \"step\") in the optimizer state".into()),
-            )?;
+        let number = |key: &str| {
+            meta.metadata()
+                .as_ref()
+                .and_then(|m| m.get(key))
+                .and_then(|s| s.parse::<usize>().ok())
+                .ok_or_else(|| bad(format!("no {key:?} in the optimizer state's metadata")))
+        };
+        let time = number("step")?;
+        let written_at = number("training_step")?;
+        // A state.json edited to another step (its digest recomputed) would resume moments
+        // of one step with the data order of another.
+        if written_at != state.step || time > state.step {
+            return Err(bad(format!(
+                "written at step {written_at} ({time} optimizer steps), where state.json says \
+                 step {}: the checkpoint's files disagree (remove the checkpoint to start anew)",
+                state.step
+            )));
+        }
+        let time = i32::try_from(time).map_err(|_| bad(format!("step count {time} too large")))?;
         let file = safetensors::SafeTensors::deserialize(&bytes)
             .map_err(|e| bad(format!("not a safetensors file: {e}")))?;
         let read = |name: String, shape: &[usize]| -> Result<Vec<f32>, TrainError> {
@@ -429,6 +451,7 @@ fn write_optimizer(
     path: &Path,
     optimizer: &AdamW,
     shapes: &[Vec<usize>],
+    step: usize,
 ) -> Result<(), TrainError> {
     let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let mut tensors = Vec::with_capacity(2 * shapes.len());
@@ -445,7 +468,10 @@ fn write_optimizer(
             .expect("the moments have their parameter's shape");
         (name.clone(), view)
     });
-    let metadata = HashMap::from([("step".to_owned(), optimizer.time.to_string())]);
+    let metadata = HashMap::from([
+        ("step".to_owned(), optimizer.time.to_string()),
+        ("training_step".to_owned(), step.to_string()),
+    ]);
     safetensors::serialize_to_file(views, Some(metadata), path).map_err(|e| TrainError::Output {
         path: path.to_path_buf(),
         message: format!("cannot write the optimizer state: {e}"),
@@ -469,7 +495,7 @@ pub(super) fn save(
         let model = staging.join("model");
         std::fs::create_dir_all(&model).map_err(|e| TrainError::io(&model, "cannot create", e))?;
         folder.write_into(&model)?;
-        write_optimizer(&staging.join(OPTIMIZER), optimizer, shapes)?;
+        write_optimizer(&staging.join(OPTIMIZER), optimizer, shapes, state.step)?;
         let path = staging.join("state.json");
         let json = serde_json::to_string(state).expect("the state serialises");
         std::fs::write(&path, json).map_err(|e| TrainError::io(&path, "cannot write", e))?;

@@ -430,7 +430,7 @@ impl<'a> Run<'a> {
         let (first_step, mut losses) = match &resumed {
             Some(found) => {
                 let state = found.state(&fingerprint)?;
-                found.optimizer(&mut optimizer, &store.shapes)?;
+                found.optimizer(&mut optimizer, &store.shapes, &state)?;
                 (state.step, state.losses)
             }
             None => (0, Vec::new()),

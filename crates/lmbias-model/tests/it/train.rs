@@ -421,6 +421,63 @@ fn a_checkpoint_is_believed_only_when_its_digest_verifies() {
             ),
             "{err}"
         );
+        // Rewound to step 2 (its losses cut to match, its digest recomputed): the optimizer's
+        // moments were written at step 4, so the files disagree (issue #47; it resumed).
+        restore();
+        let mut rewound: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap();
+        rewound["step"] = serde_json::json!(2);
+        rewound["losses"] = serde_json::json!(rewound["losses"].as_array().unwrap()[..2]);
+        std::fs::write(&state_path, rewound.to_string()).unwrap();
+        let mut digests: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&digest_path).unwrap()).unwrap();
+        let sha = format!("{:x}", Sha256::digest(std::fs::read(&state_path).unwrap()));
+        digests["sha256"]["state.json"] = serde_json::json!(sha);
+        std::fs::write(&digest_path, digests.to_string()).unwrap();
+        let err = resume_error();
+        assert!(
+            err.starts_with(&format!(
+                "{}: written at step 4 (",
+                dir.join("optimizer.safetensors").display()
+            )) && err.ends_with(
+                "where state.json says step 2: the checkpoint's files disagree (remove the \
+                 checkpoint to start anew)"
+            ),
+            "{err}"
+        );
+        // Files that are not files: the weights a link to /dev/zero, the state a FIFO. Each
+        // is named with what it is (they were "missing", and "none was written").
+        restore();
+        let weights = dir.join("model/model.safetensors");
+        std::fs::remove_file(&weights).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &weights).unwrap();
+        assert_eq!(
+            resume_error(),
+            format!(
+                "{}: --resume: cannot read: is a device, not a regular file: a checkpoint is \
+                 verified by the sha256 of its files, so each must be a regular file; remove the \
+                 checkpoint to start anew",
+                weights.display()
+            )
+        );
+        restore();
+        std::fs::remove_file(&state_path).unwrap();
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&state_path)
+                .status()
+                .unwrap()
+                .success()
+        );
+        assert_eq!(
+            resume_error(),
+            format!(
+                "{}: --resume: cannot read: is a FIFO, not a regular file: a checkpoint is \
+                 verified by the sha256 of its files, so each must be a regular file; remove the \
+                 checkpoint to start anew",
+                state_path.display()
+            )
+        );
         // A part missing (the model folder, as a kill -9 left it), or the digest itself.
         restore();
         std::fs::remove_dir_all(dir.join("model")).unwrap();
