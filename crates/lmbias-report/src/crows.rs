@@ -204,6 +204,15 @@ pub fn data_checks(checks: &DataChecks) -> String {
         duplicates.len(),
         ids(&duplicates),
     );
+    if !checks.same_pieces.is_empty() {
+        let same: Vec<String> = checks.same_pieces.iter().map(|(id, _)| id.clone()).collect();
+        out.push_str(&format!(
+            " The same pieces to this model's tokenizer (the sentences differ only in case, white \
+             space or characters it does not keep), set aside unscored: {}{}.",
+            same.len(),
+            ids(&same)
+        ));
+    }
     if !checks.repeated_ids.is_empty() {
         let repeated: Vec<String> = checks
             .repeated_ids

@@ -98,7 +98,7 @@ pub fn run(
         .filter(|p| !(settings.exclude_flagged && lint.flags(p)))
         .cloned()
         .collect();
-    let scores =
+    let scored =
         crows::score(lm.as_ref(), &chosen, progress).map_err(|source| RunError::Crows {
             file: pairs.set.path().to_path_buf(),
             source: Box::new(source),
@@ -113,14 +113,15 @@ pub fn run(
     Ok(CrowsRun {
         provenance,
         model: lm.model_name().to_owned(),
-        summary: summary::summarize(&scores),
+        summary: summary::summarize(&scored.pairs),
         data_checks: DataChecks::new(
             &pairs.set,
             &lint,
+            &scored,
             settings.max_span_gap,
             settings.exclude_flagged,
         ),
-        pairs: scores,
+        pairs: scored.pairs,
     })
 }
 

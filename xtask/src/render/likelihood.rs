@@ -304,6 +304,7 @@ mod tests {
             summary: summarize(&pairs),
             data_checks: DataChecks {
                 identical: vec![],
+                same_pieces: vec![],
                 several_spans: vec![],
                 unequal_spans: vec![],
                 duplicates: vec![],

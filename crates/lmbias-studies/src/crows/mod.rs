@@ -172,6 +172,12 @@ pub struct PairScore {
 pub struct DataChecks {
     /// Pairs whose two sentences are identical: set aside, never scored (id, line).
     pub identical: Vec<(String, usize)>,
+    /// Pairs whose two sentences differ only in what the model's tokenizer does not keep
+    /// (case for an uncased model, white space, zero-width characters, characters it reads
+    /// alike or as its unknown token): the same pieces, set aside unscored like identical
+    /// ones (id, line). They depend on the model.
+    #[serde(default)]
+    pub same_pieces: Vec<(String, usize)>,
     /// Sentences that differ in more than one contiguous span of words.
     pub several_spans: Vec<String>,
     /// Modified spans longer than their counterparts by more than the limit.
@@ -191,15 +197,22 @@ pub struct DataChecks {
 }
 
 impl DataChecks {
-    /// What `lint` (at `max_span_gap` words) found in `set`; with `exclude`, the flagged
-    /// pairs are listed as left out.
-    pub fn new(set: &PairSet, lint: &Lint, max_span_gap: usize, exclude: bool) -> DataChecks {
+    /// What `lint` (at `max_span_gap` words) found in `set`, with the pairs a model read as
+    /// the same pieces (`scored`); with `exclude`, the flagged pairs are listed as left out.
+    pub fn new(
+        set: &PairSet,
+        lint: &Lint,
+        scored: &Scored,
+        max_span_gap: usize,
+        exclude: bool,
+    ) -> DataChecks {
         DataChecks {
             identical: set
                 .identical()
                 .iter()
                 .map(|p| (p.id.clone(), p.line))
                 .collect(),
+            same_pieces: scored.same_pieces.clone(),
             several_spans: lint.several_spans.clone(),
             unequal_spans: lint.unequal_spans.clone(),
             duplicates: lint.duplicates.clone(),
@@ -293,6 +306,19 @@ pub enum CrowsError {
         #[source]
         source: EncoderError,
     },
+    /// Every pair was left out or read as the same pieces.
+    #[error(
+        "{model}: no pair to score: of the {given} given, {same_pieces} are the same pieces to \
+         its tokenizer (they differ only in case, white space or characters it does not keep)"
+    )]
+    NothingToScore {
+        /// The model's name.
+        model: String,
+        /// The pairs given to it (after identical and excluded ones were set aside).
+        given: usize,
+        /// Those it read as the same pieces.
+        same_pieces: usize,
+    },
     /// The model failed on a call as a whole.
     #[error("{model}: scoring failed")]
     Encoder {
@@ -338,22 +364,47 @@ impl Plan {
     }
 }
 
+/// The pairs a model scored, and those it read as the same pieces.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scored {
+    /// Every pair scored, in file order.
+    pub pairs: Vec<PairScore>,
+    /// Pairs whose two sentences the model's tokenizer makes the same pieces (id, line):
+    /// nothing to score, so set aside rather than counted as ties.
+    pub same_pieces: Vec<(String, usize)>,
+}
+
 /// Scores every pair on `model`, calling `progress` with the pairs done after each call.
-/// The pairs must have two different sentences ([`lmbias_data::crows::PairSet::pairs`]).
+/// The pairs must have two different sentences ([`lmbias_data::crows::PairSet::pairs`]);
+/// a pair the model reads as the same pieces is set aside. No pair left to score is an
+/// error: a report of 0 % over none would read as a result.
 pub fn score(
     model: &dyn MaskedLm,
     pairs: &[MinimalPair],
     progress: &mut dyn FnMut(usize),
-) -> Result<Vec<PairScore>, CrowsError> {
-    let mut scores = Vec::with_capacity(pairs.len());
+) -> Result<Scored, CrowsError> {
+    let mut scored = Scored::default();
+    let mut done = 0;
     for chunk in pairs.chunks(PAIRS_PER_CALL) {
-        scores.extend(score_chunk(model, chunk)?);
-        progress(scores.len());
+        score_chunk(model, chunk, &mut scored)?;
+        done += chunk.len();
+        progress(done);
     }
-    Ok(scores)
+    if scored.pairs.is_empty() {
+        return Err(CrowsError::NothingToScore {
+            model: model.model_name().to_owned(),
+            given: pairs.len(),
+            same_pieces: scored.same_pieces.len(),
+        });
+    }
+    Ok(scored)
 }
 
-fn score_chunk(model: &dyn MaskedLm, pairs: &[MinimalPair]) -> Result<Vec<PairScore>, CrowsError> {
+fn score_chunk(
+    model: &dyn MaskedLm,
+    pairs: &[MinimalPair],
+    scored: &mut Scored,
+) -> Result<(), CrowsError> {
     let name = model.model_name().to_owned();
     // Sentences in the originals' order: 2i is pair i's sent1, 2i + 1 its sent2.
     let order: Vec<[Field; 2]> = pairs.iter().map(originals_order).collect();
@@ -403,8 +454,18 @@ fn score_chunk(model: &dyn MaskedLm, pairs: &[MinimalPair]) -> Result<Vec<PairSc
         return Err(err);
     }
 
+    // A pair its tokenizer makes the same pieces has nothing to score: no position is hidden.
+    let same: Vec<bool> = encoded.chunks(2).map(|p| p[0].ids == p[1].ids).collect();
     let mut plans = Vec::with_capacity(texts.len());
-    for pair in encoded.chunks(2) {
+    for (pair, &same) in encoded.chunks(2).zip(&same) {
+        if same {
+            let nothing = || Plan {
+                pll: Vec::new(),
+                modified: Vec::new(),
+            };
+            plans.extend([nothing(), nothing()]);
+            continue;
+        }
         let s = spans(&pair[0].ids, &pair[1].ids);
         // metric.py: `for i in range(1, N-1)` over the shared template.
         let inner = |shared: &[usize]| {
@@ -499,13 +560,16 @@ fn score_chunk(model: &dyn MaskedLm, pairs: &[MinimalPair]) -> Result<Vec<PairSc
         });
     }
 
-    let mut out = Vec::with_capacity(pairs.len());
     let mut sentences = sentences.into_iter();
     for (i, pair) in pairs.iter().enumerate() {
         // One score per encoded text, two texts per pair: checked above.
         let (Some(first), Some(second)) = (sentences.next(), sentences.next()) else {
             break;
         };
+        if same[i] {
+            scored.same_pieces.push((pair.id.clone(), pair.line));
+            continue;
+        }
         let [f1, _] = order[i];
         let modified = |s: usize| -> Vec<String> {
             plans[2 * i + s]
@@ -534,7 +598,7 @@ fn score_chunk(model: &dyn MaskedLm, pairs: &[MinimalPair]) -> Result<Vec<PairSc
             (more, less)
         };
         let decide = |m: Measure| decide(m, more.get(m), less.get(m));
-        out.push(PairScore {
+        scored.pairs.push(PairScore {
             id: pair.id.clone(),
             line: pair.line,
             bias_type: pair.bias_type.clone(),
@@ -551,7 +615,7 @@ fn score_chunk(model: &dyn MaskedLm, pairs: &[MinimalPair]) -> Result<Vec<PairSc
             modified_less,
         });
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A measure's decision on the two raw scores, with the original's rounding.

@@ -19,7 +19,7 @@
 //! with no tie they are about exactly the score; metric.py's own "Stereotype score" and
 //! "Anti-stereotype score" leave ties out the same way.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use lmbias_metrics::binomial::{Alternative, binomial_test, clopper_pearson, mcnemar_exact};
 use lmbias_metrics::correction::holm;
@@ -245,38 +245,43 @@ pub struct Comparison {
 /// Why two runs cannot be compared pair by pair.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CompareError {
-    /// The runs scored different pairs, or the same pairs in another order.
+    /// The runs gave one line of the file different pairs: they read different files.
     #[error(
-        "the two runs scored different pairs: pair {index} is {first:?} in one and {second:?} in the other"
+        "the two runs scored different pairs: line {line} is pair {first:?} in one and {second:?} in the other"
     )]
     DifferentPairs {
-        /// The first position where they differ.
-        index: usize,
-        /// The first run's pair id there (`None`: it has fewer pairs).
-        first: Option<String>,
+        /// The line where they differ.
+        line: usize,
+        /// The first run's pair id there.
+        first: String,
         /// The second run's.
-        second: Option<String>,
+        second: String,
     },
 }
 
 /// The exact McNemar test of two models' decisions on the same pairs, for every measure.
+/// Pairs are matched by their line; a pair one model set aside (the same pieces to its
+/// tokenizer) is left out, as a tie is.
 pub fn compare(first: &[PairScore], second: &[PairScore]) -> Result<Vec<Comparison>, CompareError> {
-    let n = first.len().max(second.len());
-    for index in 0..n {
-        let (a, b) = (first.get(index), second.get(index));
-        if a.map(|p| &p.id) != b.map(|p| &p.id) {
-            return Err(CompareError::DifferentPairs {
-                index,
-                first: a.map(|p| p.id.clone()),
-                second: b.map(|p| p.id.clone()),
-            });
+    let by_line: HashMap<usize, &PairScore> = second.iter().map(|p| (p.line, p)).collect();
+    let mut matched = Vec::with_capacity(first.len().min(second.len()));
+    for a in first {
+        if let Some(b) = by_line.get(&a.line) {
+            if a.id != b.id {
+                return Err(CompareError::DifferentPairs {
+                    line: a.line,
+                    first: a.id.clone(),
+                    second: b.id.clone(),
+                });
+            }
+            matched.push((a, *b));
         }
     }
     Ok(Measure::ALL
         .iter()
         .map(|&measure| {
             let (mut pairs, mut both, mut only_first, mut only_second) = (0, 0, 0, 0);
-            for (a, b) in first.iter().zip(second) {
+            for (a, b) in &matched {
                 let decided = |d: Decision| match d {
                     Decision::Stereotypical => Some(true),
                     Decision::NotStereotypical => Some(false),

@@ -33,7 +33,7 @@ fn pairs(rows: &str) -> PairSet {
 #[test]
 fn each_measure_reads_its_own_pieces() {
     let set = pairs("0,the man ran home,the woman ran home,stereo,gender\n");
-    let got = score(&model(), set.pairs(), &mut |_| {}).unwrap();
+    let got = score(&model(), set.pairs(), &mut |_| {}).unwrap().pairs;
     let p = &got[0];
     // Shared: <s> the ran home </s>; the PLL skips the template's first and last.
     assert_eq!(p.more.pll, lp(2) + lp(5) + lp(6));
@@ -61,7 +61,7 @@ fn directions_and_skips_follow_the_originals() {
         "0,the woman ran home,the man ran home,antistereo,gender\n\
          1,the man ran very far,the man ran far,stereo,age\n",
     );
-    let got = score(&model(), set.pairs(), &mut |_| {}).unwrap();
+    let got = score(&model(), set.pairs(), &mut |_| {}).unwrap().pairs;
     assert_eq!(got[0].decisions.bias_bench, Decision::NotStereotypical);
     assert_eq!(got[0].more.bias_bench, Some(lp(4)));
     // "the man ran far" has no piece the other lacks: bias-bench skips the pair.
@@ -82,7 +82,38 @@ fn directions_and_skips_follow_the_originals() {
             .iter()
             .all(|t| t.only_first == 0 && t.only_second == 0 && t.p_value == 1.0)
     );
-    assert!(compare(&got, &got[..1]).is_err());
+    // Pairs match by line: one a run set aside is left out, as a tie is; another file's
+    // pair on the same line is refused.
+    let fewer = compare(&got, &got[..1]).unwrap();
+    assert_eq!(fewer, compare(&got[..1], &got[..1]).unwrap());
+    let mut other = got.clone();
+    other[0].id = "x".into();
+    assert_eq!(
+        compare(&got, &other).unwrap_err().to_string(),
+        "the two runs scored different pairs: line 2 is pair \"0\" in one and \"x\" in the other"
+    );
+}
+
+/// Issue #47: pairs that differ only in what the tokenizer does not keep (here white space)
+/// were scored as ties and counted, and a file of nothing else reported 0.0 %. They are set
+/// aside like identical pairs, by line; a file of nothing else is an error.
+#[test]
+fn a_pair_the_tokenizer_reads_as_the_same_pieces_is_set_aside_not_tied() {
+    let set = pairs(
+        "0,the man ran home,the  man ran home,stereo,gender\n\
+         1,the man ran home,the woman ran home,stereo,gender\n",
+    );
+    let got = score(&model(), set.pairs(), &mut |_| {}).unwrap();
+    assert_eq!(got.same_pieces, [("0".to_owned(), 2)]);
+    assert_eq!(got.pairs.len(), 1);
+    assert_eq!((got.pairs[0].id.as_str(), got.pairs[0].line), ("1", 3));
+    let set = pairs("0,the man ran home,the man ran  home,stereo,gender\n");
+    let err = score(&model(), set.pairs(), &mut |_| {}).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "fake: no pair to score: of the 1 given, 1 are the same pieces to its tokenizer (they \
+         differ only in case, white space or characters it does not keep)"
+    );
 }
 
 #[test]
@@ -109,7 +140,7 @@ fn a_clear_majority_is_called_stereotypical() {
         })
         .collect();
     let set = pairs(&rows);
-    let got = score(&model(), set.pairs(), &mut |_| {}).unwrap();
+    let got = score(&model(), set.pairs(), &mut |_| {}).unwrap().pairs;
     let summary = summarize(&got);
     let bb = summary
         .iter()
