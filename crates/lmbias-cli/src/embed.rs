@@ -43,6 +43,8 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
         .with_context(|| format!("--model {}", args.model.model))?;
     let model = model.as_ref();
     let pooling = args.pooling.unwrap_or_else(|| model.default_pooling());
+    // Checked before the header: a layer the model lacks printed one, then failed.
+    args.layer.blocks(model.num_layers())?;
     // The pieces a checkpoint saw, special tokens included (the Embedder trait reports them without).
     let tokenizer = loaded
         .checkpoint()

@@ -86,6 +86,21 @@ pub enum Layer {
     Index(usize),
 }
 
+impl Layer {
+    /// The number of blocks to run for this layer in a model of `available` layers, or the
+    /// error naming the layers it has: checked before any output, not at the first text.
+    pub fn blocks(self, available: usize) -> Result<usize, EncoderError> {
+        match self {
+            Layer::Last => Ok(available),
+            Layer::Index(i) if i <= available => Ok(i),
+            Layer::Index(requested) => Err(EncoderError::Layer {
+                requested,
+                available,
+            }),
+        }
+    }
+}
+
 impl FromStr for Layer {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {

@@ -79,15 +79,7 @@ impl<N: Network> Adapter<N> {
 
     /// `Layer` as a number of blocks to run, checked against the network.
     fn blocks(&self, layer: Layer) -> Result<usize, EncoderError> {
-        let available = self.network.num_layers();
-        match layer {
-            Layer::Last => Ok(available),
-            Layer::Index(i) if i <= available => Ok(i),
-            Layer::Index(requested) => Err(EncoderError::Layer {
-                requested,
-                available,
-            }),
-        }
+        layer.blocks(self.network.num_layers())
     }
 
     /// Every text tokenized and checked (see [`Adapter::check`]); errors name the text.

@@ -297,13 +297,7 @@ impl StaticEmbeddings {
     }
 
     fn check_layer(layer: Layer) -> Result<(), EncoderError> {
-        match layer {
-            Layer::Last | Layer::Index(0) => Ok(()),
-            Layer::Index(requested) => Err(EncoderError::Layer {
-                requested,
-                available: 0,
-            }),
-        }
+        layer.blocks(0).map(drop)
     }
 
     /// The error for a text without a known word: [`EncoderError::EmptyText`] when it has no

@@ -1065,6 +1065,30 @@ fn a_pipe_is_read_wherever_a_data_file_is_and_its_digest_recorded() {
     }
 }
 
+/// Issue #47, smaller faults: `embed --layer 99` printed its header, then failed. The layer
+/// is now checked before any output: stdout stays empty, the error is one line.
+#[test]
+fn a_layer_the_model_lacks_is_refused_before_any_output() {
+    let model = tiny();
+    for json in [false, true] {
+        let mut args = vec!["embed", "--model", &model, "--layer", "99", "hello"];
+        if json {
+            args.push("--json");
+        }
+        let output = Command::new(env!("CARGO_BIN_EXE_lmbias"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(!output.status.success());
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "", "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            one_line(&stderr),
+            "error: layer 99 does not exist: the model has layers 0..=2"
+        );
+    }
+}
+
 /// Issue #47, failure 10: memory grew by about 54 KB with every checkpoint written (the
 /// parameters were put back into the autodiff network, where each stayed registered). A
 /// training that writes 900 more checkpoints than another may now peak at most 8 MiB higher;

@@ -484,3 +484,51 @@ fn an_output_that_cannot_be_made_is_named_as_given() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue #47, smaller faults: a legal 250-byte `--output` was refused, its `.tmp-PID` name too
+/// long, and a 240-byte one failed at its first checkpoint naming the staging path. Both, and
+/// a 255-byte one, now train and checkpoint: what goes beside them fits the file system's 255
+/// bytes.
+#[test]
+fn a_long_legal_output_name_trains_and_checkpoints() {
+    let dir = scratch_dir("long-name");
+    for length in [240, 250, 255] {
+        let out = dir.join("m".repeat(length));
+        let o = out.to_str().unwrap();
+        let steps = |n: &str| {
+            let args = vec![
+                "train-mlm",
+                "--from",
+                &tiny(),
+                "--corpus",
+                &corpus(),
+                "--output",
+                o,
+                "--steps",
+                n,
+                "--batch",
+                "2",
+                "--max-len",
+                "32",
+                "--checkpoint-every",
+                "1",
+            ]
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<_>>();
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            lmbias(&refs)
+        };
+        let (ok, _, stderr) = steps("4");
+        assert!(ok, "{length}: {stderr}");
+        assert!(out.join("model.safetensors").is_file(), "{length}");
+        // Nothing but the folder is left beside it.
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, [out.file_name().unwrap()], "{length}");
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -61,9 +61,7 @@ impl Drop for OutputLock {
 /// meanwhile; call after [`check_output`], which makes the parent folder.
 pub(super) fn lock_output(output: &Path) -> Result<OutputLock, TrainError> {
     use std::io::{Read, Seek, Write};
-    let mut name = output.file_name().unwrap_or_default().to_os_string();
-    name.push(".lock");
-    let path = output.with_file_name(name);
+    let path = super::beside(output, ".lock");
     let mut file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -106,9 +104,7 @@ pub(super) fn lock_output(output: &Path) -> Result<OutputLock, TrainError> {
 
 /// `output.tmp-PID`, beside it (a rename within one file system).
 fn temporary(output: &Path) -> PathBuf {
-    let mut name = output.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp-{}", std::process::id()));
-    output.with_file_name(name)
+    super::beside(output, &format!(".tmp-{}", std::process::id()))
 }
 
 /// A model with what its folder needs besides the weights.

@@ -932,11 +932,36 @@ struct Loaded {
     _grown: Option<tempfile::TempDir>,
 }
 
-/// Where a run on `output` keeps its checkpoints: `output.checkpoint/`.
+/// Where a run on `output` keeps its checkpoints: `output.checkpoint/` (see [`beside`]).
 pub fn checkpoint_dir(output: &Path) -> PathBuf {
-    let mut name = output.file_name().unwrap_or_default().to_os_string();
-    name.push(".checkpoint");
-    output.with_file_name(name)
+    beside(output, ".checkpoint")
+}
+
+/// The longest suffix a run puts after its output's name: `.checkpoint.prev-PID`, a process
+/// id of up to 10 digits, and room to spare.
+const LONGEST_SUFFIX: usize = 32;
+
+/// The file a run writes beside `output`, named `output`'s name and `suffix` (`.lock`,
+/// `.tmp-PID`, `.checkpoint`). Names may have 255 bytes: an output whose name leaves less
+/// than [`LONGEST_SUFFIX`] of them gives its first bytes, `~` and 16 hex digits of the sha256
+/// of its whole name instead, so that every legal output has room for what goes beside it
+/// (a 250-byte `--output` was refused for its `.tmp-PID` name; issue #47).
+pub(crate) fn beside(output: &Path, suffix: &str) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    const NAME_MAX: usize = 255;
+    let name = output.file_name().unwrap_or_default();
+    let stem = if name.len() + LONGEST_SUFFIX <= NAME_MAX {
+        name.to_string_lossy().into_owned()
+    } else {
+        let digest = format!("{:x}", Sha256::digest(name.as_encoded_bytes()));
+        let lossy = name.to_string_lossy();
+        let mut keep = NAME_MAX - LONGEST_SUFFIX - 17;
+        while !lossy.is_char_boundary(keep) {
+            keep -= 1;
+        }
+        format!("{}~{}", &lossy[..keep], &digest[..16])
+    };
+    output.with_file_name(format!("{stem}{suffix}"))
 }
 
 /// transformers' `get_linear_schedule_with_warmup` at optimizer step `step` (0-based).
@@ -1079,5 +1104,18 @@ mod tests {
             checkpoint_dir(Path::new("/x/kjv")),
             Path::new("/x/kjv.checkpoint")
         );
+        // A name of 250 bytes (legal) leaves no room for `.checkpoint.prev-PID`: its first
+        // bytes and a digest stand for it, within the limit, and two such names differ.
+        let long = |last: char| format!("/x/{}{last}", "é".repeat(120) + "abcdefghi");
+        let (a, b) = (
+            checkpoint_dir(Path::new(&long('a'))),
+            checkpoint_dir(Path::new(&long('b'))),
+        );
+        let name = |p: &Path| p.file_name().unwrap().to_str().unwrap().to_owned();
+        assert_eq!(long('a').len() - 3, 250);
+        assert_ne!(a, b);
+        assert!(name(&a).ends_with(".checkpoint") && name(&a).contains('~'), "{a:?}");
+        assert!(name(&a).len() + ".prev-4294967295".len() <= 255, "{}", name(&a).len());
+        assert!(name(&a).starts_with(&"é".repeat(100)));
     }
 }
