@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use lmbias_encoder::quote;
+use lmbias_encoder::{quote, shorten};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::read::{ReadError, read_to_string};
@@ -373,7 +373,7 @@ pub enum ValenceError {
         problem: String,
     },
     /// A sentence (or one of its annotations) that breaks a rule.
-    #[error("{}: sentence {id}: {problem}", file.display())]
+    #[error("{}: sentence {}: {problem}", file.display(), shorten(id))]
     Sentence {
         /// The dataset file.
         file: PathBuf,
@@ -462,7 +462,8 @@ impl RawDataset {
             let masks = raw.text.matches(mask.as_str()).count();
             if masks != 1 {
                 return Err(sentence_err(format!(
-                    "text must contain exactly one {mask}, found {masks}"
+                    "text must contain exactly one {}, found {masks}",
+                    shorten(&mask)
                 )));
             }
             if raw.source.trim().is_empty() {
@@ -599,6 +600,28 @@ mod tests {
         for off in [-1.5, 0.25, 0.49, 2.0, f64::NAN, f64::INFINITY] {
             assert_eq!(Valence::new(off), None, "{off}");
         }
+    }
+
+    /// Issue #47: a 60,000-character mask or sentence id was quoted whole in its error.
+    /// Both are cut to 80 characters and their length, as every quoted input is.
+    #[test]
+    fn a_long_mask_or_id_is_cut_in_its_error() {
+        let long = "x".repeat(60_000);
+        let cut = format!("{}… (60000 characters)", "x".repeat(80));
+        let masked = broken(
+            r#""name": "mini","#,
+            &format!(r#""name": "mini", "mask": "{long}","#),
+        );
+        assert_eq!(
+            err(&masked),
+            format!("v.json: sentence eme-01: text must contain exactly one {cut}, found 0")
+        );
+        let id = broken(r#""id": "me-01""#, &format!(r#""id": "{long}""#));
+        let id = id.replace("Are [MASK] coming", "Are coming");
+        assert_eq!(
+            err(&id),
+            format!("v.json: sentence {cut}: text must contain exactly one [MASK], found 0")
+        );
     }
 
     #[test]

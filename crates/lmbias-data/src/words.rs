@@ -44,6 +44,17 @@ impl WordsFile {
                     format!("{} holds white space: one word a line", quote(word)),
                 ));
             }
+            if let Some(c) = word.chars().find(|&c| is_dropped(c)) {
+                return Err(bad(
+                    i + 1,
+                    format!(
+                        "{} holds the invisible character U+{:04X}, which tokenizers drop: the \
+                         word added would not be the word listed",
+                        quote(word),
+                        u32::from(c)
+                    ),
+                ));
+            }
             if let Some(first) = first_line.insert(word, i + 1) {
                 return Err(bad(
                     i + 1,
@@ -72,6 +83,17 @@ impl WordsFile {
     pub fn words(&self) -> &[(usize, String)] {
         &self.words
     }
+}
+
+/// A control character, or a format character BERT's normalizer removes (soft hyphen,
+/// zero-width spaces and joiners, direction marks, the byte-order mark): a listed word that
+/// holds one was silently added as another word (issue #47).
+fn is_dropped(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
+        )
 }
 
 /// Why a word list cannot be used; one line, naming the file (and line).
@@ -115,6 +137,16 @@ mod tests {
             twice.to_string(),
             "w.txt: line 3: \"hath\" is given twice (first on line 1)"
         );
+        for (word, code) in [("th\u{7}ine", "0007"), ("th\u{200b}ine", "200B")] {
+            let hidden = WordsFile::parse(path, &format!("hath\n{word}\n")).unwrap_err();
+            assert_eq!(
+                hidden.to_string(),
+                format!(
+                    "w.txt: line 2: {word:?} holds the invisible character U+{code}, which \
+                     tokenizers drop: the word added would not be the word listed"
+                )
+            );
+        }
         let spaced = WordsFile::parse(path, "fare thee\n").unwrap_err();
         assert_eq!(
             spaced.to_string(),

@@ -330,6 +330,15 @@ pub fn quote(text: &str) -> String {
     }
 }
 
+/// `text` as [`quote`] cuts it, without the quotes: for a name the message shows bare (a
+/// sentence id, a mask token), which a file can still make 100 KB long.
+pub fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        None => text.into(),
+        Some((end, _)) => format!("{}… ({} characters)", &text[..end], text.chars().count()).into(),
+    }
+}
+
 /// Why an encoder could not answer. Messages are one line and name the input;
 /// errors about one text carry its index in the call ([`EncoderError::index`]).
 #[derive(Debug, thiserror::Error)]

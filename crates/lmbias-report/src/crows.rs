@@ -205,7 +205,11 @@ pub fn data_checks(checks: &DataChecks) -> String {
         ids(&duplicates),
     );
     if !checks.same_pieces.is_empty() {
-        let same: Vec<String> = checks.same_pieces.iter().map(|(id, _)| id.clone()).collect();
+        let same: Vec<String> = checks
+            .same_pieces
+            .iter()
+            .map(|(id, _)| id.clone())
+            .collect();
         out.push_str(&format!(
             " The same pieces to this model's tokenizer (the sentences differ only in case, white \
              space or characters it does not keep), set aside unscored: {}{}.",

@@ -277,7 +277,7 @@ impl ModelResult {
 #[derive(Debug, thiserror::Error)]
 pub enum ValenceStudyError {
     /// The model refused one sentence (e.g. it sees a second mask in it).
-    #[error("{model}: sentence {id}")]
+    #[error("{model}: sentence {}", lmbias_encoder::shorten(id))]
     Sentence {
         /// The model's name.
         model: String,

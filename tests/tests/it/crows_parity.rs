@@ -99,7 +99,9 @@ fn every_family_scores_crows_pairs_as_the_originals_do() {
         let want = reference(&format!("crows-{folder}"));
         let checkpoint = Checkpoint::resolve(model_dir(folder).to_str().unwrap()).unwrap();
         let model = load_masked_lm(&checkpoint, DeviceKind::Cpu).unwrap();
-        let scores = score(model.as_ref(), pairs.pairs(), &mut |_| {}).unwrap().pairs;
+        let scores = score(model.as_ref(), pairs.pairs(), &mut |_| {})
+            .unwrap()
+            .pairs;
         // The same pieces as transformers' `tokenizer.encode`.
         for (pair, want) in pairs.pairs().iter().zip(want["pairs"].as_array().unwrap()) {
             let encoded = model.encode(&[&pair.more, &pair.less]).unwrap();

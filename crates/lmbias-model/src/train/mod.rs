@@ -1114,8 +1114,15 @@ mod tests {
         let name = |p: &Path| p.file_name().unwrap().to_str().unwrap().to_owned();
         assert_eq!(long('a').len() - 3, 250);
         assert_ne!(a, b);
-        assert!(name(&a).ends_with(".checkpoint") && name(&a).contains('~'), "{a:?}");
-        assert!(name(&a).len() + ".prev-4294967295".len() <= 255, "{}", name(&a).len());
+        assert!(
+            name(&a).ends_with(".checkpoint") && name(&a).contains('~'),
+            "{a:?}"
+        );
+        assert!(
+            name(&a).len() + ".prev-4294967295".len() <= 255,
+            "{}",
+            name(&a).len()
+        );
         assert!(name(&a).starts_with(&"é".repeat(100)));
     }
 }
