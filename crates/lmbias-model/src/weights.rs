@@ -679,6 +679,14 @@ impl ExportedWeights {
             "format".to_owned(),
             "pt".to_owned(),
         )]));
-        safetensors::serialize_to_file(views, metadata, path).map_err(fail)
+        safetensors::serialize_to_file(views, metadata, path).map_err(|e| match e {
+            // The system's reason once (safetensors' I/O error repeats it as its source).
+            safetensors::SafeTensorError::IoError(source) => ModelError::Io {
+                path: path.to_path_buf(),
+                doing: "write the weights",
+                source,
+            },
+            e => fail(e),
+        })
     }
 }

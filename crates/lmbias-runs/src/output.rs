@@ -24,7 +24,11 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
                 .write(true)
                 .create_new(true)
                 .open(temporary)?;
-            std::io::Write::write_all(&mut file, bytes)
+            // tempfile owns the name only once this returns Ok: a write that fails (a full
+            // disk) removes its own file, or it stays behind (issue #47).
+            std::io::Write::write_all(&mut file, bytes).inspect_err(|_| {
+                let _ = std::fs::remove_file(temporary);
+            })
         })?;
     temporary.persist(path).map(drop).map_err(|e| e.error)
 }

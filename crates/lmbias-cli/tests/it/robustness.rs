@@ -1089,6 +1089,144 @@ fn a_layer_the_model_lacks_is_refused_before_any_output() {
     }
 }
 
+/// `lmbias ARGS` run with `dir` a file system of `size` bytes (a tmpfs, mounted in a user and
+/// mount namespace of the command's own, so no root is needed and nothing outlives it): its
+/// success, its stderr, and every path left under `dir`. `None` where this machine makes no
+/// such namespace.
+fn on_a_small_disk(size: &str, dir: &str, args: &[&str]) -> Option<(bool, String, Vec<String>)> {
+    const SCRIPT: &str = r#"mount -t tmpfs -o size="$0" tmpfs "$1" || exit 90
+dir="$1"; shift 2
+"$@" >/dev/null; rc=$?
+find "$dir" -mindepth 1 -printf '%P\n' | sort
+exit $rc"#;
+    let works = Command::new("unshare")
+        .args(["-rm", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !works {
+        eprintln!("skipped: this machine makes no user and mount namespace (unshare -rm)");
+        return None;
+    }
+    std::fs::create_dir_all(dir).unwrap();
+    let output = Command::new("unshare")
+        .args(["-rm", "sh", "-c", SCRIPT, size, dir, "--"])
+        .arg(env!("CARGO_BIN_EXE_lmbias"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert_ne!(output.status.code(), Some(90), "no tmpfs could be mounted");
+    let left = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    Some((
+        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        left,
+    ))
+}
+
+/// Issue #47, failure 9 and smaller faults: on a full disk a training said "No space left on
+/// device" twice, named its staging copy, did not say what it had kept, and a figure left its
+/// temporary file. Now each is one line naming the file as the user knows it, the system's
+/// reason once and what is kept; nothing half-written stays.
+#[test]
+fn a_full_disk_is_said_once_with_what_is_kept_and_nothing_half_written_stays() {
+    let scratch = Scratch::new("full-disk");
+    let model = tiny();
+    let lines: Vec<String> = (0..300)
+        .map(|i| format!("thou art fair and {} are the {} of it", i % 7, i % 11))
+        .collect();
+    let corpus = scratch.file("corpus.txt", lines.join("\n"));
+    let disk = scratch.path("disk");
+    let out = format!("{disk}/m");
+    let train = |every: &'static str| {
+        vec![
+            "train-mlm",
+            "--from",
+            &model,
+            "--corpus",
+            &corpus,
+            "--output",
+            &out,
+            "--steps",
+            "6",
+            "--batch",
+            "2",
+            "--max-len",
+            "32",
+            "--checkpoint-every",
+            every,
+        ]
+    };
+    let said_once = |stderr: &str, kept: &str| {
+        // Progress lines come first; the error is one line, the last.
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
+        assert_eq!(errors.len(), 1, "{stderr}");
+        let line = errors[0];
+        assert_eq!(stderr.lines().last(), Some(line), "{stderr}");
+        assert_eq!(line.matches("No space left on device").count(), 1, "{line}");
+        assert!(
+            line.contains(kept) && line.starts_with(&format!("error: {out}")),
+            "{line}"
+        );
+        assert!(!line.contains(".tmp-"), "{line}");
+    };
+    // The first checkpoint does not fit: nothing is kept, nothing stays.
+    let Some((ok, stderr, left)) = on_a_small_disk("100k", &disk, &train("2")) else {
+        return;
+    };
+    assert!(!ok);
+    said_once(
+        &stderr,
+        "(no checkpoint was kept: the run must start again)",
+    );
+    assert!(left.is_empty(), "{left:?}");
+    // The first fits, the second does not: the first is kept, complete, and said.
+    let (ok, stderr, left) = on_a_small_disk("1000k", &disk, &train("2")).unwrap();
+    assert!(!ok);
+    said_once(
+        &stderr,
+        "(the checkpoint of step 2 is kept: free space, then --resume continues from it)",
+    );
+    assert!(
+        left.iter()
+            .all(|p| p.split('/').next() == Some("m.checkpoint")),
+        "{left:?}"
+    );
+    assert!(
+        left.contains(&"m.checkpoint/digest.json".to_owned()),
+        "{left:?}"
+    );
+    // No checkpoint asked for, and the finished folder does not fit.
+    let (ok, stderr, left) = on_a_small_disk("150k", &disk, &train("0")).unwrap();
+    assert!(!ok);
+    said_once(
+        &stderr,
+        "(no checkpoint was kept: the run must start again)",
+    );
+    assert!(left.is_empty(), "{left:?}");
+    // A figure that does not fit: said, and no temporary file beside it.
+    let test = dataset_file("seat/en/weat1.jsonl");
+    let figures = format!("{disk}/figures");
+    let seat = [
+        "seat",
+        "--model",
+        &model,
+        "--test",
+        &test,
+        "--figures",
+        &figures,
+    ];
+    let (ok, stderr, left) = on_a_small_disk("8k", &disk, &seat).unwrap();
+    assert!(!ok);
+    assert!(
+        one_line(&stderr).contains("No space left on device"),
+        "{stderr}"
+    );
+    assert!(left.iter().all(|p| !p.ends_with(".tmp")), "{left:?}");
+}
+
 /// Issue #47, failure 10: memory grew by about 54 KB with every checkpoint written (the
 /// parameters were put back into the autodiff network, where each stayed registered). A
 /// training that writes 900 more checkpoints than another may now peak at most 8 MiB higher;

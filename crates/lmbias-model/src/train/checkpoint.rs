@@ -472,10 +472,15 @@ fn write_optimizer(
         ("step".to_owned(), optimizer.time.to_string()),
         ("training_step".to_owned(), step.to_string()),
     ]);
-    safetensors::serialize_to_file(views, Some(metadata), path).map_err(|e| TrainError::Output {
-        path: path.to_path_buf(),
-        message: format!("cannot write the optimizer state: {e}"),
-        source: None,
+    safetensors::serialize_to_file(views, Some(metadata), path).map_err(|e| match e {
+        safetensors::SafeTensorError::IoError(e) => {
+            TrainError::io(path, "cannot write the optimizer state", e)
+        }
+        e => TrainError::Output {
+            path: path.to_path_buf(),
+            message: format!("cannot write the optimizer state: {e}"),
+            source: None,
+        },
     })
 }
 

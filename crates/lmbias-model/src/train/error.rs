@@ -71,7 +71,7 @@ impl TrainError {
     /// This error with a path under `staging` (the temporary folder a result is written in
     /// before its rename) shown under `shown`, the name the user knows it by.
     pub(crate) fn staged_as(self, staging: &std::path::Path, shown: &std::path::Path) -> Self {
-        match self {
+        match self.output() {
             TrainError::Output {
                 path,
                 message,
@@ -82,6 +82,36 @@ impl TrainError {
                     Err(_) => path,
                 },
                 message,
+                source,
+            },
+            other => other,
+        }
+    }
+
+    /// A write that failed in the model's files (the weights) as an [`TrainError::Output`],
+    /// the one kind of error about the output's files.
+    fn output(self) -> Self {
+        match self {
+            TrainError::Model(ModelError::Io {
+                path,
+                doing,
+                source,
+            }) => TrainError::io(path, &format!("cannot {doing}"), source),
+            other => other,
+        }
+    }
+
+    /// This error (a write that failed) with what is left said after what went wrong: a
+    /// full disk stops a run of hours, and the user must know what it kept.
+    pub(crate) fn keeping(self, kept: &str) -> Self {
+        match self.output() {
+            TrainError::Output {
+                path,
+                message,
+                source,
+            } => TrainError::Output {
+                path,
+                message: format!("{message} ({kept})"),
                 source,
             },
             other => other,

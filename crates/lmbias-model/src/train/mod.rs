@@ -444,6 +444,14 @@ impl<'a> Run<'a> {
             _ => None,
         };
         let mut grads = store.zeros();
+        // The step of the checkpoint on disk, said when a write fails (a full disk).
+        let mut kept_step = resumed.as_ref().map(|_| first_step);
+        let kept = |step: Option<usize>| match step {
+            Some(step) => format!(
+                "the checkpoint of step {step} is kept: free space, then --resume continues from it"
+            ),
+            None => "no checkpoint was kept: the run must start again".to_owned(),
+        };
         let mut order = Order::new(train.count(), s.batch, s.seed);
         let clock = Instant::now();
         let mut tokens = 0usize;
@@ -509,7 +517,9 @@ impl<'a> Run<'a> {
                         step: done,
                         losses: losses.clone(),
                     },
-                )?;
+                )
+                .map_err(|e| e.keeping(&kept(kept_step)))?;
+                kept_step = Some(done);
             }
             if stop {
                 return Err(TrainError::Interrupted {
@@ -546,7 +556,9 @@ impl<'a> Run<'a> {
             removed,
         };
         let folder = self.folder(&valid, &loaded.base_config, tokenizer);
-        folder.write_final(output, &trained)?;
+        folder
+            .write_final(output, &trained)
+            .map_err(|e| e.keeping(&kept(kept_step)))?;
         checkpoint::remove(&checkpoints);
         Ok(trained)
     }
