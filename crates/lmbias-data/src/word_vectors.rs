@@ -163,7 +163,10 @@ impl<T: Float> WordVectors<T> {
     /// Reads word2vec/GloVe text by the rules of this module.
     pub fn read_text(path: &Path) -> Result<Self, WordVectorsError> {
         let file = crate::read::open(path).map_err(|e| ReadError::new(path, e))?;
-        Self::read_text_from(path, BufReader::with_capacity(1 << 16, file))
+        // Streamed a line at a time, and refused at the first NUL byte (`/dev/zero` read a
+        // 16 MiB line before).
+        let text = crate::read::TextOnly::new(file, "word-vector");
+        Self::read_text_from(path, BufReader::with_capacity(1 << 16, text))
     }
 
     /// [`read_text`](Self::read_text) from any reader; `path` names it in errors.

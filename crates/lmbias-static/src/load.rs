@@ -19,16 +19,6 @@ fn open(path: &Path) -> Result<File, StaticError> {
     lmbias_data::read::open(path).map_err(|e| StaticError::io(path, e))
 }
 
-/// The whole file, opened as every input is (a FIFO nobody writes reads as empty).
-fn read_all(path: &Path) -> Result<Vec<u8>, StaticError> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    open(path)?
-        .read_to_end(&mut bytes)
-        .map_err(|e| StaticError::io(path, e))?;
-    Ok(bytes)
-}
-
 /// Longest word accepted in a binary file: beyond it the file is taken to be something else.
 const MAX_WORD_BYTES: usize = 100_000;
 
@@ -149,6 +139,9 @@ pub(crate) fn read_word2vec_binary(path: &Path) -> Result<Table, StaticError> {
     Ok(table)
 }
 
+/// The longest `.npy` header read: numpy pads its headers to 64 bytes and writes a few hundred.
+const MAX_NPY_HEADER: usize = 1 << 20;
+
 /// A 2-D float array of a `.npy` file, row-major.
 pub(crate) struct Npy {
     pub(crate) rows: usize,
@@ -163,23 +156,50 @@ pub(crate) struct Npy {
 /// multiplies the shape unchecked, and brings pest's parser generator (13 crates) for a
 /// three-key dict (docs/architecture.md, "Written here, and why").
 pub(crate) fn read_npy(path: &Path) -> Result<Npy, StaticError> {
-    let bytes = read_all(path)?;
     let bad = |problem: String| StaticError::format(path, problem);
-    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+    let file = open(path)?;
+    let size = file
+        .metadata()
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len());
+    let mut reader = BufReader::new(file);
+    // Read as far as the header says, checking as it goes: a file that does not start as a
+    // .npy one (`/dev/zero`, a sparse file) is refused at its first bytes, and the data is
+    // read only once the header has said how much there must be (issue #47).
+    let mut fill = |want: usize| -> Result<Vec<u8>, StaticError> {
+        let mut bytes = Vec::new();
+        (&mut reader)
+            .take(want as u64)
+            .read_to_end(&mut bytes)
+            .map_err(|e| StaticError::io(path, e))?;
+        Ok(bytes)
+    };
+    let lead = fill(10)?;
+    if lead.len() < 10 || &lead[..6] != b"\x93NUMPY" {
         return Err(bad("not a .npy file (no \\x93NUMPY magic)".into()));
     }
-    let (header_len, start): (usize, usize) = match bytes[6] {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 if bytes.len() >= 12 => (
-            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-            12,
-        ),
+    let (header_len, start): (usize, usize) = match lead[6] {
+        1 => (u16::from_le_bytes([lead[8], lead[9]]) as usize, 10),
+        major @ (2 | 3) => match fill(2)?[..] {
+            [a, b] => (u32::from_le_bytes([lead[8], lead[9], a, b]) as usize, 12),
+            _ => return Err(bad(format!("npy format version {major} is not supported"))),
+        },
         major => return Err(bad(format!("npy format version {major} is not supported"))),
     };
-    let header = bytes
-        .get(start..start.saturating_add(header_len))
-        .ok_or_else(|| bad(format!("header of {header_len} bytes runs past the end")))?;
-    let header = std::str::from_utf8(header).map_err(|_| bad("header is not text".into()))?;
+    // numpy writes headers of a few hundred bytes; a larger one is not numpy's.
+    if header_len > MAX_NPY_HEADER {
+        return Err(bad(format!(
+            "header of {header_len} bytes: more than the {MAX_NPY_HEADER} any numpy writes"
+        )));
+    }
+    let header = fill(header_len)?;
+    if header.len() != header_len {
+        return Err(bad(format!(
+            "header of {header_len} bytes runs past the end"
+        )));
+    }
+    let header = std::str::from_utf8(&header).map_err(|_| bad("header is not text".into()))?;
     let dict = NpyHeader::parse(header).map_err(|p| bad(format!("header {header:?}: {p}")))?;
     let (little, width) = match dict.descr.as_str() {
         "<f4" => (true, 4),
@@ -201,15 +221,24 @@ pub(crate) fn read_npy(path: &Path) -> Result<Npy, StaticError> {
     if cols == 0 {
         return Err(bad("shape has 0 dimensions per vector".into()));
     }
-    let data = &bytes[start + header_len..];
     let expected = rows.checked_mul(cols).and_then(|n| n.checked_mul(width));
-    if expected != Some(data.len()) {
-        return Err(bad(format!(
-            "data has {} bytes; shape ({rows}, {cols}) of {} needs {}",
-            data.len(),
+    let wrong_size = |found: u64| {
+        bad(format!(
+            "data has {found} bytes; shape ({rows}, {cols}) of {} needs {}",
             dict.descr,
             expected.map_or("more than can be addressed".into(), |e| e.to_string())
-        )));
+        ))
+    };
+    // A file's size is known before its data is read; a pipe's is counted as it comes.
+    let data_size = size.map(|size| size.saturating_sub((start + header_len) as u64));
+    let expected = match (expected, data_size) {
+        (Some(e), Some(found)) if e as u64 != found => return Err(wrong_size(found)),
+        (Some(e), _) => e,
+        (None, found) => return Err(wrong_size(found.unwrap_or(0))),
+    };
+    let data = fill(expected.saturating_add(1))?;
+    if data.len() != expected {
+        return Err(wrong_size(data.len() as u64));
     }
     let value = |i: usize| -> f32 {
         let b = &data[i * width..(i + 1) * width];
@@ -362,7 +391,9 @@ impl Literal<'_> {
 
 /// A vocabulary file: one word per line, in the order of the vectors (`\r\n` is accepted).
 pub(crate) fn read_vocab(path: &Path) -> Result<Vec<String>, StaticError> {
-    let bytes = read_all(path)?;
+    // Text: capped, and refused at its first NUL byte (`/dev/zero` read for ever before).
+    let bytes = lmbias_data::read::read_capped(path, lmbias_data::read::EMBEDDINGS)
+        .map_err(|e| StaticError::io(path, e.source))?;
     let bytes = lmbias_data::strip_bom(&bytes);
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()]

@@ -922,8 +922,11 @@ fn peak_rss_of_a_quick_run(args: &[&str]) -> (bool, String, u64) {
 
 /// Issue #47, failure 4: `/dev/zero` given as any data file read 1–4 GiB before the cap refused
 /// it. A reader now checks the bytes as they arrive — text has no NUL byte, a shard starts with
-/// a CBOR map — and refuses at the first chunk: one line naming the file, and a peak memory of
-/// the whole process under 100 MiB, caps left at their defaults.
+/// a CBOR map, a .npy file with its magic, weights with their header — and refuses at the first
+/// chunk: one line naming the file, and a peak memory of the whole process under 100 MiB, caps
+/// left at their defaults. One case per reader kind: every data file given by an option, static
+/// vectors in each format, and each file of a model folder (links to /dev/zero, or sparse
+/// files of 1 GiB).
 #[test]
 fn dev_zero_is_refused_at_its_first_bytes_in_little_memory() {
     let scratch = Scratch::new("zero");
@@ -933,6 +936,10 @@ fn dev_zero_is_refused_at_its_first_bytes_in_little_memory() {
     let corpus = scratch.file("corpus.txt", "thou art fair\nyou are fair\n");
     let weat1 = dataset_file("seat/en/weat1.jsonl");
     let dataset = dataset_file("valence/eme-me-60.json");
+    let pairs = dataset_file("crows-pairs/crows_pairs_anonymized.csv");
+    let gender = dataset_file("probe/gender.csv");
+    let salary = dataset_file("probe/salary.csv");
+    let templates = dataset_file("probe/templates.txt");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
             vec!["seat", "--model", &model, "--test", zero],
@@ -973,7 +980,93 @@ fn dev_zero_is_refused_at_its_first_bytes_in_little_memory() {
         ),
         (
             vec!["weat", "--embeddings", zero, "--test", &weat1],
-            "/dev/zero",
+            "not a text file, as an embeddings file must be",
+        ),
+        (
+            vec!["crows", "--model", &model, "--pairs", zero],
+            "not a text file, as a dataset file must be",
+        ),
+        (
+            vec![
+                "crows",
+                "--model",
+                &model,
+                "--pairs",
+                &pairs,
+                "--group-terms",
+                zero,
+            ],
+            "not a text file, as a dataset file must be",
+        ),
+        (
+            vec![
+                "train-mlm",
+                "--from",
+                &model,
+                "--corpus",
+                &corpus,
+                "--add-words",
+                zero,
+                "--output",
+                &out,
+            ],
+            "not a text file, as a dataset file must be",
+        ),
+        (
+            vec![
+                "valence",
+                "--model",
+                &model,
+                "--dataset",
+                &dataset,
+                "--lexicon",
+                zero,
+            ],
+            "not a text file, as a dataset file must be",
+        ),
+        (
+            vec![
+                "probe",
+                "--model",
+                &model,
+                "--protected",
+                zero,
+                "--stereotyped",
+                &salary,
+                "--templates",
+                &templates,
+            ],
+            "not a text file, as a dataset file must be",
+        ),
+        (
+            vec![
+                "probe",
+                "--model",
+                &model,
+                "--protected",
+                &gender,
+                "--stereotyped",
+                &salary,
+                "--templates",
+                zero,
+            ],
+            "not a text file, as a dataset file must be",
+        ),
+        (
+            vec![
+                "probe",
+                "--embeddings",
+                zero,
+                "--protected",
+                &gender,
+                "--stereotyped",
+                &salary,
+            ],
+            "not a text file, as an embeddings file must be",
+        ),
+        (
+            vec!["embed", "--model", &model, "--input", zero],
+            "not a text file, as an input file must be",
         ),
     ];
     for (args, says) in cases {
@@ -985,6 +1078,86 @@ fn dev_zero_is_refused_at_its_first_bytes_in_little_memory() {
             "{args:?}: {line}"
         );
         assert!(peak < 100 << 20, "{args:?}: peak {} MiB", peak >> 20);
+    }
+    // Files found by name, not given: a model folder's, and static vectors' (a word2vec text
+    // or binary file, a folder of vectors.npy and vocab.txt), each a link to /dev/zero or a
+    // sparse file of 1 GiB (zeros that take no disk).
+    let link = |name: &str| {
+        let path = scratch.0.join(name);
+        std::os::unix::fs::symlink(zero, &path).unwrap();
+        path.display().to_string()
+    };
+    let sparse = |path: &Path| {
+        let file = std::fs::File::create(path).unwrap();
+        file.set_len(1 << 30).unwrap();
+    };
+    let (text, binary) = (link("vectors.txt"), link("vectors.bin"));
+    let npy = scratch.0.join("npy");
+    std::fs::create_dir_all(&npy).unwrap();
+    std::fs::write(npy.join("vocab.txt"), "a\nb\n").unwrap();
+    sparse(&npy.join("vectors.npy"));
+    let npy = npy.display().to_string();
+    let mut static_cases: Vec<(String, &str, &str)> = vec![
+        (
+            text.clone(),
+            "vectors.txt",
+            "not a text file, as a word-vector file must be",
+        ),
+        (
+            binary,
+            "vectors.bin",
+            "header: expected \"COUNT DIM\" on the first line",
+        ),
+        (
+            npy.clone(),
+            "vectors.npy",
+            "not a .npy file (no \\x93NUMPY magic)",
+        ),
+    ];
+    for (file, says) in [
+        ("config.json", "not a text file, as a config file must be"),
+        (
+            "tokenizer_config.json",
+            "not a text file, as a config file must be",
+        ),
+        ("tokenizer.json", "is a device, not a regular file"),
+        ("model.safetensors", "is a device, not a regular file"),
+    ] {
+        let folder = scratch.0.join(format!("model-{file}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        for entry in std::fs::read_dir(&model).unwrap() {
+            let entry = entry.unwrap().path();
+            let name = entry.file_name().unwrap();
+            if name == file {
+                std::os::unix::fs::symlink(zero, folder.join(name)).unwrap();
+            } else {
+                std::fs::copy(&entry, folder.join(name)).unwrap();
+            }
+        }
+        static_cases.push((folder.display().to_string(), file, says));
+    }
+    // The weights a sparse file: a safetensors header of length 0.
+    let sparse_weights = scratch.0.join("model-sparse");
+    std::fs::create_dir_all(&sparse_weights).unwrap();
+    for entry in std::fs::read_dir(&model).unwrap() {
+        let entry = entry.unwrap().path();
+        std::fs::copy(&entry, sparse_weights.join(entry.file_name().unwrap())).unwrap();
+    }
+    sparse(&sparse_weights.join("model.safetensors"));
+    static_cases.push((
+        sparse_weights.display().to_string(),
+        "model.safetensors",
+        "invalid JSON in header",
+    ));
+    for (model, file, says) in &static_cases {
+        let (ok, stderr, peak) = peak_rss_of_a_quick_run(&["embed", "--model", model, "hello"]);
+        assert!(!ok, "{model}");
+        let line = one_line(&stderr);
+        assert!(
+            line.contains(file) && line.contains(says),
+            "{model}: {line}"
+        );
+        assert!(peak < 100 << 20, "{model}: peak {} MiB", peak >> 20);
     }
 }
 
