@@ -389,7 +389,10 @@ mod tests {
         }
         // An unknown field or group: serde's reason, naming it, as the source.
         let unknown = parse(&file(|v| v["claims"][0]["group"] = "Victorian".into())).unwrap_err();
-        assert_eq!(unknown.to_string(), "ka.json: not a known-answer claims file");
+        assert_eq!(
+            unknown.to_string(),
+            "ka.json: not a known-answer claims file"
+        );
         let reason = std::error::Error::source(&unknown).unwrap().to_string();
         assert!(reason.contains("Victorian"), "{reason}");
     }

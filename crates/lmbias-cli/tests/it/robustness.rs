@@ -1483,6 +1483,18 @@ fn add_words_errors_say_it_once_read_numbers_as_numbers_and_quote_short() {
         "error: --add-words 1e3: a count of words must be a whole number (or give a word list's \
          path)"
     );
+    // A whole number too large for a count (it was "at least 1" for 2^70), quoted short.
+    let huge = "9".repeat(309);
+    let (ok, _, stderr) = train(&huge);
+    assert!(!ok);
+    assert_eq!(
+        one_line(&stderr),
+        format!(
+            "error: --add-words {}… (309 characters): a count of words must be at most {}",
+            "9".repeat(80),
+            usize::MAX
+        )
+    );
     let missing = scratch.path("missing.txt");
     let (ok, _, stderr) = train(&missing);
     assert!(!ok);

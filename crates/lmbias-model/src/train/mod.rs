@@ -130,24 +130,27 @@ impl AddWords {
     /// (one word a line, `lmbias_data::WordsFile`).
     pub fn from_arg(arg: &str) -> Result<AddWords, TrainError> {
         let arg = arg.trim();
-        if let Ok(n) = arg.parse::<i128>() {
-            return usize::try_from(n).map(AddWords::MostFrequent).map_err(|_| {
-                TrainError::Setting {
-                    flag: "--add-words",
-                    value: arg.to_owned(),
-                    message: "a count of words must be at least 1".into(),
-                }
-            });
-        }
+        let refuse = |message: String| TrainError::Setting {
+            flag: "--add-words",
+            value: lmbias_encoder::shorten(arg).into_owned(),
+            message,
+        };
         let path = std::path::Path::new(arg);
+        let digits = arg.strip_prefix(['+', '-']).unwrap_or(arg);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            if arg.starts_with('-') {
+                return Err(refuse("a count of words must be at least 1".into()));
+            }
+            return digits
+                .parse::<usize>()
+                .map(AddWords::MostFrequent)
+                .map_err(|_| refuse(format!("a count of words must be at most {}", usize::MAX)));
+        }
         // A number that is not a whole one (1e3, 2.5) is a count mistyped, not a path.
         if arg.parse::<f64>().is_ok() && !path.exists() {
-            return Err(TrainError::Setting {
-                flag: "--add-words",
-                value: arg.to_owned(),
-                message: "a count of words must be a whole number (or give a word list's path)"
-                    .into(),
-            });
+            return Err(refuse(
+                "a count of words must be a whole number (or give a word list's path)".into(),
+            ));
         }
         let list = lmbias_data::WordsFile::read(path)?;
         Ok(AddWords::Listed {
