@@ -292,14 +292,23 @@ pub fn not_regular(meta: &std::fs::Metadata, why: &str) -> io::Error {
     )
 }
 
-/// The sha256 of the bytes each file gave when [`read_capped`] read it, by the path as
-/// named. A report records the digest of what was parsed: a pipe (`<(command)`) cannot be
-/// read a second time, and a file edited since would give another digest.
+/// The sha256 of the bytes each pipe gave when lmbias read it, by the path as named: a pipe
+/// (`<(command)`, `/dev/stdin`) cannot be read a second time for the report's digest. A
+/// regular file is digested by reading it again, so a file changed since is never recorded
+/// by an old digest.
 static AS_READ: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
 
-/// The sha256 (hex) of the bytes `path` gave when this process last read it through
-/// [`read_capped`], if it did.
+/// Whether `path` is something read once: not a regular file, nor a folder.
+fn read_once(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// The sha256 (hex) of the bytes `path` gave when this process read it, if it is a pipe (or
+/// another file that cannot be read twice) that it read.
 pub fn sha256_as_read(path: &Path) -> Option<String> {
+    if !read_once(path) {
+        return None;
+    }
     let read = AS_READ
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -309,15 +318,20 @@ pub fn sha256_as_read(path: &Path) -> Option<String> {
         .map(|(_, d)| d.clone())
 }
 
-/// Records the sha256 of the bytes `path` gave.
+/// Records the sha256 of the bytes `path` gave, if it cannot be read twice.
 fn record_as_read(path: &Path, bytes: &[u8]) {
     use sha2::{Digest, Sha256};
-    record_digest(path, &format!("{:x}", Sha256::digest(bytes)));
+    if read_once(path) {
+        record_digest(path, &format!("{:x}", Sha256::digest(bytes)));
+    }
 }
 
-/// Records `digest` as that of the bytes `path` gave (for a reader that streams, hashing as
-/// it goes).
+/// Records `digest` as that of the bytes `path` gave, if it cannot be read twice (for a reader
+/// that streams, hashing as it goes).
 pub(crate) fn record_digest(path: &Path, digest: &str) {
+    if !read_once(path) {
+        return;
+    }
     let mut read = AS_READ
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -125,7 +125,8 @@ pub fn crows_pairs(bias_type: &str, stereotypical: u64, decided: u64) -> Vec<Pai
             };
             PairScore {
                 id: format!("{bias_type}-{i}"),
-                line: 0,
+                // A file's lines, after its header: pairs are matched by line.
+                line: i as usize + 2,
                 bias_type: bias_type.to_owned(),
                 direction: DirectionName::Stereo,
                 more: scores(),
