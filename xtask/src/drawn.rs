@@ -145,8 +145,7 @@ pub fn draw_json() -> Result<String> {
 /// Writes a fresh draw to `out`.
 pub fn write(out: &Path) -> Result<()> {
     let json = draw_json()?;
-    lmbias_runs::write_atomically(out, json.as_bytes())
-        .with_context(|| format!("{}: cannot write", out.display()))?;
+    lmbias_runs::write_atomically(out, json.as_bytes())?;
     Ok(())
 }
 

@@ -325,13 +325,6 @@ pub(crate) fn datasets_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../datasets")
 }
 
-/// Writes `contents` to `path` under a temporary name beside it, then renames: a failed
-/// write never leaves half a table or figure where a result was expected.
-pub(crate) fn write_atomically(path: &std::path::Path, contents: impl AsRef<[u8]>) -> Result<()> {
-    lmbias_runs::write_atomically(path, contents.as_ref())
-        .with_context(|| format!("writing {}", path.display()))
-}
-
 /// The second half of a run, from the models' outcomes, each at its model's position in
 /// the list (one run's, or all shards'): one analysis, and from it every study's tables and
 /// figures, then REPORT.md, whose path it returns.

@@ -64,8 +64,7 @@ pub fn write(out: &Path) -> Result<()> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("{}: cannot create", dir.display()))?;
     }
-    lmbias_runs::write_atomically(out, csv.as_bytes())
-        .with_context(|| format!("{}: cannot write", out.display()))?;
+    lmbias_runs::write_atomically(out, csv.as_bytes())?;
     Ok(())
 }
 

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context, Result, ensure};
+use anyhow::{Result, ensure};
 use lmbias_runs::data::corpus::Corpus;
 use lmbias_runs::data::lexicon::Lexicon;
 use lmbias_runs::data::valence::ValenceDataset;
@@ -160,8 +160,7 @@ pub fn check(dataset: &ValenceDataset, datasets: &Path) -> Result<()> {
 /// Writes a fresh draw to `out`.
 pub fn write(datasets: &Path, out: &Path) -> Result<()> {
     let json = draw_json(datasets)?;
-    lmbias_runs::write_atomically(out, json.as_bytes())
-        .with_context(|| format!("{}: cannot write", out.display()))?;
+    lmbias_runs::write_atomically(out, json.as_bytes())?;
     Ok(())
 }
 

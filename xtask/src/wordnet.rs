@@ -77,8 +77,7 @@ pub fn definitions_corpus() -> Result<PathBuf> {
             }
         }
         std::fs::create_dir_all(&dir).with_context(|| dir.display().to_string())?;
-        lmbias_runs::write_atomically(&path, lines.as_bytes())
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+        lmbias_runs::write_atomically(&path, lines.as_bytes())?;
     }
     Ok(path)
 }

@@ -7,7 +7,7 @@
 //! compiled: oneDNN runs the product.
 
 #[cfg(not(feature = "onednn"))]
-use crate::pack::PANEL;
+use crate::PANEL;
 #[cfg(not(feature = "onednn"))]
 use std::arch::x86_64::{
     __m512, __m512bh, _mm512_dpbf16_ps, _mm512_loadu_si512, _mm512_mask_storeu_ps,

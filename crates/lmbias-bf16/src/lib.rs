@@ -24,6 +24,11 @@
 //! # Ok::<(), lmbias_bf16::ShapeError>(())
 //! ```
 
+/// Output columns per panel of packed weights: two 16-lane registers. The packing
+/// (`pack`) lays weights out in panels of this width and the kernel (`avx512`) reads them so.
+#[cfg(not(feature = "onednn"))]
+const PANEL: usize = 32;
+
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod convert;

@@ -3,11 +3,9 @@
 
 use crate::Bf16Units;
 #[cfg(not(feature = "onednn"))]
-use crate::convert::{bf16_to_f32, f32_to_bf16};
-
-/// Output columns per panel: two 16-lane registers.
+use crate::PANEL;
 #[cfg(not(feature = "onednn"))]
-pub(crate) const PANEL: usize = 32;
+use crate::convert::{bf16_to_f32, f32_to_bf16};
 
 /// A layer whose shape and values disagree.
 #[derive(Debug, thiserror::Error)]

@@ -97,7 +97,8 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
             points: steps.iter().map(|s| (s.n, s.p_value())).collect(),
         };
         let title = format!("Categorical association: {label}");
-        output::write_atomically(svg, pvalue_curve(&title, &[series]).as_bytes()).context("--svg")
+        lmbias_runs::write_atomically(svg, pvalue_curve(&title, &[series]).as_bytes())
+            .context("--svg")
     });
     // Printed whatever became of the figure; a failed figure is reported after.
     let printed = (|| -> anyhow::Result<()> {

@@ -204,7 +204,12 @@ fn print(runs: &[SeatRun], pooling: Option<Pooling>, layer: Layer, args: &SeatAr
         let title = format!("SEAT, {pooling}, {}", layer_label(layer));
         heatmaps(rows, &title, args.marks)
             .into_iter()
-            .try_for_each(|(file, svg)| output::write_atomically(&dir.join(file), svg.as_bytes()))
+            .try_for_each(|(file, svg)| -> anyhow::Result<()> {
+                Ok(lmbias_runs::write_atomically(
+                    &dir.join(file),
+                    svg.as_bytes(),
+                )?)
+            })
             .context("--figures")
     });
     if args.json {

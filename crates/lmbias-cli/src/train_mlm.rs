@@ -112,7 +112,7 @@ pub fn run(args: TrainMlmArgs) -> anyhow::Result<()> {
         (None, None) => unreachable!("clap requires --from or --scratch --tokenizer"),
     };
     let add_words = match &args.add_words {
-        Some(arg) => AddWords::from_arg(arg)?,
+        Some(arg) => lmbias_runs::train::add_words(arg)?,
         None => AddWords::None,
     };
     let settings = TrainSettings {

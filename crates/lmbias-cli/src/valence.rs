@@ -127,9 +127,10 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
     let figures = args.figures.as_ref().map(|dir| {
         Measure::ALL
             .into_iter()
-            .try_for_each(|measure| {
+            .try_for_each(|measure| -> anyhow::Result<()> {
                 let path = dir.join(report::figure_file_name(measure, args.top_k.get()));
-                output::write_atomically(&path, report::figure(&results, measure).as_bytes())
+                let svg = report::figure(&results, measure);
+                Ok(lmbias_runs::write_atomically(&path, svg.as_bytes())?)
             })
             .context("--figures")
     });

@@ -15,8 +15,12 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+pub mod read;
+mod role;
 #[cfg(feature = "testing")]
 pub mod testing;
+
+pub use role::Role;
 
 /// Texts per call when a front-end feeds a long list to a model chunk by chunk (the
 /// CLI's `--input`, the Python package's `embed` and `fill_mask`): large enough for the

@@ -24,7 +24,8 @@ pub struct ReadError {
 }
 
 impl ReadError {
-    pub(crate) fn new(path: &Path, source: io::Error) -> ReadError {
+    /// The error for `path`, for the reason `source`.
+    pub fn new(path: &Path, source: io::Error) -> ReadError {
         ReadError {
             path: path.to_path_buf(),
             source,
@@ -169,7 +170,7 @@ impl Cap {
     }
 
     /// The error for a file over the cap.
-    pub(crate) fn exceeded(self) -> io::Error {
+    pub fn exceeded(self) -> io::Error {
         let bytes = self.bytes();
         let size = if bytes.is_multiple_of(1 << 20) {
             format!("{} MiB", bytes >> 20)
@@ -328,7 +329,7 @@ fn record_as_read(path: &Path, bytes: &[u8]) {
 
 /// Records `digest` as that of the bytes `path` gave, if it cannot be read twice (for a reader
 /// that streams, hashing as it goes).
-pub(crate) fn record_digest(path: &Path, digest: &str) {
+pub fn record_digest(path: &Path, digest: &str) {
     if !read_once(path) {
         return;
     }
@@ -372,7 +373,7 @@ pub fn read_capped(path: &Path, cap: Cap) -> Result<Vec<u8>, ReadError> {
 }
 
 /// The bytes of `path`, at most `cap`, without a leading byte-order mark.
-pub(crate) fn read(path: &Path, cap: Cap) -> Result<Vec<u8>, ReadError> {
+pub fn read(path: &Path, cap: Cap) -> Result<Vec<u8>, ReadError> {
     let mut bytes = read_capped(path, cap)?;
     let bom = bytes.len() - strip_bom(&bytes).len();
     bytes.drain(..bom);
@@ -381,7 +382,7 @@ pub(crate) fn read(path: &Path, cap: Cap) -> Result<Vec<u8>, ReadError> {
 
 /// The text of `path` (a [`DATASET`] file), without a leading byte-order mark; invalid
 /// UTF-8 is an I/O error of kind `InvalidData`.
-pub(crate) fn read_to_string(path: &Path) -> Result<String, ReadError> {
+pub fn read_to_string(path: &Path) -> Result<String, ReadError> {
     String::from_utf8(read(path, DATASET)?).map_err(|e| {
         ReadError::new(
             path,

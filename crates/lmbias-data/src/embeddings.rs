@@ -17,7 +17,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use lmbias_encoder::quote;
+use lmbias_core::quote;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 use crate::read::{EMBEDDINGS, ReadError, read, strip_bom};

@@ -13,7 +13,7 @@ pub mod crows;
 pub mod embeddings;
 pub mod lexicon;
 pub mod probe;
-pub mod read;
+pub use lmbias_core::read;
 pub mod valence;
 pub mod word_vectors;
 pub mod words;

@@ -11,7 +11,7 @@
 //! (only words with that descriptor, or without one, go there) or `[WORD]`
 //! (any word goes there).
 
-use lmbias_encoder::quote;
+use lmbias_core::quote;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};

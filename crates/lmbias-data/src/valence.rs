@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use lmbias_encoder::{quote, shorten};
+use lmbias_core::{quote, shorten};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::read::{ReadError, read_to_string};
@@ -299,12 +299,13 @@ impl ValenceDataset {
         }
     }
 
-    /// The same sentences rated by `lexicon` alone (issue #46): every sentence annotation and
-    /// the file's own lexicon set aside, every proposal given the lexicon's valence (0 for a
-    /// word it does not list), whichever model proposed it.
-    pub fn rated_by(&self, lexicon: &crate::lexicon::Lexicon) -> ValenceDataset {
+    /// The same sentences rated by a lexicon's `valences` alone (issue #46; a lexicon file
+    /// gives them, `Lexicon::valences`): every sentence annotation and the file's own lexicon
+    /// set aside, every proposal given the lexicon's valence (0 for a word it does not list),
+    /// whichever model proposed it.
+    pub fn rated_by(&self, valences: BTreeMap<String, Valence>) -> ValenceDataset {
         ValenceDataset {
-            lexicon: lexicon.valences(),
+            lexicon: valences,
             lexicon_rates_all: true,
             sentences: self
                 .sentences
@@ -694,7 +695,7 @@ mod tests {
             Path::new("l.tsv"),
         )
         .unwrap();
-        let rated = d.rated_by(&lexicon);
+        let rated = d.rated_by(lexicon.valences());
         assert!(rated.lexicon_rates_all() && !d.lexicon_rates_all());
         let s = &rated.sentences()[0];
         assert!(s.annotations().is_empty());

@@ -28,7 +28,7 @@ use std::collections::hash_map::Entry;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use lmbias_encoder::quote;
+use lmbias_core::quote;
 
 use crate::read::{ReadError, skip_bom};
 

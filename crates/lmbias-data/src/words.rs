@@ -3,7 +3,7 @@
 //! twice, are errors naming the line: a list that says something else than its reader takes
 //! would add other words than the user meant.
 
-use lmbias_encoder::quote;
+use lmbias_core::quote;
 use std::path::{Path, PathBuf};
 
 use crate::read::{ReadError, read_to_string};

@@ -27,7 +27,7 @@ use crate::permutation;
 /// statistics (statrs, rand). Both crates are Burn-free, so the dependency costs a scorer of
 /// its own vectors nothing heavy. Re-exported so such a scorer can match on [`WeatError`]
 /// without naming `lmbias-data`.
-pub use lmbias_data::association::Role;
+pub use lmbias_core::Role;
 
 /// Which standard deviation divides the effect size; both are in use in the literature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use lmbias_encoder::{Layer, Pooling};
+use lmbias_core::{Layer, Pooling};
 use lmbias_model::{Checkpoint, Compute, DeviceKind, Precision, load_embedder};
 use lmbias_text::Tokenizer;
 

@@ -1,4 +1,4 @@
-//! A network with its tokenizer, answering lmbias-encoder's traits — written
+//! A network with its tokenizer, answering lmbias-core's traits — written
 //! once for every model family, generic over [`Network`] (as ripgrep's searcher
 //! is generic over its `Matcher`).
 //!
@@ -10,7 +10,7 @@
 use std::ops::Range;
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
-use lmbias_encoder::{
+use lmbias_core::{
     Embedder, Encoded, EncoderError, HiddenPiece, Layer, MaskedLm, Piece, PieceScores, Pooling,
     Prediction, WordInContext, check_finite,
 };

@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lmbias_encoder::Pooling;
+use lmbias_core::Pooling;
 use serde::Deserialize;
 
 use lmbias_fetch::hub::{self, DownloadError, HubFiles, HubSettings};
@@ -322,7 +322,7 @@ impl Checkpoint {
         let config_path = dir.join("config.json");
         // A JSON array would be read field by field into the struct (serde reads structs
         // from sequences) and end as "no model_type field".
-        let value: serde_json::Value = read_json(&config_path)?;
+        let value: serde_json::Value = crate::config_file::read_json(&config_path)?;
         if !value.is_object() {
             return Err(ModelError::ConfigValue {
                 path: config_path,
@@ -414,31 +414,6 @@ impl Checkpoint {
     pub(crate) fn weights_format(&self) -> WeightsFormat {
         self.format
     }
-}
-
-/// `Err` naming `field` when a LayerNorm epsilon (or another value that must be a finite
-/// number ≥ 0) is not one: a negative epsilon makes every output NaN for some inputs.
-pub(crate) fn nonnegative(field: &str, value: f64) -> Result<(), String> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(())
-    } else {
-        Err(format!("{field} {value} must be a finite number ≥ 0"))
-    }
-}
-
-/// Parse a JSON file, naming the file in any error.
-pub(crate) fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ModelError> {
-    let text = lmbias_data::read::read_capped(path, lmbias_data::read::CONFIG).map_err(|e| {
-        ModelError::Io {
-            path: path.to_path_buf(),
-            doing: "read",
-            source: e.source,
-        }
-    })?;
-    serde_json::from_slice(&text).map_err(|source| ModelError::Config {
-        path: path.to_path_buf(),
-        source,
-    })
 }
 
 fn architecture_of(path: &Path, fields: &ArchitectureFields) -> Result<Architecture, ModelError> {

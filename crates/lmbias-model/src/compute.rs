@@ -69,8 +69,8 @@ impl Compute {
             (Precision::F32, _) => None,
             (Precision::Bf16, DeviceKind::Wgpu) => {
                 return Err(ModelError::PrecisionUnavailable {
-                    precision,
-                    device,
+                    precision: precision.as_str(),
+                    device: device.as_str(),
                     why: "lmbias's bf16 kernel runs on the CPU".into(),
                 });
             }

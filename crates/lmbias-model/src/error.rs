@@ -7,7 +7,6 @@ use std::error::Error;
 use std::io;
 use std::path::PathBuf;
 
-use crate::device::DeviceKind;
 use lmbias_text::TextError;
 
 /// Why a checkpoint could not be found, fetched or loaded.
@@ -219,10 +218,10 @@ pub enum ModelError {
     /// A precision the device cannot run.
     #[error("precision {precision} is not available on {device}: {why}")]
     PrecisionUnavailable {
-        /// The precision asked for.
-        precision: crate::compute::Precision,
-        /// The device asked for.
-        device: DeviceKind,
+        /// The precision asked for, by name (`Precision::as_str`).
+        precision: &'static str,
+        /// The device asked for, by name (`DeviceKind::as_str`).
+        device: &'static str,
         /// Why not.
         why: String,
     },

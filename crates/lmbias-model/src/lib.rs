@@ -2,10 +2,10 @@
 //! download from the hub into that cache, each recorded as the checkpoint's [`Origin`]),
 //! weight loading (safetensors or `.bin`, f32/f16/bf16),
 //! and the BERT (encoder + MLM head) and T5 / mT5 encoders, answering
-//! lmbias-encoder's traits.
+//! lmbias-core's traits.
 //!
 //! ```no_run
-//! use lmbias_encoder::Layer;
+//! use lmbias_core::Layer;
 //! use lmbias_model::{Checkpoint, DeviceKind, load_embedder};
 //!
 //! let model = load_embedder(&Checkpoint::resolve("bert-base-uncased")?, DeviceKind::Cpu)?;
@@ -15,7 +15,7 @@
 //!
 //! The model types themselves are private: a loader returns a boxed trait
 //! object, so callers never name a family, and every text-taking method
-//! answers with a one-line [`EncoderError`](lmbias_encoder::EncoderError)
+//! answers with a one-line [`EncoderError`](lmbias_core::EncoderError)
 //! instead of panicking or returning NaN. See docs/architecture.md, "Adding a
 //! model family", for how the pieces fit.
 
@@ -23,6 +23,7 @@ mod adapter;
 mod bert;
 mod checkpoint;
 mod compute;
+mod config_file;
 mod deberta_v2;
 mod dense;
 mod device;

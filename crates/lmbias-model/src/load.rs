@@ -2,7 +2,7 @@
 //! so callers (the CLI, xtask) accept any supported checkpoint without naming
 //! its family. Adding a family is one line in each table below.
 
-use lmbias_encoder::{Embedder, MaskedLm};
+use lmbias_core::{Embedder, MaskedLm};
 
 use crate::adapter::{Adapter, AnyEmbedder};
 use crate::bert::{Bert, BertForMaskedLm};

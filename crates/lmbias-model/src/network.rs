@@ -8,7 +8,7 @@ use std::cell::{Cell, RefCell};
 use crate::dense::Dense;
 use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
-use lmbias_encoder::Pooling;
+use lmbias_core::Pooling;
 
 use crate::checkpoint::Checkpoint;
 use crate::error::ModelError;

@@ -7,10 +7,10 @@
 
 use std::path::Path;
 
-use lmbias_encoder::Pooling;
+use lmbias_core::Pooling;
 use serde::Deserialize;
 
-use crate::checkpoint::read_json;
+use crate::config_file::read_json;
 use crate::error::ModelError;
 
 #[derive(Deserialize)]

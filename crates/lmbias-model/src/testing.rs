@@ -2,7 +2,7 @@
 //! and by this crate's own integration tests): numbers the public traits do not expose.
 //! Not a stable API.
 
-use lmbias_encoder::Layer;
+use lmbias_core::Layer;
 
 use crate::checkpoint::Checkpoint;
 use crate::device::DeviceKind;

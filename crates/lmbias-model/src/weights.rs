@@ -123,12 +123,12 @@ impl WeightsFile {
             doing: "read",
             source,
         };
-        let file = lmbias_data::read::open(&path).map_err(io)?;
+        let file = lmbias_core::read::open(&path).map_err(io)?;
         // A device or a pipe (a link to /dev/zero, say) would be read without end; a folder
         // fails on reading, as the system says.
         let meta = file.metadata().map_err(io)?;
         if !meta.is_file() && !meta.is_dir() {
-            return Err(io(lmbias_data::read::not_regular(
+            return Err(io(lmbias_core::read::not_regular(
                 &meta,
                 "weights are read at the offsets their header gives, so they must be a regular \
                  file",
@@ -264,7 +264,7 @@ fn repeated_tensor(path: &Path) -> std::io::Result<Option<String>> {
     use std::io::Read;
     /// safetensors' own cap on a header.
     const MAX_HEADER: u64 = 100_000_000;
-    let mut file = lmbias_data::read::open(path)?;
+    let mut file = lmbias_core::read::open(path)?;
     let mut len = [0u8; 8];
     if file.read_exact(&mut len).is_err() {
         return Ok(None);

@@ -119,7 +119,7 @@ pub(crate) fn train_mlm<'py>(
                     .display()
                     .to_string(),
             };
-            AddWords::from_arg(&arg).map_err(|e| to_py(anyhow::Error::new(e)))?
+            lmbias_runs::train::add_words(&arg).map_err(|e| to_py(e.into()))?
         }
     };
     let settings = TrainSettings {

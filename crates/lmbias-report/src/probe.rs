@@ -5,7 +5,6 @@
 
 use std::fmt::Write as _;
 
-use lmbias_metrics::chi2::chi2_equal_within_rows;
 use lmbias_studies::probe::{Association, ProbeRun, ProbeStep};
 
 use crate::table::Table;
@@ -75,7 +74,7 @@ fn association_line(step: &ProbeStep) -> String {
                 p_text(*p_value)
             );
             // Rows are the stereotyped classes: each row's fit to equal predicted classes.
-            if let Ok(fit) = chi2_equal_within_rows(&step.table) {
+            if let Some(fit) = step.fit_equal_within_rows() {
                 let _ = write!(
                     line,
                     "; fit to equal predicted classes within each stereotyped value: χ² = {:.4} \

@@ -1,7 +1,7 @@
 //! Tables and figures of a SEAT battery (`lmbias_studies::seat`), shared by
 //! `lmbias seat` and `cargo xtask reproduce-paper`.
 
-use lmbias_encoder::{Layer, Pooling};
+use lmbias_core::{Layer, Pooling};
 use lmbias_studies::seat::{BatteryResult, LostExample, Refused, SeatRow};
 
 use crate::heatmap::{HeatmapLabels, Marks, SeatCell, SeatGrid, render_seat_heatmap};
@@ -284,8 +284,8 @@ pub fn layer_label(layer: Layer) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lmbias_core::Pooling;
     use lmbias_data::association::Role;
-    use lmbias_encoder::Pooling;
     use lmbias_studies::seat::{Refusal, SetSizes};
     use lmbias_studies::testing::seat_row;
 

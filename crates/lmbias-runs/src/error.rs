@@ -12,8 +12,10 @@ use lmbias_data::embeddings::EmbeddingsError;
 use lmbias_data::lexicon::LexiconError;
 use lmbias_data::probe::ProbeDataError;
 use lmbias_data::valence::ValenceError;
+use lmbias_data::words::WordsError;
 use lmbias_metrics::weat::WeatError;
 use lmbias_model::ModelError;
+use lmbias_model::train::TrainError;
 use lmbias_static::StaticError;
 use lmbias_studies::corpus_valence::CorpusValenceError;
 use lmbias_studies::crows::CrowsError;
@@ -28,6 +30,13 @@ pub enum RunError {
     /// A checkpoint could not be found or loaded.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// A training could not start or finish.
+    #[error(transparent)]
+    Train(#[from] TrainError),
+    /// The word list of `--add-words FILE` could not be read or is not a list of words. (Its
+    /// message is the option alone: the list's error follows as the source, once.)
+    #[error("--add-words")]
+    AddWords(#[source] WordsError),
     /// Static vectors could not be read.
     #[error(transparent)]
     Static(#[from] StaticError),
@@ -223,7 +232,16 @@ pub enum RunError {
         #[source]
         source: ShardFileError,
     },
-    /// A shard file could not be written or read.
+    /// A result could not be written (`write_atomically`).
+    #[error("{}: cannot write", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A shard file could not be read.
     #[error("{}", path.display())]
     ShardIo {
         /// The shard file.

@@ -32,6 +32,7 @@ pub mod probe;
 mod provenance;
 pub mod seat;
 pub mod shards;
+pub mod train;
 pub mod valence;
 pub mod weat;
 
@@ -43,13 +44,13 @@ pub use model::{
 pub use output::write_atomically;
 pub use provenance::{FileDigest, ModelOrigin, ModelProvenance, Provenance, short};
 
+pub use lmbias_core as encoder;
+pub use lmbias_core::{Layer, Pooling};
 pub use lmbias_data as data;
-pub use lmbias_encoder as encoder;
-pub use lmbias_encoder::{Layer, Pooling};
 pub use lmbias_fetch as fetch;
 pub use lmbias_metrics as metrics;
 pub use lmbias_model::{
-    Checkpoint, Compute, DeviceKind, HubMiss, HubSettings, ModelError, Precision, train,
+    Checkpoint, Compute, DeviceKind, HubMiss, HubSettings, ModelError, Precision,
 };
 pub use lmbias_static::StaticError;
 pub use lmbias_studies as studies;

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use lmbias_encoder::{Embedder, MaskedLm, Pooling};
+use lmbias_core::{Embedder, MaskedLm, Pooling};
 use lmbias_model::{Checkpoint, Compute, DeviceKind, HubSettings, Origin, Precision};
 use lmbias_static::StaticEmbeddings;
 use lmbias_studies::seat::Lost;

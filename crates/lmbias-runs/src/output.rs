@@ -5,9 +5,18 @@ use std::path::Path;
 
 /// Writes `bytes` to `path` under a hidden temporary name beside it (`.NAME.XXXXXX.tmp`,
 /// unique, made by `tempfile`), then renames it into place; on failure the temporary file is
-/// removed and `path` is left as it was. The file is created as `std::fs::write` creates
-/// one, so it has the permissions the umask gives, not a temporary file's owner-only ones.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// removed, `path` is left as it was, and the error names `path` ("PATH: cannot write", the
+/// system's reason as its source). The file is created as `std::fs::write` creates one, so it
+/// has the permissions the umask gives, not a temporary file's owner-only ones. Every result
+/// lmbias writes goes through here (the CLI's, xtask's, shards).
+pub fn write_atomically(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), crate::RunError> {
+    written(path, bytes.as_ref()).map_err(|source| crate::RunError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn written(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -49,7 +58,11 @@ mod tests {
         // A folder where the file should go: the rename fails, no temporary is left.
         let blocked = dir.join("sub");
         std::fs::create_dir_all(blocked.join("x")).unwrap();
-        assert!(write_atomically(&blocked, b"three").is_err());
+        let err = write_atomically(&blocked, b"three").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("{}: cannot write", blocked.display())
+        );
         let names: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name())

@@ -6,9 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
+use lmbias_core::Layer;
 use lmbias_data::embeddings::Embeddings;
 use lmbias_data::probe::{Template, WordList, load_templates, load_word_list};
-use lmbias_encoder::Layer;
 use lmbias_studies::probe::{Probe, ProbeRun, ProbeStep, ProbeWord, embed_words, word_vectors};
 use serde::{Deserialize, Serialize};
 

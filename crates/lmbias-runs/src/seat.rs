@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
+use lmbias_core::{Layer, Pooling};
 use lmbias_data::association::{self, AssociationTest, LoadOptions, TestFile};
-use lmbias_encoder::{Layer, Pooling};
 use lmbias_metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED, Options};
 use lmbias_studies::seat::{
     self, Battery, BatteryResult, Copies, Lost, Refused, SeatError, SeatOptions, SeatRow,

@@ -41,7 +41,7 @@ impl Dataset {
     pub fn rated_by(self, path: &Path) -> Result<Dataset, RunError> {
         let lexicon = Lexicon::read(path)?;
         Ok(Dataset {
-            dataset: self.dataset.rated_by(&lexicon),
+            dataset: self.dataset.rated_by(lexicon.valences()),
             digest: self.digest,
             lexicon: Some(FileDigest::of(path)?),
         })

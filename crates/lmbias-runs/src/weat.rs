@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
+use lmbias_core::quote;
 use lmbias_data::association::{AssociationTest, Duplicates, LoadOptions, Role, TargetSizes};
 use lmbias_data::embeddings::Embeddings;
-use lmbias_encoder::quote;
 use lmbias_metrics::weat::{Associations, Options, WeatError, WeatResult, weat};
 
 use crate::RunError;

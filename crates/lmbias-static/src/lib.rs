@@ -24,7 +24,7 @@
 //!   skipped. A text with no known word is an error for that text.
 //!
 //! ```
-//! use lmbias_encoder::{Embedder, Layer, Pooling};
+//! use lmbias_core::{Embedder, Layer, Pooling};
 //! use lmbias_static::StaticEmbeddings;
 //!
 //! // Or StaticEmbeddings::glove_6b_50d()?, from_text(path)?, from_word2vec_binary(path)?
@@ -47,7 +47,7 @@
 
 use std::path::Path;
 
-use lmbias_encoder::{Embedder, EncoderError, Layer, Piece, Pooling, WordInContext};
+use lmbias_core::{Embedder, EncoderError, Layer, Piece, Pooling, WordInContext};
 
 mod error;
 mod fetch;
@@ -311,7 +311,7 @@ impl StaticEmbeddings {
                 message: format!(
                     "none of its words has a vector in {}: {}",
                     self.name,
-                    lmbias_encoder::quote(text)
+                    lmbias_core::quote(text)
                 ),
             }
         }

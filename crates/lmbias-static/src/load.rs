@@ -7,8 +7,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
+use lmbias_core::quote;
 use lmbias_data::WordVectors;
-use lmbias_encoder::quote;
 
 use crate::error::StaticError;
 

@@ -1,4 +1,4 @@
-//! The studies (SEAT battery, temporal valence, categorical-association probe, likelihood measures on minimal pairs) run against lmbias-encoder's traits.
+//! The studies (SEAT battery, temporal valence, categorical-association probe, likelihood measures on minimal pairs) run against lmbias-core's traits.
 pub mod corpus_valence;
 pub mod crows;
 pub mod drawn_sentences;

@@ -28,10 +28,12 @@
 
 use std::collections::BTreeSet;
 
+use lmbias_core::{Embedder, EncoderError, Layer, WordInContext, check_finite, quote};
 use lmbias_data::probe::{Template, WordList};
-use lmbias_encoder::{Embedder, EncoderError, Layer, WordInContext, check_finite, quote};
 use lmbias_linear::{LinearSvc, LinearSvcModel, SvmError};
-use lmbias_metrics::chi2::{Axis, Chi2Error, chi2_independence};
+use lmbias_metrics::chi2::{
+    Axis, Chi2Error, Chi2Result, chi2_equal_within_rows, chi2_independence,
+};
 use serde::{Deserialize, Serialize};
 
 /// A word, its class and its vector.
@@ -444,6 +446,14 @@ impl ProbeStep {
     pub fn p_value(&self) -> Option<f64> {
         self.association.p_value()
     }
+
+    /// The table tested against the null Dusi (2024) states, "equal probabilities for each
+    /// predicted class" within each stereotyped value (each row's fit to equal columns,
+    /// summed); `None` where a row is empty. The paper's printed p is the test of
+    /// independence ([`Association`]); lmbias-report shows both.
+    pub fn fit_equal_within_rows(&self) -> Option<Chi2Result> {
+        chi2_equal_within_rows(&self.table).ok()
+    }
 }
 
 /// One pair of lists on one model, swept over every size; saved as [`SavedRun`] lays it out.
@@ -701,9 +711,9 @@ pub enum ProbeError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lmbias_core::Pooling;
+    use lmbias_core::testing::FakeEmbedder;
     use lmbias_data::probe::WordEntry;
-    use lmbias_encoder::Pooling;
-    use lmbias_encoder::testing::FakeEmbedder;
     use std::path::Path;
 
     /// A word in context: [word length, template id (1 for "A …", else 2; ∞ in a

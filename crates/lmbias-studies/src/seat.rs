@@ -40,8 +40,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::AtomicBool;
 
+use lmbias_core::{Embedder, EncoderError, Layer, Pooling, check_finite, quote};
 use lmbias_data::association::{AssociationTest, Role};
-use lmbias_encoder::{Embedder, EncoderError, Layer, Pooling, check_finite, quote};
 use lmbias_metrics::correction;
 use lmbias_metrics::weat::{self, Associations, Options, WeatError};
 use rayon::prelude::*;

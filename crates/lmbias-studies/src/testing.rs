@@ -3,7 +3,7 @@
 
 use lmbias_data::valence::Group;
 
-use lmbias_encoder::{Layer, Pooling};
+use lmbias_core::{Layer, Pooling};
 
 use crate::crows::{Decision, Decisions, DirectionName, PairScore, SentenceScores};
 use crate::probe::{Association, ProbeStep};

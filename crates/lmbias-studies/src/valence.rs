@@ -24,7 +24,7 @@ use std::num::NonZeroUsize;
 use lmbias_data::valence::{AnnotationSource, Group, ValenceDataset, ValenceSentence};
 
 use crate::corpus_valence::{CorpusValence, neighbours};
-use lmbias_encoder::{EncoderError, MaskedLm, Prediction, check_finite};
+use lmbias_core::{EncoderError, MaskedLm, Prediction, check_finite};
 use serde::{Deserialize, Serialize};
 
 /// The transformers fill-mask pipeline's default `top_k`.
@@ -277,7 +277,7 @@ impl ModelResult {
 #[derive(Debug, thiserror::Error)]
 pub enum ValenceStudyError {
     /// The model refused one sentence (e.g. it sees a second mask in it).
-    #[error("{model}: sentence {}", lmbias_encoder::shorten(id))]
+    #[error("{model}: sentence {}", lmbias_core::shorten(id))]
     Sentence {
         /// The model's name.
         model: String,

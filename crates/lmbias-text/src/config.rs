@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lmbias_data::read::CONFIG;
+use lmbias_core::read::CONFIG;
 use serde_json::{Map, Value};
 
 use crate::TextError;

@@ -60,6 +60,6 @@ const _: fn() = || {
 
 /// The bytes of `path`, at most `cap` (lmbias-data's one capped reader); the I/O error alone,
 /// for the loaders' errors that name the file themselves.
-fn read(path: &std::path::Path, cap: lmbias_data::read::Cap) -> std::io::Result<Vec<u8>> {
-    lmbias_data::read::read_capped(path, cap).map_err(|e| e.source)
+fn read(path: &std::path::Path, cap: lmbias_core::read::Cap) -> std::io::Result<Vec<u8>> {
+    lmbias_core::read::read_capped(path, cap).map_err(|e| e.source)
 }

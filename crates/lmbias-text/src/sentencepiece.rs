@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use lmbias_data::read::TOKENIZER;
+use lmbias_core::read::TOKENIZER;
 use serde_json::{Value, json};
 
 use crate::TextError;

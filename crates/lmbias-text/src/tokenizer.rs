@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lmbias_data::read::TOKENIZER;
+use lmbias_core::read::TOKENIZER;
 use tokenizers::normalizers::{NormalizerWrapper, Precompiled};
 use tokenizers::{NormalizedString, Normalizer};
 
@@ -43,7 +43,7 @@ fn present(path: &Path) -> Result<bool, TextError> {
         Ok(meta) if meta.is_file() => Ok(true),
         Ok(meta) => Err(TextError::file(
             path,
-            lmbias_data::read::not_regular(
+            lmbias_core::read::not_regular(
                 &meta,
                 "a model's files are recorded by their sha256, so each must be a regular file",
             )

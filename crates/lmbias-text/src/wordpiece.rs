@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use lmbias_data::read::TOKENIZER;
+use lmbias_core::read::TOKENIZER;
 use serde_json::{Value, json};
 use tokenizers::normalizers::BertNormalizer;
 

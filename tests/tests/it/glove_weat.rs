@@ -6,8 +6,8 @@
 //! fully cover are the ones the reference lists (`gladiola` in WEAT 1; the two-word group
 //! terms of 3b/5b), and lmbias-static agrees on which words those are.
 
+use lmbias_core::{Embedder, Layer, Pooling};
 use lmbias_data::{AssociationTest, LoadOptions};
-use lmbias_encoder::{Embedder, Layer, Pooling};
 use lmbias_metrics::weat::{Associations, Options, weat};
 use lmbias_static::StaticEmbeddings;
 

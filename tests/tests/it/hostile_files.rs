@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lmbias_encoder::{Layer, Pooling};
+use lmbias_core::{Layer, Pooling};
 use lmbias_model::{Checkpoint, DeviceKind, load_embedder, load_masked_lm};
 use lmbias_static::StaticEmbeddings;
 use lmbias_testing::hostile::{cases, damaged, on_disk};

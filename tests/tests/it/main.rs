@@ -3,6 +3,7 @@
 
 mod crows_parity;
 mod families;
+mod floors;
 mod glove_weat;
 mod hostile_files;
 mod minilm;

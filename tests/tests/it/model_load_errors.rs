@@ -152,8 +152,8 @@ fn outputs_that_overflow_are_errors_naming_the_text() {
     let err = embedder
         .embed(
             &["fine", "the cat"],
-            lmbias_encoder::Pooling::Mean,
-            lmbias_encoder::Layer::Last,
+            lmbias_core::Pooling::Mean,
+            lmbias_core::Layer::Last,
         )
         .unwrap_err();
     assert_eq!(err.index(), Some(0), "{err}");
@@ -166,10 +166,7 @@ fn outputs_that_overflow_are_errors_naming_the_text() {
     let lm = load_masked_lm(&checkpoint, DeviceKind::Cpu).unwrap();
     let err = lm.fill_mask(&["the [MASK] sat"], 3).unwrap_err();
     assert!(
-        matches!(
-            err,
-            lmbias_encoder::EncoderError::NonFinite { index: 0, .. }
-        ),
+        matches!(err, lmbias_core::EncoderError::NonFinite { index: 0, .. }),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

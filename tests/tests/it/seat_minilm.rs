@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use crate::minilm::minilm_dir;
+use lmbias_core::{Embedder, Layer, Pooling};
 use lmbias_data::association::{self, AssociationTest, LoadOptions};
-use lmbias_encoder::{Embedder, Layer, Pooling};
 use lmbias_metrics::weat::Options;
 use lmbias_model::{Checkpoint, DeviceKind, load_embedder};
 use lmbias_report::heatmap::Marks;

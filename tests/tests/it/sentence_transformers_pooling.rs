@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use lmbias_encoder::{Layer, Pooling};
+use lmbias_core::{Layer, Pooling};
 use lmbias_model::{Checkpoint, DeviceKind, load_embedder};
 
 const MODULES: &str = r#"[

@@ -172,8 +172,8 @@ fn probe_matches_scikit_learn_and_scipy() {
 /// + scikit-learn + scipy in `svm-probe-minilm.json`.
 #[test]
 fn probe_on_minilm_matches_transformers_and_scikit_learn() {
+    use lmbias_core::Layer;
     use lmbias_data::probe::{load_templates, load_word_list};
-    use lmbias_encoder::Layer;
     use lmbias_model::{Checkpoint, DeviceKind, load_embedder};
 
     let reference = reference("svm-probe-minilm.json");

@@ -8,8 +8,8 @@
 use std::collections::{BTreeSet, HashSet};
 use std::num::NonZeroUsize;
 
+use lmbias_core::testing::FakeMaskedLm;
 use lmbias_data::valence::{AnnotationSource, ValenceDataset};
-use lmbias_encoder::testing::FakeMaskedLm;
 use lmbias_studies::valence;
 use lmbias_text::Tokenizer;
 

@@ -111,7 +111,7 @@ fn write_report(
     // A run where no model could be found still reports why.
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let path = out.join("REPORT.md");
-    crate::write_atomically(&path, md)
+    Ok(lmbias_runs::write_atomically(&path, md)?)
 }
 
 /// The opening's account of what this run can and cannot reproduce: which of the
@@ -310,7 +310,7 @@ fn provenance_section(md: &mut String, results: &Results, models: &[ModelInfo]) 
 }
 
 pub(super) fn write_file(path: &Path, contents: impl AsRef<[u8]>) -> Result<()> {
-    crate::write_atomically(path, contents)
+    Ok(lmbias_runs::write_atomically(path, contents)?)
 }
 
 pub(super) fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {

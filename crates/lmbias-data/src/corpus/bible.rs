@@ -32,7 +32,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use lmbias_encoder::quote;
+use lmbias_core::quote;
 
 /// One verse, as the file has it.
 #[derive(Debug, Clone, PartialEq, Eq)]

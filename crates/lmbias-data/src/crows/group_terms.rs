@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use lmbias_encoder::quote;
+use lmbias_core::quote;
 
 use super::{Csv, PairsError};
 use crate::read::{DATASET, read};

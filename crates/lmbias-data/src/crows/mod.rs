@@ -17,7 +17,7 @@ pub use group_terms::GroupTerms;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use lmbias_encoder::quote;
+use lmbias_core::quote;
 use serde::{Deserialize, Serialize};
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 

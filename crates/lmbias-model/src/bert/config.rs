@@ -4,11 +4,12 @@ use burn::tensor::Tensor;
 use burn::tensor::activation::{gelu_approximate, relu};
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::{Checkpoint, nonnegative, read_json};
+use crate::checkpoint::Checkpoint;
+use crate::config_file::{nonnegative, read_json};
 use crate::error::ModelError;
 use crate::gelu::gelu;
 
-use super::variant::{self, Variant};
+use super::variant::Variant;
 
 /// transformers' `BertConfig` names and defaults; other fields are ignored.
 #[derive(Debug, Clone, Deserialize)]
@@ -338,7 +339,7 @@ impl BertConfig {
         let path = checkpoint.config_path();
         let variant = Variant::of(checkpoint.architecture()).unwrap_or_default();
         let config = match variant {
-            Variant::DistilBert => variant::distilbert_config(&path)?,
+            Variant::DistilBert => distilbert_config(&path)?,
             _ => BertConfig {
                 variant,
                 ..read_json(&path)?
@@ -465,6 +466,62 @@ impl TryFrom<String> for PositionEmbeddingType {
             )),
         }
     }
+}
+
+/// transformers' `DistilBertConfig` names and defaults; read into a [`BertConfig`].
+#[derive(Deserialize)]
+struct DistilBertConfig {
+    vocab_size: usize,
+    dim: usize,
+    n_layers: usize,
+    n_heads: usize,
+    hidden_dim: usize,
+    max_position_embeddings: usize,
+    #[serde(default)]
+    activation: Activation,
+    #[serde(default = "distilbert_dropout")]
+    dropout: f64,
+    #[serde(default = "distilbert_dropout")]
+    attention_dropout: f64,
+    #[serde(default)]
+    sinusoidal_pos_embds: bool,
+    #[serde(default = "distilbert_initializer_range")]
+    initializer_range: f64,
+}
+
+fn distilbert_dropout() -> f64 {
+    0.1
+}
+
+fn distilbert_initializer_range() -> f64 {
+    0.02
+}
+
+/// config.json of a DistilBERT checkpoint as the BERT fields it means: no token types,
+/// LayerNorm eps 1e-12 (fixed in transformers' DistilBERT).
+fn distilbert_config(path: &std::path::Path) -> Result<BertConfig, ModelError> {
+    let c: DistilBertConfig = read_json(path)?;
+    Ok(BertConfig {
+        vocab_size: c.vocab_size,
+        hidden_size: c.dim,
+        num_hidden_layers: c.n_layers,
+        num_attention_heads: c.n_heads,
+        intermediate_size: c.hidden_dim,
+        max_position_embeddings: c.max_position_embeddings,
+        type_vocab_size: 0,
+        hidden_act: c.activation,
+        layer_norm_eps: 1e-12,
+        position_embedding_type: PositionEmbeddingType::Absolute,
+        hidden_dropout_prob: c.dropout,
+        attention_probs_dropout_prob: c.attention_dropout,
+        initializer_range: c.initializer_range,
+        pad_token_id: None,
+        embedding_size: None,
+        num_hidden_groups: None,
+        inner_group_num: None,
+        sinusoidal_positions: c.sinusoidal_pos_embds,
+        variant: Variant::DistilBert,
+    })
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use burn::module::{Module, Param};
 use burn::nn::LayerNorm;
 use burn::tensor::Tensor;
-use lmbias_encoder::Pooling;
+use lmbias_core::Pooling;
 
 use super::config::{Activation, BertConfig};
 use super::model::Bert;

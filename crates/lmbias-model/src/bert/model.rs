@@ -7,7 +7,7 @@
 use burn::module::{Module, Param};
 use burn::nn::{Dropout, DropoutConfig, Embedding, LayerNorm};
 use burn::tensor::{Int, Tensor};
-use lmbias_encoder::Pooling;
+use lmbias_core::Pooling;
 
 use super::config::{Activation, BertConfig, PositionEmbeddingType};
 use super::variant::{Names, Variant};

@@ -3,13 +3,10 @@
 //! ("Copied from transformers.models.bert.modeling_bert.BertLayer"); they differ in where
 //! the weights sit and what they are called, how positions are numbered, the width of the
 //! embeddings, and the masked-LM head. This file holds those differences, so that one
-//! encoder ([`super::Bert`]) computes all four.
+//! encoder ([`super::Bert`]) computes all four (DistilBERT's config.json names are read with
+//! the others, in `config.rs`).
 
-use serde::Deserialize;
-
-use super::config::{Activation, BertConfig, PositionEmbeddingType};
-use crate::checkpoint::{Architecture, read_json};
-use crate::error::ModelError;
+use crate::checkpoint::Architecture;
 
 /// Which of BERT's descendants a checkpoint is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -216,60 +213,4 @@ impl Variant {
             Variant::Albert => &ALBERT,
         }
     }
-}
-
-/// transformers' `DistilBertConfig` names and defaults; read into a [`BertConfig`].
-#[derive(Deserialize)]
-struct DistilBertConfig {
-    vocab_size: usize,
-    dim: usize,
-    n_layers: usize,
-    n_heads: usize,
-    hidden_dim: usize,
-    max_position_embeddings: usize,
-    #[serde(default)]
-    activation: Activation,
-    #[serde(default = "distilbert_dropout")]
-    dropout: f64,
-    #[serde(default = "distilbert_dropout")]
-    attention_dropout: f64,
-    #[serde(default)]
-    sinusoidal_pos_embds: bool,
-    #[serde(default = "distilbert_initializer_range")]
-    initializer_range: f64,
-}
-
-fn distilbert_dropout() -> f64 {
-    0.1
-}
-
-fn distilbert_initializer_range() -> f64 {
-    0.02
-}
-
-/// config.json of a DistilBERT checkpoint as the BERT fields it means: no token types,
-/// LayerNorm eps 1e-12 (fixed in transformers' DistilBERT).
-pub(super) fn distilbert_config(path: &std::path::Path) -> Result<BertConfig, ModelError> {
-    let c: DistilBertConfig = read_json(path)?;
-    Ok(BertConfig {
-        vocab_size: c.vocab_size,
-        hidden_size: c.dim,
-        num_hidden_layers: c.n_layers,
-        num_attention_heads: c.n_heads,
-        intermediate_size: c.hidden_dim,
-        max_position_embeddings: c.max_position_embeddings,
-        type_vocab_size: 0,
-        hidden_act: c.activation,
-        layer_norm_eps: 1e-12,
-        position_embedding_type: PositionEmbeddingType::Absolute,
-        hidden_dropout_prob: c.dropout,
-        attention_probs_dropout_prob: c.attention_dropout,
-        initializer_range: c.initializer_range,
-        pad_token_id: None,
-        embedding_size: None,
-        num_hidden_groups: None,
-        inner_group_num: None,
-        sinusoidal_positions: c.sinusoidal_pos_embds,
-        variant: Variant::DistilBert,
-    })
 }

@@ -3,7 +3,8 @@
 use serde::Deserialize;
 
 use crate::bert::Activation;
-use crate::checkpoint::{Checkpoint, nonnegative, read_json};
+use crate::checkpoint::Checkpoint;
+use crate::config_file::{nonnegative, read_json};
 use crate::error::ModelError;
 
 /// transformers' `DebertaV2Config` names and defaults (the fields it reads with `getattr`

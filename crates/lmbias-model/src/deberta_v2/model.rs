@@ -5,7 +5,7 @@ use burn::nn::{Embedding, LayerNorm};
 use burn::tensor::module::conv1d;
 use burn::tensor::ops::ConvOptions;
 use burn::tensor::{Device, Int, Tensor, TensorData};
-use lmbias_encoder::Pooling;
+use lmbias_core::Pooling;
 
 use super::config::{DebertaV2Config, Relative};
 use crate::bert::Activation;

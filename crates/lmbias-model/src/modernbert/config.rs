@@ -3,7 +3,8 @@
 use serde::Deserialize;
 
 use crate::bert::Activation;
-use crate::checkpoint::{Checkpoint, nonnegative, read_json};
+use crate::checkpoint::Checkpoint;
+use crate::config_file::{nonnegative, read_json};
 use crate::error::ModelError;
 
 /// transformers' `ModernBertConfig` names and defaults; other fields are ignored.

@@ -3,7 +3,7 @@
 
 use burn::nn::{Embedding, LayerNorm};
 use burn::tensor::{Tensor, TensorData};
-use lmbias_encoder::Pooling;
+use lmbias_core::Pooling;
 
 use super::config::ModernBertConfig;
 use crate::bert::Activation;

@@ -2,7 +2,8 @@
 
 use serde::Deserialize;
 
-use crate::checkpoint::{Checkpoint, nonnegative, read_json};
+use crate::checkpoint::Checkpoint;
+use crate::config_file::{nonnegative, read_json};
 use crate::error::ModelError;
 
 /// transformers' `T5Config` / `MT5Config` names and defaults; other fields are ignored.

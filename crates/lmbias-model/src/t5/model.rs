@@ -4,7 +4,7 @@
 use burn::nn::Embedding;
 use burn::tensor::Tensor;
 use burn::tensor::activation::{gelu_approximate, relu, softmax};
-use lmbias_encoder::Pooling;
+use lmbias_core::Pooling;
 
 use super::config::{FeedForwardProj, T5Config};
 use super::position::RelativePositionBias;

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use lmbias_data::read::{Cap, read_capped};
+use lmbias_core::read::{Cap, read_capped};
 use lmbias_kernels::AdamW;
 use safetensors::tensor::{Dtype, TensorView};
 use serde::{Deserialize, Serialize};
@@ -90,11 +90,11 @@ const REQUIRED: [&str; 4] = [
 
 fn sha256_of(path: &Path) -> std::io::Result<String> {
     let mut hasher = Sha256::new();
-    let file = lmbias_data::read::open(path)?;
+    let file = lmbias_core::read::open(path)?;
     // A FIFO or a device in a checkpoint folder would be read forever.
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(lmbias_data::read::not_regular(
+        return Err(lmbias_core::read::not_regular(
             &meta,
             "a checkpoint is verified by the sha256 of its files, so each must be a regular file",
         ));
@@ -142,7 +142,7 @@ fn write_digests(dir: &Path) -> Result<(), TrainError> {
 fn verify(dir: &Path) -> Result<(), (PathBuf, String)> {
     let path = dir.join(DIGESTS);
     let incomplete = || "missing: the checkpoint is incomplete".to_owned();
-    let bytes = match read_capped(&path, lmbias_data::read::CONFIG) {
+    let bytes = match read_capped(&path, lmbias_core::read::CONFIG) {
         Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => {
             return Err((path, incomplete()));
         }
@@ -233,7 +233,7 @@ fn candidates(dir: &Path) -> Vec<PathBuf> {
 
 /// The step a verified checkpoint's state.json records (0 when unreadable).
 fn step_of(dir: &Path) -> usize {
-    read_capped(&dir.join("state.json"), lmbias_data::read::CONFIG)
+    read_capped(&dir.join("state.json"), lmbias_core::read::CONFIG)
         .ok()
         .and_then(|t| serde_json::from_slice::<State>(&t).ok())
         .map_or(0, |s| s.step)
@@ -341,7 +341,7 @@ impl Found {
     /// Its state, which must have been made by the same run.
     pub(super) fn state(&self, fingerprint: &Fingerprint) -> Result<State, TrainError> {
         let path = self.dir.join("state.json");
-        let text = read_capped(&path, lmbias_data::read::CONFIG)
+        let text = read_capped(&path, lmbias_core::read::CONFIG)
             .map_err(|e| TrainError::io(&path, "cannot read", e.source))?;
         let state: State = serde_json::from_slice(&text).map_err(|e| TrainError::Output {
             path: path.clone(),
@@ -393,7 +393,7 @@ impl Found {
         let cap = Cap {
             kind: "optimizer state",
             mib: ((values as u64 * 8) >> 20) + 16,
-            start: lmbias_data::read::Start::Any,
+            start: lmbias_core::read::Start::Any,
         };
         let bytes = read_capped(&path, cap)
             .map_err(|e| bad(format!("cannot read the optimizer state: {e}")))?;

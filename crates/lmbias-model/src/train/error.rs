@@ -11,10 +11,6 @@ pub enum TrainError {
     /// The base checkpoint, the tokenizer or a weight file could not be read.
     #[error(transparent)]
     Model(#[from] ModelError),
-    /// The word list of `--add-words FILE` could not be read or is not a list of words.
-    /// (Its message is the option alone: the list's error follows as the source, once.)
-    #[error("--add-words")]
-    Words(#[from] lmbias_data::WordsError),
     /// The corpus gives too little text for the sequences asked for.
     #[error("{corpus}: {message}")]
     Corpus {

@@ -199,7 +199,7 @@ impl<'a> Folder<'a> {
 /// text to 128 (all-MiniLM-L6-v2's) would give transformers' fill-mask other
 /// inputs than lmbias's.
 fn unpadded(path: &Path) -> Result<Vec<u8>, TrainError> {
-    let text = lmbias_data::read::read_capped(path, lmbias_data::read::TOKENIZER)
+    let text = lmbias_core::read::read_capped(path, lmbias_core::read::TOKENIZER)
         .map_err(|e| TrainError::io(path, "cannot read", e.source))?;
     let mut document: serde_json::Value =
         serde_json::from_slice(&text).map_err(|e| TrainError::Output {

@@ -32,7 +32,7 @@ use burn::module::Module;
 use burn::optim::GradientsParams;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
-use lmbias_encoder::quote;
+use lmbias_core::quote;
 use lmbias_kernels::AdamW;
 use lmbias_kernels::bert::{self as kernels, Step};
 use lmbias_text::{SplitWord, Tokenizer};
@@ -126,36 +126,35 @@ impl AddWords {
         *self == AddWords::None
     }
 
-    /// `--add-words N|FILE`: a whole number is a count, anything else a word list's path
-    /// (one word a line, `lmbias_data::WordsFile`).
-    pub fn from_arg(arg: &str) -> Result<AddWords, TrainError> {
+    /// `--add-words N|FILE` read as a count: `None` when `arg` is a word list's path (anything
+    /// but a number), an error when it is a number that is no count (negative, too large, not
+    /// whole: 1e3 is a count mistyped, not a file's name). Reading the list is the caller's
+    /// (lmbias-runs' `train::add_words`): training takes the words, not a file format.
+    pub fn count(arg: &str) -> Option<Result<AddWords, TrainError>> {
         let arg = arg.trim();
         let refuse = |message: String| TrainError::Setting {
             flag: "--add-words",
-            value: lmbias_encoder::shorten(arg).into_owned(),
+            value: lmbias_core::shorten(arg).into_owned(),
             message,
         };
-        let path = std::path::Path::new(arg);
         let digits = arg.strip_prefix(['+', '-']).unwrap_or(arg);
         if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
             if arg.starts_with('-') {
-                return Err(refuse("a count of words must be at least 1".into()));
+                return Some(Err(refuse("a count of words must be at least 1".into())));
             }
-            return digits
-                .parse::<usize>()
-                .map(AddWords::MostFrequent)
-                .map_err(|_| refuse(format!("a count of words must be at most {}", usize::MAX)));
+            return Some(
+                digits
+                    .parse::<usize>()
+                    .map(AddWords::MostFrequent)
+                    .map_err(|_| {
+                        refuse(format!("a count of words must be at most {}", usize::MAX))
+                    }),
+            );
         }
-        // A number that is not a whole one (1e3, 2.5) is a count mistyped, not a path.
-        if arg.parse::<f64>().is_ok() && !path.exists() {
-            return Err(refuse(
+        (arg.parse::<f64>().is_ok() && !std::path::Path::new(arg).exists()).then(|| {
+            Err(refuse(
                 "a count of words must be a whole number (or give a word list's path)".into(),
-            ));
-        }
-        let list = lmbias_data::WordsFile::read(path)?;
-        Ok(AddWords::Listed {
-            file: list.path().display().to_string(),
-            words: list.words().to_vec(),
+            ))
         })
     }
 }
@@ -843,7 +842,7 @@ impl<'a> Run<'a> {
             None => None,
         };
         let model = BertForMaskedLm::load(config, file.root())?;
-        let base_config = crate::checkpoint::read_json(&config_path)?;
+        let base_config = crate::config_file::read_json(&config_path)?;
         Ok(Loaded {
             model,
             tokenizer,

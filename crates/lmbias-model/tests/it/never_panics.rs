@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use lmbias_encoder::{EncoderError, Layer, Pooling, WordInContext};
+use lmbias_core::{EncoderError, Layer, Pooling, WordInContext};
 use lmbias_fetch::hub::{cached_snapshot, is_hub_id};
 use lmbias_model::{Checkpoint, DeviceKind, load_embedder, load_masked_lm};
 

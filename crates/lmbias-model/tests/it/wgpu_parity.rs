@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use lmbias_encoder::{Layer, Pooling};
+use lmbias_core::{Layer, Pooling};
 use lmbias_model::{Checkpoint, DeviceKind, load_embedder, load_masked_lm};
 
 fn tiny() -> Checkpoint {

@@ -44,11 +44,7 @@ pub fn save<M: Serialize, C: Serialize, T: Serialize>(
         path: path.to_path_buf(),
         source,
     })?;
-    let written = crate::write_atomically(path, &bytes);
-    written.map_err(|source| RunError::ShardIo {
-        path: path.to_path_buf(),
-        source,
-    })
+    crate::write_atomically(path, &bytes)
 }
 
 /// The results of all N shards of one run, in list order.

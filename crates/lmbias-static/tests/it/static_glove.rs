@@ -10,7 +10,7 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use lmbias_encoder::{Embedder, Layer, Pooling};
+use lmbias_core::{Embedder, Layer, Pooling};
 use lmbias_metrics::weat::{Associations, Options, cosine, weat};
 use lmbias_static::StaticEmbeddings;
 

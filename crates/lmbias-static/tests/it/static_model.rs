@@ -1,7 +1,7 @@
 //! `StaticEmbeddings` as an `Embedder`: lookup (as written, then lower-cased), bag-of-words
 //! means, pieces, layers, word-in-context vectors and per-text errors.
 
-use lmbias_encoder::{Embedder, EncoderError, Layer, Pooling, WordInContext};
+use lmbias_core::{Embedder, EncoderError, Layer, Pooling, WordInContext};
 use lmbias_static::{StaticEmbeddings, UNKNOWN_ID};
 
 /// A tiny cased table: "Apple" and "apple" differ; "u.s." is one entry, as in GloVe.

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use lmbias_encoder::Embedder;
+use lmbias_core::Embedder;
 use lmbias_static::{GLOVE_6B_50D, StaticEmbeddings, open};
 
 use crate::{f32_le, npy_bytes, scratch};

@@ -16,8 +16,8 @@
 mod span;
 pub mod summary;
 
+use lmbias_core::{EncoderError, HiddenPiece, MaskedLm};
 use lmbias_data::crows::{Direction, GroupCheck, Lint, MinimalPair, PairSet};
-use lmbias_encoder::{EncoderError, HiddenPiece, MaskedLm};
 use serde::{Deserialize, Serialize};
 
 use span::spans;

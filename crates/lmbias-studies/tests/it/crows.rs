@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
+use lmbias_core::testing::FakeMaskedLm;
 use lmbias_data::crows::PairSet;
-use lmbias_encoder::testing::FakeMaskedLm;
 use lmbias_studies::crows::summary::{Verdict, compare, summarize};
 use lmbias_studies::crows::{CrowsError, Decision, Measure, score};
 

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::error::Error;
 use std::path::PathBuf;
 
+use lmbias_core::testing::{FakeEmbedder, noise};
+use lmbias_core::{EncoderError, Layer, Pooling};
 use lmbias_data::association::{AssociationTest, LoadOptions, Role};
-use lmbias_encoder::testing::{FakeEmbedder, noise};
-use lmbias_encoder::{EncoderError, Layer, Pooling};
 use lmbias_metrics::correction;
 use lmbias_metrics::weat::{self, Associations, Options};
 use lmbias_studies::seat::{

@@ -4,8 +4,8 @@
 use std::num::NonZeroUsize;
 use std::path::Path;
 
+use lmbias_core::testing::FakeMaskedLm;
 use lmbias_data::valence::{AnnotationSource, Group, ValenceDataset};
-use lmbias_encoder::testing::FakeMaskedLm;
 use lmbias_studies::valence::{self, DEFAULT_TOP_K, ModelResult, ValenceStudyError};
 
 /// The fake's vocabulary (ids: positions once sorted).

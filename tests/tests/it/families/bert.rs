@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use lmbias_encoder::{Embedder, EncoderError, Layer, MaskedLm, Pooling, WordInContext};
+use lmbias_core::{Embedder, EncoderError, Layer, MaskedLm, Pooling, WordInContext};
 use lmbias_model::{Checkpoint, DeviceKind, load_embedder, load_masked_lm};
 use lmbias_testing::{floats, ids, max_abs_diff, model_dir, reference};
 use lmbias_text::Tokenizer;

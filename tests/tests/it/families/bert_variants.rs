@@ -3,7 +3,7 @@
 //! checkpoints with pad id 1 and positions offset by it, eps, gelu_new, an untied decoder,
 //! embeddings narrower than the layers, no token types and shared layers.
 
-use lmbias_encoder::{Layer, Pooling};
+use lmbias_core::{Layer, Pooling};
 use lmbias_model::{Architecture, Checkpoint};
 use lmbias_testing::model_dir;
 

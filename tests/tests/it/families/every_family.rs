@@ -5,7 +5,7 @@
 //! exactly. The figures on real models (MiniLM, bert-base's shape) are in
 //! docs/benchmarks.md, "bf16".
 
-use lmbias_encoder::{Layer, Pooling, WordInContext};
+use lmbias_core::{Layer, Pooling, WordInContext};
 use lmbias_model::{Checkpoint, Compute, DeviceKind, Precision, load_embedder, load_masked_lm};
 use lmbias_testing::{FAMILY_FIXTURES, max_abs_diff, model_dir, reference};
 

@@ -13,7 +13,7 @@ mod every_family;
 mod modernbert;
 mod t5;
 
-use lmbias_encoder::{Layer, Pooling};
+use lmbias_core::{Layer, Pooling};
 use lmbias_model::{Checkpoint, testing};
 use lmbias_testing::{floats, ids, max_abs_diff, model_dir, reference};
 

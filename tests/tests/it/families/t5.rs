@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lmbias_encoder::{Embedder, EncoderError, Layer, Pooling, WordInContext};
+use lmbias_core::{Embedder, EncoderError, Layer, Pooling, WordInContext};
 use lmbias_model::{Checkpoint, DeviceKind, load_embedder, load_masked_lm};
 use lmbias_testing::{floats, ids, max_abs_diff, model_dir, reference};
 use lmbias_text::Tokenizer;
