@@ -475,7 +475,7 @@ mod tests {
             .filter(|w| w.studies == [Study::Seat])
             .map(|w| (w.id.as_str(), w.role.as_str()))
             .collect();
-        // The seven of lmbias-report's CHECKPOINTS (whose test pins the ids), in its order.
+        // The seven of lmbias-papers' `caglidil::CHECKPOINTS` (whose test pins the ids), in its order.
         let ids: Vec<&str> = seat.iter().map(|(id, _)| *id).collect();
         let pinned: Vec<&str> = CHECKPOINTS.iter().map(|c| c.id).collect();
         assert_eq!(ids, pinned);
