@@ -1,7 +1,8 @@
 //! Numerics on host slices for lmbias's CPU paths, with no Burn: the masked-LM
 //! training step of a plain BERT written out by hand ([`bert::Step`]), AdamW
 //! with the clipping fused in ([`AdamW`]), and the branch-free `exp`, `erf` and
-//! GELU their loops need ([`math`]).
+//! GELU their loops need ([`math`]), and the matrix products of the opt-in bf16 forward
+//! pass on the CPU's bf16 units ([`bf16`]).
 //!
 //! Why by hand: Burn's graph made a training step four passes over memory where
 //! one does (zero-filled product outputs, an optimizer pass per elementwise
@@ -11,6 +12,7 @@
 
 mod adamw;
 pub mod bert;
+pub mod bf16;
 pub mod math;
 mod matmul;
 

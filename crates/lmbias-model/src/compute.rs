@@ -1,6 +1,6 @@
 //! How a model computes: on which device, and in which precision its matrix products run.
 
-use lmbias_bf16::Bf16Units;
+use lmbias_kernels::bf16::Bf16Units;
 
 use crate::device::DeviceKind;
 use crate::error::ModelError;

@@ -38,10 +38,10 @@ impl Dense {
     }
 }
 
-/// lmbias-bf16's layer as a Burn module with no parameters: inference only, nothing for
+/// lmbias-kernels' bf16 layer as a Burn module with no parameters: inference only, nothing for
 /// an optimizer or a device move to touch (the weights live in host memory).
 #[derive(Debug, Clone)]
-pub(crate) struct Packed(pub(crate) Arc<lmbias_bf16::Linear>);
+pub(crate) struct Packed(pub(crate) Arc<lmbias_kernels::bf16::Linear>);
 
 impl Module for Packed {
     fn visit<V: ModuleVisitor>(&self, _visitor: &mut V) {}

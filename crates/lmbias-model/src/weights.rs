@@ -21,7 +21,7 @@ use burn_store::{
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use lmbias_bf16::Bf16Units;
+use lmbias_kernels::bf16::Bf16Units;
 
 use crate::checkpoint::{Checkpoint, WeightsFormat};
 use crate::dense::{Dense, Packed};
@@ -495,12 +495,17 @@ impl<'a> Weights<'a> {
         };
         let [d_in, d_out] = weight.dims();
         let bias = bias.map(host_values);
-        let layer =
-            lmbias_bf16::Linear::new(units, &host_values(weight), d_in, d_out, bias.as_deref())
-                .map_err(|e| ModelError::Weights {
-                    path: self.file.path.clone(),
-                    source: format!("{}: {e}", self.name("weight")).into(),
-                })?;
+        let layer = lmbias_kernels::bf16::Linear::new(
+            units,
+            &host_values(weight),
+            d_in,
+            d_out,
+            bias.as_deref(),
+        )
+        .map_err(|e| ModelError::Weights {
+            path: self.file.path.clone(),
+            source: format!("{}: {e}", self.name("weight")).into(),
+        })?;
         Ok(Dense::Bf16(Packed(Arc::new(layer))))
     }
 

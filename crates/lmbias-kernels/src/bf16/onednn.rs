@@ -1,5 +1,5 @@
-//! The `onednn` feature: [`crate::Linear`]'s products by oneDNN's matmul primitive
-//! (src/onednn.c, against oneDNN 2.x's C API: Debian's libdnnl-dev 2.6.3), which picks its ISA
+//! The `onednn` feature: [`crate::bf16::Linear`]'s products by oneDNN's matmul primitive
+//! (src/bf16/onednn.c, against oneDNN 2.x's C API: Debian's libdnnl-dev 2.6.3), which picks its ISA
 //! itself: `brg:avx512_core_bf16` on AVX512-BF16, AMX on Intel Sapphire Rapids and later.
 //!
 //! A layer's weights are rounded to bf16 and reordered once, when it is built, into the layout
@@ -10,14 +10,14 @@
 //! count is another implementation (`gemm:jit`, plain weights), up to ~11 % slower than the
 //! brgemm one a fixed row count gets; making a primitive descriptor on every call (oneDNN's
 //! own primitive cache then hands back the primitive) costs ~8 µs, up to ~3 % of a product.
-//! Each call runs on the calling thread alone (src/onednn.c says how).
+//! Each call runs on the calling thread alone (src/bf16/onednn.c says how).
 
 use std::collections::BTreeMap;
 use std::ffi::{CStr, c_char, c_int};
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::ShapeError;
+use crate::bf16::ShapeError;
 
 /// The weights of a layer in the shim (`struct lmbias_dnnl_weights`).
 #[repr(C)]
@@ -34,7 +34,7 @@ struct RawMatmul {
 /// `dnnl_status_t`: 0 is success.
 type Status = c_int;
 
-// SAFETY (of the declarations): they match src/onednn.c's definitions.
+// SAFETY (of the declarations): they match src/bf16/onednn.c's definitions.
 unsafe extern "C" {
     fn lmbias_dnnl_weights_create(
         in_features: i64,
@@ -110,7 +110,7 @@ pub(crate) struct Weights {
 }
 
 // SAFETY: the shim's weights are immutable after `lmbias_dnnl_weights_create`; every function
-// that takes them only reads them, from any thread (src/onednn.c), and `Drop` frees them once.
+// that takes them only reads them, from any thread (src/bf16/onednn.c), and `Drop` frees them once.
 unsafe impl Send for Weights {}
 // SAFETY: as for `Send`: shared references only ever read.
 unsafe impl Sync for Weights {}
@@ -288,7 +288,7 @@ struct Matmul {
 
 // SAFETY: the shim's matmul is immutable after `lmbias_dnnl_matmul_create`; oneDNN's primitives
 // may run on several threads at once, and each run brings its own stream, memory objects and
-// scratchpad (user scratchpad mode, src/onednn.c). `Drop` frees it once, when the last `Arc`
+// scratchpad (user scratchpad mode, src/bf16/onednn.c). `Drop` frees it once, when the last `Arc`
 // goes.
 unsafe impl Send for Matmul {}
 // SAFETY: as for `Send`.
@@ -309,7 +309,7 @@ fn dim(n: usize) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Bf16Units;
+    use crate::bf16::Bf16Units;
 
     unsafe extern "C" {
         fn lmbias_dnnl_matmul_impl(matmul: *const RawMatmul) -> *const c_char;

@@ -13,7 +13,7 @@
 //! (AMX on Intel Sapphire Rapids and later). The default build needs no oneDNN.
 //!
 //! ```
-//! use lmbias_bf16::{Bf16Units, Linear};
+//! use lmbias_kernels::bf16::{Bf16Units, Linear};
 //!
 //! // W is [in, out] = [2, 3], row-major; x is one row of 2.
 //! let weight = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
@@ -21,7 +21,7 @@
 //!     let layer = Linear::new(units, &weight, 2, 3, Some(&[0.5, 0.5, 0.5]))?;
 //!     assert_eq!(layer.forward(&[1.0, 1.0]), vec![5.5, 7.5, 9.5]);
 //! }
-//! # Ok::<(), lmbias_bf16::ShapeError>(())
+//! # Ok::<(), lmbias_kernels::bf16::ShapeError>(())
 //! ```
 
 /// Output columns per panel of packed weights: two 16-lane registers. The packing

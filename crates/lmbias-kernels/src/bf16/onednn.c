@@ -1,4 +1,4 @@
-/* The `onednn` feature of lmbias-bf16: `x · W + b` by oneDNN's matmul primitive, against the
+/* The `onednn` feature of lmbias-kernels (its bf16 module): `x · W + b` by oneDNN's matmul primitive, against the
  * C API of oneDNN 2.x (Debian's libdnnl-dev 2.6.3). src bf16 [rows, in] row-major (rounded by
  * the Rust side), weights bf16 in the layout the matmul prefers (reordered once,
  * when the layer is built), bias f32, dst f32 [rows, out]; oneDNN picks the ISA itself
@@ -25,7 +25,7 @@
 #include <oneapi/dnnl/dnnl_debug.h>
 
 #if DNNL_VERSION_MAJOR != 2
-#error "lmbias-bf16's onednn feature is written against oneDNN 2.x's C API (Debian's libdnnl-dev 2.6)"
+#error "lmbias-kernels' onednn feature is written against oneDNN 2.x's C API (Debian's libdnnl-dev 2.6)"
 #endif
 
 /* Runs the oneDNN function `fn` on `args`; on failure records its name and jumps to `done`. */

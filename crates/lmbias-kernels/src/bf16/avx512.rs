@@ -7,7 +7,7 @@
 //! compiled: oneDNN runs the product.
 
 #[cfg(not(feature = "onednn"))]
-use crate::PANEL;
+use crate::bf16::PANEL;
 #[cfg(not(feature = "onednn"))]
 use std::arch::x86_64::{
     __m512, __m512bh, _mm512_dpbf16_ps, _mm512_loadu_si512, _mm512_mask_storeu_ps,
@@ -32,7 +32,7 @@ const TILE_ROWS: usize = 12;
 const BLOCK_PAIRS: usize = 192;
 
 #[cfg(not(feature = "onednn"))]
-/// One product, `out = x · W + bias`, with `W` packed as [`crate::Linear`] packs it.
+/// One product, `out = x · W + bias`, with `W` packed as [`crate::bf16::Linear`] packs it.
 pub(crate) struct Gemm<'a> {
     /// `[rows, in_features]`, f32.
     pub(crate) x: &'a [f32],

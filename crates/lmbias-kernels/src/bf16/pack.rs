@@ -1,11 +1,11 @@
 //! A linear layer whose weight is stored once in bf16, packed in the order the kernel
 //! reads it (or, with the `onednn` feature, in the layout oneDNN's matmul reads).
 
-use crate::Bf16Units;
+use crate::bf16::Bf16Units;
 #[cfg(not(feature = "onednn"))]
-use crate::PANEL;
+use crate::bf16::PANEL;
 #[cfg(not(feature = "onednn"))]
-use crate::convert::{bf16_to_f32, f32_to_bf16};
+use crate::bf16::convert::{bf16_to_f32, f32_to_bf16};
 
 /// A layer whose shape and values disagree.
 #[derive(Debug, thiserror::Error)]
@@ -62,7 +62,7 @@ pub struct Linear {
     packed: Vec<u32>,
     /// oneDNN's copy of the weight and bias, shared by clones.
     #[cfg(feature = "onednn")]
-    onednn: std::sync::Arc<crate::onednn::Weights>,
+    onednn: std::sync::Arc<crate::bf16::onednn::Weights>,
     bias: Option<Vec<f32>>,
 }
 
@@ -106,7 +106,7 @@ impl Linear {
             #[cfg(not(feature = "onednn"))]
             packed: pack(weight, in_features, out_features),
             #[cfg(feature = "onednn")]
-            onednn: std::sync::Arc::new(crate::onednn::Weights::new(
+            onednn: std::sync::Arc::new(crate::bf16::onednn::Weights::new(
                 weight,
                 in_features,
                 out_features,
@@ -193,7 +193,7 @@ impl Linear {
         let pairs = self.in_features.div_ceil(2);
         // SAFETY: `self.units` proves AVX512-F and AVX512-BF16 (see `Bf16Units::detect`);
         // `x` holds `rows · in_features` values.
-        let src = unsafe { crate::avx512::to_pairs(x, rows, self.in_features, pairs) };
+        let src = unsafe { crate::bf16::avx512::to_pairs(x, rows, self.in_features, pairs) };
         if self.in_features.is_multiple_of(2) {
             // SAFETY: each `u32` is two bf16, the even column's in its low half, which on
             // x86-64 (little-endian) is the first in memory: `src` is then `rows · in`
@@ -225,7 +225,7 @@ impl Linear {
         // writes every output value (there is one: `in_features > 0`), so none is read
         // before it is written, and `set_len` follows.
         unsafe {
-            crate::avx512::gemm(crate::avx512::Gemm {
+            crate::bf16::avx512::gemm(crate::bf16::avx512::Gemm {
                 x,
                 rows,
                 in_features: self.in_features,
@@ -274,7 +274,7 @@ fn pack(weight: &[f32], in_features: usize, out_features: usize) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::{bf16_to_f32, f32_to_bf16};
+    use crate::bf16::convert::{bf16_to_f32, f32_to_bf16};
 
     /// Deterministic values in [-1, 1).
     fn values(n: usize, seed: u64) -> Vec<f32> {

@@ -6,11 +6,11 @@
 //! `--threads N`: N threads call the same layers at once, each its own products, as lmbias'
 //! pool does; the GFLOP/s are all threads' together.
 //!
-//! Usage: cargo run --release -p lmbias-bf16 [--features onednn] --example gflops [-- --threads N]
+//! Usage: cargo run --release -p lmbias-kernels [--features onednn] --example bf16_gflops [-- --threads N]
 
 use std::time::Instant;
 
-use lmbias_bf16::{Bf16Units, Linear};
+use lmbias_kernels::bf16::{Bf16Units, Linear};
 
 fn main() {
     let Some(units) = Bf16Units::detect() else {

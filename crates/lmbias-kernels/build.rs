@@ -1,6 +1,6 @@
 //! Without the `onednn` feature: nothing (no C, no oneDNN).
 //!
-//! With it: compiles src/onednn.c, the shim over oneDNN's C API, and links oneDNN: found with
+//! With it: compiles src/bf16/onednn.c, the shim over oneDNN's C API, and links oneDNN: found with
 //! pkg-config (`dnnl`) where a `.pc` file is installed, else `-ldnnl` from the system's
 //! library path (Debian's libdnnl-dev ships no `.pc` file). A warning says so when
 //! `oneapi/dnnl/dnnl.h` is in none of the include directories searched.
@@ -19,7 +19,7 @@ mod onednn {
     const SYSTEM_INCLUDE: [&str; 2] = ["/usr/local/include", "/usr/include"];
 
     pub(super) fn build() {
-        println!("cargo::rerun-if-changed=src/onednn.c");
+        println!("cargo::rerun-if-changed=src/bf16/onednn.c");
         // Include directories and link flags from pkg-config, printed after the shim's own
         // archive below so that the linker meets the shim's references to oneDNN first.
         let found = pkg_config::Config::new()
@@ -37,14 +37,14 @@ mod onednn {
             .any(|dir| dir.join("oneapi/dnnl/dnnl.h").is_file());
         if !header {
             println!(
-                "cargo::warning=lmbias-bf16's `onednn` feature needs oneDNN 2.x (oneapi/dnnl/dnnl.h \
+                "cargo::warning=lmbias-kernels' `onednn` feature needs oneDNN 2.x (oneapi/dnnl/dnnl.h \
                  and libdnnl): not found with pkg-config (dnnl) nor in /usr/include or \
                  /usr/local/include. On Debian or Ubuntu: apt install libdnnl-dev; else set \
                  PKG_CONFIG_PATH to a dnnl.pc, or CFLAGS/LIBRARY_PATH to oneDNN's directories."
             );
         }
         cc::Build::new()
-            .file("src/onednn.c")
+            .file("src/bf16/onednn.c")
             .includes(&include)
             .std("c11")
             .warnings(true)
