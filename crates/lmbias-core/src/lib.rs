@@ -328,18 +328,26 @@ pub const QUOTED_CHARS: usize = 80;
 /// characters, else its first ones, `…` and its length. An input can be megabytes long
 /// (a file of one huge line): a message that echoed it would bury the error.
 pub fn quote(text: &str) -> String {
-    match text.char_indices().nth(QUOTED_CHARS) {
-        None => format!("{text:?}"),
-        Some((end, _)) => format!("{:?}… ({} characters)", &text[..end], text.chars().count()),
+    match cut(text) {
+        (whole, None) => format!("{whole:?}"),
+        (start, Some(length)) => format!("{start:?}… ({length} characters)"),
     }
 }
 
 /// `text` as [`quote`] cuts it, without the quotes: for a name the message shows bare (a
 /// sentence id, a mask token), which a file can still make 100 KB long.
 pub fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
+    match cut(text) {
+        (whole, None) => whole.into(),
+        (start, Some(length)) => format!("{start}… ({length} characters)").into(),
+    }
+}
+
+/// `text`'s first [`QUOTED_CHARS`] characters, and its length when that is more.
+fn cut(text: &str) -> (&str, Option<usize>) {
     match text.char_indices().nth(QUOTED_CHARS) {
-        None => text.into(),
-        Some((end, _)) => format!("{}… ({} characters)", &text[..end], text.chars().count()).into(),
+        None => (text, None),
+        Some((end, _)) => (&text[..end], Some(text.chars().count())),
     }
 }
 

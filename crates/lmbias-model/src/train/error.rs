@@ -67,49 +67,42 @@ impl TrainError {
     /// This error with a path under `staging` (the temporary folder a result is written in
     /// before its rename) shown under `shown`, the name the user knows it by.
     pub(crate) fn staged_as(self, staging: &std::path::Path, shown: &std::path::Path) -> Self {
-        match self.output() {
-            TrainError::Output {
-                path,
-                message,
-                source,
-            } => TrainError::Output {
-                path: match path.strip_prefix(staging) {
-                    Ok(rest) => shown.join(rest),
-                    Err(_) => path,
-                },
-                message,
-                source,
-            },
-            other => other,
-        }
+        self.map_output(|path, message| match path.strip_prefix(staging) {
+            Ok(rest) => (shown.join(rest), message),
+            Err(_) => (path, message),
+        })
     }
 
-    /// A write that failed in the model's files (the weights) as an [`TrainError::Output`],
-    /// the one kind of error about the output's files.
-    fn output(self) -> Self {
-        match self {
+    /// This error (a write that failed) with what is left said after what went wrong: a
+    /// full disk stops a run of hours, and the user must know what it kept.
+    pub(crate) fn keeping(self, kept: &str) -> Self {
+        self.map_output(|path, message| (path, format!("{message} ({kept})")))
+    }
+
+    /// An error about the output's files with its path and message changed by `change`; a
+    /// write that failed in the model's files (the weights) counts as one.
+    fn map_output(self, change: impl FnOnce(PathBuf, String) -> (PathBuf, String)) -> Self {
+        let output = match self {
             TrainError::Model(ModelError::Io {
                 path,
                 doing,
                 source,
             }) => TrainError::io(path, &format!("cannot {doing}"), source),
             other => other,
-        }
-    }
-
-    /// This error (a write that failed) with what is left said after what went wrong: a
-    /// full disk stops a run of hours, and the user must know what it kept.
-    pub(crate) fn keeping(self, kept: &str) -> Self {
-        match self.output() {
+        };
+        match output {
             TrainError::Output {
                 path,
                 message,
                 source,
-            } => TrainError::Output {
-                path,
-                message: format!("{message} ({kept})"),
-                source,
-            },
+            } => {
+                let (path, message) = change(path, message);
+                TrainError::Output {
+                    path,
+                    message,
+                    source,
+                }
+            }
             other => other,
         }
     }
