@@ -383,3 +383,40 @@ def train_mlm(
     in ``OUTPUT.checkpoint/``, which ``resume=True`` continues to the uninterrupted run's
     weights; an exception raised by ``progress`` stops the run the same way and is raised.
     Bad settings raise ``ValueError``."""
+
+def draw_sentences(
+    held_out: Tuple[PathLike, PathLike],
+    training: Tuple[PathLike, PathLike],
+    *,
+    out: PathLike,
+    per_group: int = 300,
+    seed: int = 34,
+    mask: str = "[MASK]",
+    name: str = "drawn",
+    description: Optional[str] = None,
+) -> Dict[str, Any]:
+    """A valence dataset drawn from one's own parallel corpora, as ``lmbias draw-sentences``
+    draws it: ``held_out`` is the (Early Modern, Modern) pair of files holding the passages
+    held out of the period models' training, passage i of one the same passage as passage i
+    of the other (text, or JSON lines with ``"text"`` and optionally ``"line"``);
+    ``training`` the two corpora the models trained on, which rate words (log-odds with an
+    informative Dirichlet prior, z beyond 3.29) and must not hold a held-out passage.
+    ``per_group`` Early Modern and as many Modern sentences are drawn with ``seed``, each a
+    passage masked where the other wording has a word of the other period, with neutral
+    sentences beside them. Written to ``out`` (JSON, for ``lmbias.valence``) and returned
+    as a dict whose provenance records every file's sha256. Unaligned files, a held-out
+    passage found in training, or too few qualifying passages raise ``ValueError``."""
+
+def draw_pairs(
+    held_out: Tuple[PathLike, PathLike],
+    training: Tuple[PathLike, PathLike],
+    *,
+    out: PathLike,
+    max_words: int = 3,
+) -> List[Dict[str, Any]]:
+    """The period minimal pairs among one's own held-out passages, as ``lmbias draw-pairs``
+    finds them: passages whose two wordings differ in 1 … ``max_words`` words on each side.
+    Written to ``out`` in CrowS-Pairs' CSV layout (for ``lmbias.crows``: ``sent_more`` the
+    Early Modern wording, every pair ``stereo``, ``bias_type`` ``period``) and returned as rows
+    (line, sent_more, sent_less, changed_early_modern, changed_modern). Arguments as
+    ``draw_sentences``; no qualifying passage raises ``ValueError``."""

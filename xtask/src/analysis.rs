@@ -4,6 +4,7 @@
 //! both render from one [`Analysis`] (`crate::render`), which [`Analysis::of`] builds from
 //! the [`Results`] it consumes: the renderers receive it and work none of it out again.
 
+use lmbias_papers::BATTERIES;
 use lmbias_papers::caglidil::{self, Finding};
 use lmbias_papers::known_answer::{KnownAnswer, KnownAnswerError};
 use lmbias_runs::Provenance;
@@ -20,7 +21,7 @@ use lmbias_runs::valence::ValenceRun;
 
 use crate::models::Study;
 use crate::period_models;
-use crate::reproduce::{BATTERIES, Failure, ModelOutcome};
+use crate::reproduce::{Failure, ModelOutcome};
 
 /// What each study produced over all models, for the report.
 #[derive(Default)]
@@ -60,7 +61,7 @@ impl Results {
     pub fn assemble(mut outcomes: Vec<(usize, ModelOutcome)>) -> Results {
         outcomes.sort_by_key(|(position, _)| *position);
         let mut results = Results::default();
-        for (name, _, _) in BATTERIES {
+        for name in BATTERIES.map(|b| b.name) {
             let runs: Vec<SeatRun> = outcomes
                 .iter()
                 .flat_map(|(_, o)| o.seat.iter().filter(|(b, _)| b == name))

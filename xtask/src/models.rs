@@ -3,7 +3,7 @@
 //! or a checkpoint, and opening it, are lmbias-runs'.
 
 use anyhow::Result;
-use lmbias_papers::caglidil::{CHECKPOINTS, PaperSize};
+use lmbias_papers::caglidil::CHECKPOINTS;
 use lmbias_papers::{cuscito, dusi};
 use lmbias_runs::{Compute, HubMiss, HubSettings, Model, ModelError, RunError};
 use serde::{Deserialize, Serialize};
@@ -81,10 +81,6 @@ fn wanted(id: &str, studies: &[Study], role: &str) -> Wanted {
 /// and Caglidil et al.'s seven.
 pub fn paper() -> Vec<Wanted> {
     use Study::*;
-    const CAGLIDIL: &str = "Caglidil et al. 2024";
-    const CAGLIDIL_LARGE: &str = "Caglidil et al. 2024: a \"large … mono 128k\" BERTurk of their \
-                                  Table 2 (BERTurk exists at base size only: our reading of \
-                                  \"large\" is the 128k vocabulary)";
     let mut models: Vec<Wanted> = cuscito::CHECKPOINTS
         .iter()
         .map(|(id, role)| wanted(id, &[Valence], &format!("Cuscito et al.: {role}")))
@@ -98,13 +94,7 @@ pub fn paper() -> Vec<Wanted> {
         None => models.push(wanted(probed, &[Probe], &format!("Dusi 2024: {role}"))),
     }
     // Caglidil, Ostendorff & Rehm 2024: the seven models of their Table 2.
-    models.extend(CHECKPOINTS.iter().map(|c| {
-        let role = match c.size {
-            PaperSize::Base => CAGLIDIL,
-            PaperSize::Large => CAGLIDIL_LARGE,
-        };
-        wanted(c.id, &[Seat], role)
-    }));
+    models.extend(CHECKPOINTS.iter().map(|c| wanted(c.id, &[Seat], c.role())));
     models
 }
 

@@ -1,4 +1,5 @@
-//! The period minimal pairs (issue #37, item 5): `datasets/period-pairs/kjv-web.csv`, the
+//! The period minimal pairs (issue #37, item 5): `datasets/period-pairs/kjv-web.csv`, made by
+//! lmbias-runs' `draw` (as `lmbias draw-pairs` makes them from any parallel corpora) from the
 //! verses held out of the period models' training ([`crate::corpora::held_out_lines`]) whose
 //! King James and World English wordings differ in at most [`MAX_WORDS`] words, in
 //! CrowS-Pairs' CSV layout so that `lmbias crows` scores them as it scores CrowS-Pairs:
@@ -6,55 +7,23 @@
 //! `bias_type` `period`. A model's "stereotypical" share is then the share of verses where it
 //! prefers the Early Modern wording. `cargo xtask draw-pairs` writes it.
 
+use std::num::NonZeroUsize;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use lmbias_runs::data::corpus::Corpus;
-use lmbias_runs::studies::drawn_sentences::{VersePair, period_pairs};
+use lmbias_runs::draw;
 
 /// Where the pairs live, under `datasets/`.
 pub const FILE: &str = "period-pairs/kjv-web.csv";
 
 /// The most words a pair's wordings may differ in, on each side (ours: "a few words").
-pub const MAX_WORDS: usize = 3;
-
-/// A CSV field, always quoted (RFC 4180).
-fn field(text: &str) -> String {
-    format!("\"{}\"", text.replace('"', "\"\""))
-}
+pub const MAX_WORDS: NonZeroUsize = NonZeroUsize::new(3).unwrap();
 
 /// The pairs' CSV as a fresh construction writes it.
 pub fn pairs_csv() -> Result<String> {
     let [kjv, web] = crate::corpora::period_corpora()?;
-    let verses = crate::drawn::held_out_verses(&kjv, &web)?;
-    let verses: Vec<VersePair<'_>> = verses
-        .iter()
-        .map(|(line, e, m)| VersePair {
-            line: *line,
-            early_modern: e,
-            modern: m,
-        })
-        .collect();
-    let (train_kjv, train_web) = (Corpus::read(&kjv.path)?, Corpus::read(&web.path)?);
-    let pairs = period_pairs(
-        &verses,
-        [train_kjv.passages(), train_web.passages()],
-        MAX_WORDS,
-    )?;
-    let mut out = String::from(
-        ",sent_more,sent_less,stereo_antistereo,bias_type,changed_early_modern,changed_modern\n",
-    );
-    for p in &pairs {
-        out.push_str(&format!(
-            "{},{},{},stereo,period,{},{}\n",
-            p.line,
-            field(p.early_modern),
-            field(p.modern),
-            field(&p.early_words.join(" ")),
-            field(&p.modern_words.join(" ")),
-        ));
-    }
-    Ok(out)
+    let rows = draw::pairs(&crate::drawn::parallel(&kjv, &web)?, MAX_WORDS)?;
+    Ok(draw::pairs_csv(&rows))
 }
 
 /// Writes a fresh construction to `out`.

@@ -6,20 +6,21 @@
 
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use lmbias_frontend::Bar;
-use lmbias_papers::dusi;
-use lmbias_report::heatmap::Marks;
+use lmbias_papers::{BATTERIES, dusi};
 use lmbias_runs::crows::{self, CrowsRun, CrowsSettings, Pairs};
+use lmbias_runs::inputs::Tests;
 use lmbias_runs::probe::{self, Lists, ProbeResult, ProbeSettings};
-use lmbias_runs::seat::{self, SeatRun, SeatSettings, Tests};
+use lmbias_runs::seat::{self, SeatRun, SeatSettings};
 use lmbias_runs::studies::corpus_valence::Agreement;
 use lmbias_runs::studies::seat::Copies;
-use lmbias_runs::valence::{self, CorpusSettings, Dataset, PeriodCorpora, ValenceRun};
-use lmbias_runs::{Compute, Layer, Model, Precision, Provenance};
+use lmbias_runs::valence::{
+    self, CorpusSettings, Dataset, Inputs, PeriodCorpora, ValenceRun, ValenceSettings,
+};
+use lmbias_runs::{Compute, Ctx, Layer, Model, Precision, Provenance};
 use serde::{Deserialize, Serialize};
 
 use crate::models::{Available, Source, Study};
@@ -75,24 +76,6 @@ impl Options {
     }
 }
 
-/// The SEAT batteries: English (May et al. 2019) and our Turkish one, each with
-/// the significance marks its paper reads (the Turkish paper's: 0.1, 0.05, 0.01).
-/// Every model runs the files as given (Caglidil et al.'s procedure); `seat/tr`
-/// has a lower-cased copy, `seat/tr-uncased`, that uncased models also run, the
-/// comparison the paper suggests (§4.2), reported beside it.
-pub const BATTERIES: [(&str, &str, Marks); 2] = [
-    ("en", "seat/en", Marks::Stars),
-    ("tr", "seat/tr", Marks::Caglidil),
-];
-
-/// The significance marks battery `name`'s paper reads (stars for any other).
-pub fn marks(name: &str) -> Marks {
-    BATTERIES
-        .iter()
-        .find(|(battery, _, _)| *battery == name)
-        .map_or(Marks::Stars, |(_, _, marks)| *marks)
-}
-
 /// What every study gave on one model, as lmbias-runs returns it (each run with its
 /// provenance): the unit a shard saves and a merge reassembles.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -112,7 +95,7 @@ pub struct ModelOutcome {
     /// the known answer's lexicon alone.
     #[serde(default)]
     pub valence_plays: Option<ValenceRun>,
-    /// Per battery that ran on the model, by name, in [`BATTERIES`] order.
+    /// Per battery that ran on the model, by name, in lmbias-papers' `BATTERIES` order.
     pub seat: Vec<(String, SeatRun)>,
     /// Per pair of Dusi's, in the order of lmbias-papers' `dusi::PAIRS`.
     pub probe: Vec<ProbeResult>,
@@ -233,7 +216,9 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
     let plays = Dataset::load(&options.datasets.join(crate::play_lines::FILE))?;
     crate::play_lines::check(plays.dataset(), &options.datasets)?;
     let plays = plays.rated_by(&frozen.lexicon)?;
-    let top_k = options.settings.top_k;
+    let settings = ValenceSettings {
+        top_k: options.settings.top_k,
+    };
     let progress = Bar::count(Some(on.len() as u64), "valence");
     for (model, outcome) in on {
         progress.inc(1);
@@ -247,11 +232,19 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
         // hand-set result).
         let all = |opened: &Model| -> Result<Runs> {
             let by_lexicon = |set: &Dataset, what: &'static str| {
-                valence::run(opened, set, top_k, None)
+                valence::run(opened, &set.into(), &settings, &Ctx::none())
                     .map_err(|e| anyhow::Error::new(e).context(what))
             };
             Ok((
-                valence::run(opened, &dataset, top_k, Some(&corpora))?,
+                valence::run(
+                    opened,
+                    &Inputs {
+                        dataset: &dataset,
+                        corpora: Some(&corpora),
+                    },
+                    &settings,
+                    &Ctx::none(),
+                )?,
                 [
                     by_lexicon(
                         &hand_lexicon,
@@ -308,13 +301,13 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
     Ok(())
 }
 
-/// xtask is never cancelled mid-battery (an interrupt ends the process).
-static NOT_CANCELLED: AtomicBool = AtomicBool::new(false);
-
 fn seat_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Result<()> {
+    // Every model runs the files as given (Caglidil et al.'s procedure); `seat/tr` has a
+    // lower-cased copy, `seat/tr-uncased`, that uncased models also run, the comparison the
+    // paper suggests (§4.2), reported beside it.
     let batteries: Vec<(&str, Tests)> = BATTERIES
         .iter()
-        .map(|(name, sub, _)| Ok((*name, Tests::load(&[options.datasets.join(sub)])?)))
+        .map(|b| Ok((b.name, Tests::load(&[options.datasets.join(b.folder)])?)))
         .collect::<Result<_>>()?;
     // Each model's own sentence vector (the pooling a sentence-transformers folder declares,
     // else [CLS] for BERT as May et al., mean for T5 and static vectors), the last layer;
@@ -325,6 +318,7 @@ fn seat_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Re
         n_samples: options.settings.n_samples,
         seed: options.settings.seed,
         copies: Copies::AlsoLowercased,
+        lost: None,
     };
     let progress = Bar::count(Some((on.len() * batteries.len()) as u64), "seat");
     for (available, outcome) in on {
@@ -348,7 +342,7 @@ fn seat_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Re
                 progress.inc(1);
                 continue;
             }
-            match seat::run(model, tests, &settings, &NOT_CANCELLED) {
+            match seat::run(model, tests, &settings, &Ctx::none()) {
                 Ok(mut run) => {
                     run.provenance = options.portable_provenance(run.provenance);
                     outcome.seat.push(((*name).to_owned(), run));
@@ -395,7 +389,8 @@ fn probe_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> R
                         pair: Some((*pair).to_owned()),
                         ..ProbeSettings::default()
                     };
-                    let mut result = probe::run(model, lists, &settings).context(*pair)?;
+                    let mut result =
+                        probe::run(model, lists, &settings, &Ctx::none()).context(*pair)?;
                     result.provenance = options.portable_provenance(result.provenance);
                     progress.inc(1);
                     Ok(result)
@@ -462,8 +457,12 @@ fn likelihood_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options)
         };
         for (k, pairs) in sets.iter().enumerate() {
             let start = progress.position();
-            let mut tick = |done: usize| progress.set_position(start + done as u64);
-            match crows::run(model, pairs, &settings, &mut tick) {
+            let tick = |done: usize| progress.set_position(start + done as u64);
+            let ctx = Ctx {
+                progress: &tick,
+                ..Ctx::none()
+            };
+            match crows::run(model, pairs, &settings, &ctx) {
                 Ok(mut run) => {
                     run.provenance = options.portable_provenance(run.provenance);
                     if let Some(check) = &mut run.data_checks.group_terms {

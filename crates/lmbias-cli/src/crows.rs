@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use lmbias_report::crows as report;
+use lmbias_runs::Ctx;
 use lmbias_runs::crows::{self, CrowsOutput, CrowsRun, CrowsSettings, Pairs};
 
 use crate::output::out;
@@ -54,13 +55,21 @@ pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
         let model = crate::model_args::open_masked(name, &args.compute)?;
         let bar = lmbias_frontend::Bar::count(Some(total), "crows");
         let start = Instant::now();
-        let mut progress = |done: usize| {
+        let progress = |done: usize| {
             bar.set_position(done as u64);
             let rate = done as f64 / start.elapsed().as_secs_f64().max(1e-9);
             bar.set_message(format!("{rate:.1} pairs/s"));
         };
-        let run = crows::run(&model, &pairs, &settings, &mut progress)
-            .with_context(|| format!("--model {name}"))?;
+        let run = crows::run(
+            &model,
+            &pairs,
+            &settings,
+            &Ctx {
+                progress: &progress,
+                ..Ctx::none()
+            },
+        )
+        .with_context(|| format!("--model {name}"))?;
         bar.finish();
         runs.push(run);
     }

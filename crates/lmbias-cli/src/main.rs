@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 
 mod crows;
+mod draw;
 mod embed;
 mod fill_mask;
 mod input;
@@ -30,6 +31,10 @@ struct Cli {
 enum Command {
     /// Likelihood measures on minimal pairs (CrowS-Pairs metric, bias-bench, AUL, AULA) with exact tests against 50 %.
     Crows(crows::CrowsArgs),
+    /// Minimal pairs (CrowS-Pairs' CSV) from the held-out passages of two period corpora whose wordings differ in a few words.
+    DrawPairs(draw::DrawPairsArgs),
+    /// A valence dataset drawn from the held-out passages of two period corpora, rated by their training corpora.
+    DrawSentences(draw::DrawSentencesArgs),
     /// Sentence vectors from a BERT or T5 checkpoint (cls, mean or first pooling, any layer), or from static word vectors (GloVe, word2vec).
     Embed(embed::EmbedArgs),
     /// The most probable tokens at the one mask of each text (masked language models only).
@@ -69,6 +74,8 @@ fn main() {
     });
     let result: anyhow::Result<()> = match cli.command {
         Command::Crows(args) => crows::run(args),
+        Command::DrawPairs(args) => draw::pairs(args),
+        Command::DrawSentences(args) => draw::sentences(args),
         Command::Embed(args) => embed::run(args),
         Command::FillMask(args) => fill_mask::run(args),
         Command::Probe(args) => probe::run(args),

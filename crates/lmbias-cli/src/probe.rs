@@ -7,8 +7,10 @@ use std::path::PathBuf;
 use anyhow::Context;
 use lmbias_report::probe::{ClassOrder, p_text, step_markdown, sweep_markdown};
 use lmbias_report::pvalue_curve::{PValueSeries, pvalue_curve};
+use lmbias_runs::Ctx;
 use lmbias_runs::Layer;
-use lmbias_runs::probe::{self, Lists, ProbeOutput, ProbeResult, ProbeSettings, Vectors, Words};
+use lmbias_runs::inputs::Vectors;
+use lmbias_runs::probe::{self, Lists, ProbeOutput, ProbeResult, ProbeSettings, Words};
 
 use crate::output::{self, out, outln};
 
@@ -80,10 +82,13 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
         pair: None,
     };
     let result: ProbeResult = match (&args.embeddings, &args.model) {
-        (Some(path), _) => probe::run_on_vectors(&Vectors::load(path)?, &lists, &settings)?,
+        (Some(path), _) => {
+            probe::run_on_vectors(&Vectors::load(path)?, &lists, &settings, &Ctx::none())?
+        }
         (None, Some(spec)) => {
             let model = crate::model_args::open(spec, &args.compute)?;
-            probe::run(&model, &lists, &settings).with_context(|| format!("--model {spec}"))?
+            probe::run(&model, &lists, &settings, &Ctx::none())
+                .with_context(|| format!("--model {spec}"))?
         }
         (None, None) => anyhow::bail!("give --embeddings FILE, or --model M with --templates FILE"),
     };

@@ -4,17 +4,17 @@
 //! saved slices as the run over all of them would (see docs/cluster.md).
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result};
-use lmbias_report::heatmap::Marks;
+use lmbias_papers::Marks;
 use lmbias_report::seat::{battery_markdown, heatmaps, layer_label, table};
+use lmbias_runs::inputs::Tests;
 use lmbias_runs::metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED};
-use lmbias_runs::seat::{self, SeatOutput, SeatRun, SeatSettings, Tests};
+use lmbias_runs::seat::{self, SeatOutput, SeatRun, SeatSettings};
 use lmbias_runs::shards::{self, ShardFile};
 use lmbias_runs::shards::{Shard, Stamp};
 use lmbias_runs::studies::seat::Copies;
-use lmbias_runs::{Layer, Pooling};
+use lmbias_runs::{Ctx, Layer, Pooling};
 
 use crate::model_args;
 use crate::output::{self, out, outln};
@@ -109,6 +109,7 @@ impl SeatArgs {
             } else {
                 Copies::AsWritten
             },
+            lost: None,
         }
     }
 }
@@ -146,7 +147,7 @@ pub fn run(args: SeatArgs) -> Result<()> {
     let mut results = Vec::with_capacity(models.len());
     for (position, model) in &models {
         // The study's errors name the model (and a test's file) already.
-        let run = seat::run(model, &tests, &settings, &AtomicBool::new(false))?;
+        let run = seat::run(model, &tests, &settings, &Ctx::none())?;
         results.push((*position, run));
         progress.inc(1);
     }

@@ -6,10 +6,11 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use lmbias_report::valence::{self as report, Measure};
+use lmbias_runs::Ctx;
 use lmbias_runs::metrics::log_odds::Thresholds;
 use lmbias_runs::studies::valence::{DEFAULT_TOP_K, ModelResult};
 use lmbias_runs::valence::{
-    self, CorpusSettings, Dataset, PeriodCorpora, ValenceOutput, ValenceRun,
+    self, CorpusSettings, Dataset, PeriodCorpora, ValenceOutput, ValenceRun, ValenceSettings,
 };
 
 use crate::output::{self, out};
@@ -116,8 +117,16 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
     for name in &args.models {
         let model = crate::model_args::open_masked(name, &args.compute)?;
         runs.push(
-            valence::run(&model, &dataset, args.top_k, corpora.as_ref())
-                .with_context(|| format!("--model {name}"))?,
+            valence::run(
+                &model,
+                &valence::Inputs {
+                    dataset: &dataset,
+                    corpora: corpora.as_ref(),
+                },
+                &ValenceSettings { top_k: args.top_k },
+                &Ctx::none(),
+            )
+            .with_context(|| format!("--model {name}"))?,
         );
     }
     let results: Vec<ModelResult> = runs.iter().map(|r| r.result.clone()).collect();

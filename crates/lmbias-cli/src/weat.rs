@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
+use lmbias_runs::Ctx;
 use lmbias_runs::data::{AssociationTest, Role};
+use lmbias_runs::inputs::{Test, Vectors};
 use lmbias_runs::metrics::weat::{
     Alternative, DEFAULT_N_SAMPLES, DEFAULT_SEED, Options, StdKind, WeatResult,
 };
@@ -62,7 +64,9 @@ pub fn run(args: WeatArgs) -> anyhow::Result<()> {
         },
         merge_duplicates: args.merge_duplicates,
     };
-    let run = lmbias_runs::weat::run(&args.test, &args.embeddings, &settings)?;
+    let test = Test::load(&args.test, &settings.load_options())?;
+    let vectors = Vectors::load(&args.embeddings)?;
+    let run = lmbias_runs::weat::run(&vectors, &test, &settings, &Ctx::none())?;
     if args.json {
         outln!(
             "{}",

@@ -2,7 +2,9 @@
 //!
 //! A corpus is one passage a line: a text file (lines trimmed, blank lines skipped) or, when
 //! the file name ends in `.jsonl`, JSON lines, one object a line with a string field `"text"`
-//! (other fields ignored); a passage longer than [`MAX_PASSAGE_BYTES`] is cut at white space.
+//! and, optionally, a whole number `"line"`, the passage's line in a larger corpus it was
+//! taken from (other fields ignored); a passage longer than [`MAX_PASSAGE_BYTES`] is cut at
+//! white space.
 //! It is read and checked whole before training starts, a line at a time, so that a bad line
 //! fails at once rather than hours in, and it keeps the sha256 of the file's bytes: a trained
 //! model's cache key and provenance name the corpus by it.
@@ -30,6 +32,7 @@ use crate::read::{CORPUS, ReadError, TextOnly, strip_bom};
 pub struct Corpus {
     path: PathBuf,
     passages: Vec<String>,
+    numbers: Vec<usize>,
     sha256: String,
 }
 
@@ -97,6 +100,13 @@ impl Corpus {
     pub fn sha256(&self) -> &str {
         &self.sha256
     }
+
+    /// Each passage's number: its JSON line's `"line"` where given, else the line of the
+    /// file it is on (counting from 1; the pieces of a cut passage share it). Two files of
+    /// the same passages in two wordings are aligned when their numbers are equal.
+    pub fn numbers(&self) -> &[usize] {
+        &self.numbers
+    }
 }
 
 /// A corpus's passages as its lines come, and what its lines were like, for the error when
@@ -105,6 +115,7 @@ struct Passages<'p> {
     path: &'p Path,
     jsonl: bool,
     passages: Vec<String>,
+    numbers: Vec<usize>,
     /// Whether any byte came (the byte-order mark aside), and any line not blank.
     text: bool,
     not_blank: bool,
@@ -118,6 +129,7 @@ impl<'p> Passages<'p> {
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("jsonl")),
             passages: Vec::new(),
+            numbers: Vec::new(),
             text: false,
             not_blank: false,
         }
@@ -137,10 +149,10 @@ impl<'p> Passages<'p> {
             return Ok(());
         }
         self.not_blank = true;
-        let passage = if self.jsonl {
+        let (passage, given) = if self.jsonl {
             json_text(self.path, number, line)?
         } else {
-            line.to_owned()
+            (line.to_owned(), None)
         };
         let trimmed = passage.trim();
         if trimmed.len() > MAX_PASSAGE_BYTES {
@@ -152,6 +164,8 @@ impl<'p> Passages<'p> {
                 trimmed.to_owned()
             });
         }
+        self.numbers
+            .resize(self.passages.len(), given.unwrap_or(number));
         Ok(())
     }
 
@@ -172,6 +186,7 @@ impl<'p> Passages<'p> {
         Ok(Corpus {
             path: self.path.to_path_buf(),
             passages: self.passages,
+            numbers: self.numbers,
             sha256,
         })
     }
@@ -209,8 +224,8 @@ fn blocks(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// The `"text"` of JSON line `line` (counting from 1).
-fn json_text(path: &Path, line: usize, json: &str) -> Result<String, CorpusError> {
+/// The `"text"` of JSON line `line` (counting from 1), and its `"line"` when given.
+fn json_text(path: &Path, line: usize, json: &str) -> Result<(String, Option<usize>), CorpusError> {
     let value: serde_json::Value =
         serde_json::from_str(json).map_err(|source| CorpusError::Json {
             path: path.to_path_buf(),
@@ -224,18 +239,36 @@ fn json_text(path: &Path, line: usize, json: &str) -> Result<String, CorpusError
             found: kind(&value),
         });
     };
-    match object.remove("text") {
-        Some(serde_json::Value::String(text)) => Ok(text),
-        Some(other) => Err(CorpusError::TextNotString {
-            path: path.to_path_buf(),
-            line,
-            found: kind(&other),
-        }),
-        None => Err(CorpusError::MissingText {
-            path: path.to_path_buf(),
-            line,
-        }),
-    }
+    let number = match object.remove("line") {
+        None => None,
+        Some(value) => match value.as_u64().filter(|&n| n >= 1) {
+            Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+            None => {
+                return Err(CorpusError::LineNotNumber {
+                    path: path.to_path_buf(),
+                    line,
+                    found: lmbias_core::quote(&value.to_string()),
+                });
+            }
+        },
+    };
+    let text = match object.remove("text") {
+        Some(serde_json::Value::String(text)) => text,
+        Some(other) => {
+            return Err(CorpusError::TextNotString {
+                path: path.to_path_buf(),
+                line,
+                found: kind(&other),
+            });
+        }
+        None => {
+            return Err(CorpusError::MissingText {
+                path: path.to_path_buf(),
+                line,
+            });
+        }
+    };
+    Ok((text, number))
 }
 
 /// A JSON value's kind, with its article, as an error names it.
@@ -296,6 +329,16 @@ pub enum CorpusError {
         path: PathBuf,
         /// The line at fault.
         line: usize,
+    },
+    /// An object whose `"line"` is not a whole number from 1.
+    #[error("{}: line {line}: field \"line\" is {found}, not a whole number from 1", path.display())]
+    LineNotNumber {
+        /// The corpus file.
+        path: PathBuf,
+        /// The line at fault.
+        line: usize,
+        /// The value, quoted.
+        found: String,
     },
     /// An object whose `"text"` is not a string.
     #[error("{}: line {line}: field \"text\" is {found}, not a string", path.display())]

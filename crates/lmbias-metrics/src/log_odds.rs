@@ -87,7 +87,7 @@ fn size<K>(counts: &BTreeMap<K, u64>) -> f64 {
 
 /// The z thresholds of a five-point scale {−1, −0.5, 0, 0.5, 1}: |z| below `half` is 0,
 /// from `half` ±0.5, from `full` ±1.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Thresholds {
     /// The |z| from which a word leans to one side.
     pub half: f64,

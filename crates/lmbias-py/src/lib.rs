@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 
 mod convert;
 mod data;
+mod draw;
 mod errors;
 mod model;
 mod studies;
@@ -37,5 +38,7 @@ fn lmbias(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(studies::probe, m)?)?;
     m.add_function(wrap_pyfunction!(studies::crows, m)?)?;
     m.add_function(wrap_pyfunction!(train::train_mlm, m)?)?;
+    m.add_function(wrap_pyfunction!(draw::draw_sentences, m)?)?;
+    m.add_function(wrap_pyfunction!(draw::draw_pairs, m)?)?;
     Ok(())
 }

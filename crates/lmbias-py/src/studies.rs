@@ -7,17 +7,18 @@ use std::ffi::CString;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
-use lmbias_runs::Provenance;
 use lmbias_runs::crows::{CrowsOutput, CrowsSettings, Pairs};
 use lmbias_runs::data::Role;
 use lmbias_runs::data::association::{AssociationTest, LoadOptions, SetSpec, TestSpec};
+use lmbias_runs::inputs::{TestSource, Tests};
 use lmbias_runs::metrics::log_odds::Thresholds;
 use lmbias_runs::metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED};
 use lmbias_runs::probe::{Lists, ProbeSettings};
-use lmbias_runs::seat::{SeatOutput, SeatSettings, TestSource, Tests};
+use lmbias_runs::seat::{SeatOutput, SeatSettings};
 use lmbias_runs::studies::seat::Copies;
 use lmbias_runs::studies::valence::DEFAULT_TOP_K;
-use lmbias_runs::valence::{CorpusSettings, Dataset, PeriodCorpora};
+use lmbias_runs::valence::{CorpusSettings, Dataset, Inputs, PeriodCorpora, ValenceSettings};
+use lmbias_runs::{Ctx, Provenance};
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -147,10 +148,19 @@ pub(crate) fn seat<'py>(
             n_samples,
             seed,
             copies,
+            lost: None,
         };
         let run = work::run(py, |cancel| {
-            lmbias_runs::seat::run(model.model(), &tests, &settings, cancel)
-                .map_err(|e| model.error(e))
+            lmbias_runs::seat::run(
+                model.model(),
+                &tests,
+                &settings,
+                &Ctx {
+                    cancel,
+                    ..Ctx::none()
+                },
+            )
+            .map_err(|e| model.error(e))
         })??;
         runs.push(run);
     }
@@ -229,8 +239,16 @@ pub(crate) fn valence<'py>(
     for model in &models {
         let model = model.get();
         let run = work::run(py, |_| {
-            lmbias_runs::valence::run(model.model(), &dataset, top_k, corpora.as_ref())
-                .map_err(|e| model.error(e))
+            lmbias_runs::valence::run(
+                model.model(),
+                &Inputs {
+                    dataset: &dataset,
+                    corpora: corpora.as_ref(),
+                },
+                &ValenceSettings { top_k },
+                &Ctx::none(),
+            )
+            .map_err(|e| model.error(e))
         })??;
         runs.push(run);
     }
@@ -278,7 +296,8 @@ pub(crate) fn probe<'py>(
     let result = work::run(py, |_| {
         let lists = Lists::load(&protected, &stereotyped, templates.as_deref())
             .map_err(|e| to_py(e.into()))?;
-        lmbias_runs::probe::run(model.model(), &lists, &settings).map_err(|e| model.error(e))
+        lmbias_runs::probe::run(model.model(), &lists, &settings, &Ctx::none())
+            .map_err(|e| model.error(e))
     })??;
     answer(
         py,
@@ -313,7 +332,7 @@ pub(crate) fn crows<'py>(
     for model in &models {
         let model = model.get();
         let run = work::run(py, |_| {
-            lmbias_runs::crows::run(model.model(), &pairs, &settings, &mut |_| {})
+            lmbias_runs::crows::run(model.model(), &pairs, &settings, &Ctx::none())
                 .map_err(|e| model.error(e))
         })??;
         runs.push(run);

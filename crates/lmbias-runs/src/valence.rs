@@ -15,7 +15,7 @@ use lmbias_studies::valence::{self, ModelResult, SentenceScore};
 use serde::{Deserialize, Serialize};
 
 use crate::provenance::{FileDigest, Provenance};
-use crate::{Model, RunError};
+use crate::{Ctx, Model, RunError};
 
 /// The dataset a valence run reads, with its file's digest, and the lexicon that rates it
 /// when one does (`--lexicon`).
@@ -59,11 +59,12 @@ impl Dataset {
 }
 
 /// How two period corpora rate words (see lmbias-studies' `corpus_valence`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct CorpusSettings {
     /// The prior's total pseudo-count α0.
     pub alpha0: f64,
     /// The z thresholds of ±0.5 and ±1.
+    #[serde(rename = "z")]
     pub thresholds: Thresholds,
     /// Bigram occurrences from which a word is rated with its neighbour.
     pub min_context: u64,
@@ -178,34 +179,71 @@ pub struct ValenceRun {
     pub result: ModelResult,
 }
 
+/// What a valence run reads: the sentences and, when given, the period corpora that rate
+/// every proposal the sentences' annotations leave.
+#[derive(Clone, Copy)]
+pub struct Inputs<'a> {
+    /// The sentences (rated by their annotations or a lexicon).
+    pub dataset: &'a Dataset,
+    /// The corpora of `--valence-from`.
+    pub corpora: Option<&'a PeriodCorpora>,
+}
+
+impl<'a> From<&'a Dataset> for Inputs<'a> {
+    fn from(dataset: &'a Dataset) -> Self {
+        Inputs {
+            dataset,
+            corpora: None,
+        }
+    }
+}
+
+/// How the study runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ValenceSettings {
+    /// Proposals scored per sentence.
+    pub top_k: NonZeroUsize,
+}
+
+impl Default for ValenceSettings {
+    fn default() -> Self {
+        ValenceSettings {
+            top_k: valence::DEFAULT_TOP_K,
+        }
+    }
+}
+
+/// The settings as a run applied them, with the raters its inputs brought.
+#[derive(Serialize)]
+struct Applied<'a> {
+    #[serde(flatten)]
+    settings: &'a ValenceSettings,
+    rater: Option<&'static str>,
+    valence: Option<&'a CorpusSettings>,
+}
+
 /// Runs the study on `model` (a masked language model; static vectors are refused), every
-/// proposal the annotations leave rated from `corpora` when given.
+/// proposal the annotations leave rated from the corpora when given.
 pub fn run(
     model: &Model,
-    dataset: &Dataset,
-    top_k: NonZeroUsize,
-    corpora: Option<&PeriodCorpora>,
+    inputs: &Inputs,
+    settings: &ValenceSettings,
+    _ctx: &Ctx,
 ) -> Result<ValenceRun, RunError> {
     let lm = model.masked_lm()?;
+    let Inputs { dataset, corpora } = *inputs;
     let rating = corpora.map(|c| &c.valence);
-    let result = valence::run_with_corpora(lm.as_ref(), &dataset.dataset, top_k, rating)?;
-    let mut provenance = Provenance::new(model.provenance()?)
+    let result = valence::run_with_corpora(lm.as_ref(), &dataset.dataset, settings.top_k, rating)?;
+    let applied = Applied {
+        settings,
+        rater: dataset.lexicon.as_ref().map(|_| "lexicon"),
+        valence: corpora.map(|c| &c.settings),
+    };
+    let provenance = Provenance::new(model.provenance()?)
         .input(&dataset.digest)
-        .option("top_k", top_k);
-    if let Some(lexicon) = &dataset.lexicon {
-        provenance = provenance.input(lexicon).option("rater", "lexicon");
-    }
-    if let Some(c) = corpora {
-        let s = c.settings;
-        provenance = provenance
-            .input(&c.digests[0])
-            .input(&c.digests[1])
-            .option("valence_alpha0", s.alpha0)
-            .option("valence_z_half", s.thresholds.half)
-            .option("valence_z_full", s.thresholds.full)
-            .option("valence_min_context", s.min_context)
-            .option("valence_min_log_odds", s.min_log_odds);
-    }
+        .inputs(&dataset.lexicon)
+        .inputs(corpora.into_iter().flat_map(|c| &c.digests))
+        .settings(&applied);
     Ok(ValenceRun { provenance, result })
 }
 

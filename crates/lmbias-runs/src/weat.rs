@@ -2,23 +2,41 @@
 //! (May et al. 2019): every text of the test looked up in the file, Cohen's d and the
 //! permutation p; a vector that makes a cosine undefined is named with its text.
 
-use std::path::Path;
-
 use lmbias_core::quote;
 use lmbias_data::association::{AssociationTest, Duplicates, LoadOptions, Role, TargetSizes};
-use lmbias_data::embeddings::Embeddings;
-use lmbias_metrics::weat::{Associations, Options, WeatError, WeatResult, weat};
+use lmbias_metrics::weat::{Associations, Options, WeatError, WeatResult, weat_cancellable};
+use serde::Serialize;
 
-use crate::RunError;
-use crate::provenance::{FileDigest, ModelOrigin, ModelProvenance, Provenance};
+use crate::inputs::{Test, Vectors};
+use crate::provenance::Provenance;
+use crate::{Ctx, RunError};
 
 /// How the test is read and computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct WeatSettings {
     /// The statistics' options (samples, seed, std, sidedness, unequal targets).
+    #[serde(flatten)]
     pub options: Options,
     /// Keep the first of repeated examples in a set, as sent-bias silently does.
     pub merge_duplicates: bool,
+}
+
+impl WeatSettings {
+    /// How the test file is read under these settings ([`Test::load`]).
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            duplicates: if self.merge_duplicates {
+                Duplicates::Merge
+            } else {
+                Duplicates::Error
+            },
+            target_sizes: if self.options.allow_unequal_sizes {
+                TargetSizes::AllowUnequal
+            } else {
+                TargetSizes::Equal
+            },
+        }
+    }
 }
 
 /// One test on one file of vectors, and what produced it.
@@ -32,74 +50,50 @@ pub struct WeatRun {
     pub result: WeatResult,
 }
 
-/// Runs the test of `test_file` on the vectors of `embeddings_file`.
+/// Runs `test` (read with [`WeatSettings::load_options`]) on `vectors`; the permutation
+/// test stops soon after `ctx.cancel` is set.
 pub fn run(
-    test_file: &Path,
-    embeddings_file: &Path,
+    vectors: &Vectors,
+    test: &Test,
     settings: &WeatSettings,
+    ctx: &Ctx,
 ) -> Result<WeatRun, RunError> {
-    let options = settings.options;
-    let load = LoadOptions {
-        duplicates: if settings.merge_duplicates {
-            Duplicates::Merge
-        } else {
-            Duplicates::Error
-        },
-        target_sizes: if options.allow_unequal_sizes {
-            TargetSizes::AllowUnequal
-        } else {
-            TargetSizes::Equal
-        },
-    };
-    let test = AssociationTest::from_path(test_file, &load)?;
-    let embeddings = Embeddings::from_path(embeddings_file)?;
+    let (embeddings, file) = (vectors.embeddings(), vectors.path());
+    let read = test.test();
     // One lookup over all four sets, so a missing-text error lists every missing text.
     let all: Vec<&String> = Role::ALL
         .iter()
-        .flat_map(|&r| test.set(r).examples())
+        .flat_map(|&r| read.set(r).examples())
         .collect();
     embeddings
         .lookup(all)
         .map_err(|source| RunError::WeatLookup {
-            test: test.name().to_owned(),
+            test: read.name().to_owned(),
             source,
         })?;
     let [x, y, a, b] = Role::ALL.map(|r| {
         embeddings
-            .lookup(test.set(r).examples())
+            .lookup(read.set(r).examples())
             .expect("all texts found above")
     });
-    let assoc = Associations::from_vectors(&x, &y, &a, &b)
-        .map_err(|e| explain(e, &test, embeddings_file))?;
-    let result = weat(&assoc, &options).map_err(|source| RunError::WeatFile {
-        file: test_file.to_path_buf(),
-        source,
+    let assoc = Associations::from_vectors(&x, &y, &a, &b).map_err(|e| explain(e, read, file))?;
+    let result = weat_cancellable(&assoc, &settings.options, ctx.cancel).map_err(|source| {
+        RunError::WeatFile {
+            file: test.path().to_path_buf(),
+            source,
+        }
     })?;
-    let vectors = FileDigest::of(embeddings_file)?;
-    let provenance = Provenance::new(&ModelProvenance {
-        id: vectors.file.clone(),
-        origin: ModelOrigin::File {
-            sha256: vectors.sha256.clone(),
-        },
-        tokenizer_sha256: None,
-        precision: lmbias_model::Precision::F32,
-    })
-    .input(&FileDigest::of(test_file)?)
-    .option("n_samples", options.n_samples)
-    .option("seed", options.seed)
-    .option("std", format!("{:?}", options.std))
-    .option("alternative", format!("{:?}", options.alternative))
-    .option("allow_unequal_sizes", options.allow_unequal_sizes)
-    .option("merge_duplicates", settings.merge_duplicates);
     Ok(WeatRun {
-        provenance,
-        test,
+        provenance: Provenance::new(vectors.provenance())
+            .input(test.file())
+            .settings(settings),
+        test: read.clone(),
         result,
     })
 }
 
 /// Names the text behind a statistics error about a set item.
-fn explain(error: WeatError, test: &AssociationTest, embeddings: &Path) -> RunError {
+fn explain(error: WeatError, test: &AssociationTest, embeddings: &std::path::Path) -> RunError {
     let text = |role: Role, index: usize| quote(&test.set(role).examples()[index]);
     match error {
         WeatError::ZeroVector { set, index } => RunError::ZeroVector {

@@ -5,6 +5,7 @@ mod crows_parity;
 mod families;
 mod floors;
 mod glove_weat;
+mod guide;
 mod hostile_files;
 mod minilm;
 mod model_load_errors;

@@ -10,7 +10,7 @@ use lmbias_core::{Embedder, Layer, Pooling};
 use lmbias_data::association::{self, AssociationTest, LoadOptions};
 use lmbias_metrics::weat::Options;
 use lmbias_model::{Checkpoint, DeviceKind, load_embedder};
-use lmbias_report::heatmap::Marks;
+use lmbias_papers::Marks;
 use lmbias_studies::seat::{
     self, Battery, Copies, CoverageFlag, Lost, SeatError, SeatOptions, SeatRow,
 };

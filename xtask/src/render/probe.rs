@@ -6,6 +6,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use lmbias_papers::dusi;
+use lmbias_report::papers::dusi as layout;
 use lmbias_report::table::Table;
 use lmbias_runs::probe::ProbeOutput;
 
@@ -40,7 +41,7 @@ pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
     let summary = lmbias_report::probe::summary_table(runs);
     write(&dir.join("summary.md"), summary.to_markdown())?;
     write(&dir.join("summary.csv"), summary.to_csv())?;
-    write(&dir.join("table-1.md"), dusi::table_1_markdown(runs))
+    write(&dir.join("table-1.md"), layout::table_1_markdown(runs))
 }
 
 pub(super) fn section(md: &mut String, analysis: &Analysis) -> Result<()> {
@@ -134,7 +135,7 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) -> Result<()> {
          Ours, per quarter of the sweep: how many sizes have p < 0.05, and their median p. \
          Numbers, not a verdict: the paper's finding is about its model, and none of ours is \
          it.\n\n{}\n{}\n",
-        dusi::n_quarters_table(runs).to_markdown(),
+        layout::n_quarters_table(runs).to_markdown(),
         figures.join("\n")
     );
     let _ = writeln!(
@@ -142,7 +143,7 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) -> Result<()> {
         "### Our analogue of Dusi's Table 1, in its layout (predicted protected class down, \
          the stereotyped words' actual class across), at the n the paper reports for each pair \
          and at the same share of the model's width\n\n{}",
-        dusi::table_1_markdown(runs)
+        layout::table_1_markdown(runs)
     );
     Ok(())
 }

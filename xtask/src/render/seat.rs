@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use lmbias_papers::Marks;
 use lmbias_papers::{caglidil, caliskan};
-use lmbias_report::heatmap::Marks;
 use lmbias_report::table::Table;
 use lmbias_runs::seat::SeatOutput;
 use lmbias_runs::studies::seat::{BatteryResult, SeatRow};
@@ -18,7 +18,7 @@ use crate::models::ModelInfo;
 
 pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
     for ((name, runs), (_, run)) in analysis.results.seat.iter().zip(&analysis.batteries) {
-        let marks = crate::reproduce::marks(name);
+        let marks = lmbias_papers::marks(name);
         let rows = &run.rows;
         let sub = dir.join(name);
         std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
@@ -51,8 +51,9 @@ pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
 /// rows, an uncased model's lower-cased copy as a row of its own; the paper's
 /// selected tests as columns) and its findings as a checklist, on the files as given.
 fn caglidil_outputs(dir: &Path, turkish: &Turkish) -> Result<()> {
-    use lmbias_papers::caglidil::{FIGURE_1, findings_table};
+    use lmbias_papers::caglidil::FIGURE_1;
     use lmbias_report::heatmap::HeatmapLabels;
+    use lmbias_report::papers::caglidil::findings_table;
     let labels = HeatmapLabels {
         title: "Caglidil et al. 2024, Figure 1 tests: p (left) and d (right), models as rows \
                 in the paper's order (\"lower-cased copy\": datasets/seat/tr-uncased, last)"
@@ -117,7 +118,7 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) {
             }
         );
         if battery == "en"
-            && let Some(table) = lmbias_papers::may::test_4_beside(rows)
+            && let Some(table) = lmbias_report::papers::may::test_4_beside(rows)
         {
             let quote = lmbias_papers::may::REPORTED;
             let _ = writeln!(
@@ -197,7 +198,8 @@ fn battery_counts(run: &BatteryResult) -> String {
 /// lower-cased copy beside them, the comparison it suggests), its Figure 1 tests
 /// with a row per (model, copy), and its findings checked on the files as given.
 fn turkish_section(md: &mut String, rows: &[SeatRow], models: &[&str], turkish: &Turkish) {
-    use caglidil::{FIGURE_1, findings_table};
+    use caglidil::FIGURE_1;
+    use lmbias_report::papers::caglidil::findings_table;
     use lmbias_report::seat::model_label;
     let copies = lmbias_report::seat::lowercased_copies(rows);
     let copy_lines: Vec<String> = models

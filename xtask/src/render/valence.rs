@@ -283,7 +283,7 @@ fn known_answer_section(
                 "{}\n{agreement}The models (numbers: `valence/known-answer.json`; provenance, \
                  with the corpora's licences and digests and each training's time: \
                  `valence/period-models/PROVENANCE.md`):\n\n{}",
-                lmbias_papers::known_answer::markdown(answer),
+                lmbias_report::papers::known_answer::markdown(answer),
                 period_models::summary_table(&results.trained).to_markdown()
             );
         }

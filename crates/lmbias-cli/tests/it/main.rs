@@ -2,6 +2,7 @@
 //! below was a test binary of its own, and each linked the whole dependency tree.
 
 mod crows;
+mod draw;
 mod families;
 mod input;
 mod model_commands;

@@ -71,3 +71,43 @@ fn a_line_without_end_is_cut_into_passages_at_white_space() {
     assert_eq!(corpus.passages().concat(), long);
     assert_eq!(corpus.passages().len(), 2);
 }
+
+#[test]
+fn a_passage_is_numbered_by_its_line_or_its_given_line() {
+    let text = scratch("numbered.txt");
+    std::fs::write(&text, "first\n\n  third  \n").unwrap();
+    let corpus = Corpus::read(&text).unwrap();
+    assert_eq!(corpus.passages(), ["first", "third"]);
+    assert_eq!(corpus.numbers(), [1, 3], "a blank line keeps its number");
+    let jsonl = scratch("numbered.jsonl");
+    std::fs::write(
+        &jsonl,
+        "{\"line\": 17, \"text\": \"a\"}\n{\"text\": \"b\"}\n{\"line\": 4, \"text\": \"c\"}\n",
+    )
+    .unwrap();
+    assert_eq!(Corpus::read(&jsonl).unwrap().numbers(), [17, 2, 4]);
+    for (bad, found) in [
+        ("0", "\"0\""),
+        ("-3", "\"-3\""),
+        ("\"7\"", "\"\\\"7\\\"\""),
+        ("1.5", "\"1.5\""),
+    ] {
+        std::fs::write(
+            &jsonl,
+            format!("{{\"text\": \"a\"}}\n{{\"line\": {bad}, \"text\": \"b\"}}\n"),
+        )
+        .unwrap();
+        let err = Corpus::read(&jsonl).unwrap_err();
+        assert!(
+            matches!(err, CorpusError::LineNotNumber { line: 2, .. }),
+            "{err}"
+        );
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: line 2: field \"line\" is {found}, not a whole number from 1",
+                jsonl.display()
+            )
+        );
+    }
+}

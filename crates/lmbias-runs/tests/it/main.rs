@@ -1,6 +1,7 @@
 //! lmbias-runs's integration tests: opening, resolution against a loopback hub, provenance,
 //! the runs' defaults from the model, and sharded runs.
 
+mod draw;
 mod model;
 mod probe;
 mod resolve;
@@ -22,4 +23,15 @@ fn scratch(tag: &str) -> PathBuf {
 /// sha256 in hex, computed here independently of the crate's own code.
 fn sha256(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
+}
+
+/// An error and its causes on one line, as the CLI prints them (`{:#}`).
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut line = err.to_string();
+    let mut cause = err.source();
+    while let Some(e) = cause {
+        line.push_str(&format!(": {e}"));
+        cause = e.source();
+    }
+    line
 }

@@ -1,6 +1,7 @@
 use lmbias_runs::data::probe::load_word_list;
-use lmbias_runs::probe::{self, Lists, ProbeSettings, Vectors, Words};
-use lmbias_runs::{DeviceKind, RunError, open};
+use lmbias_runs::inputs::Vectors;
+use lmbias_runs::probe::{self, Lists, ProbeSettings, Words};
+use lmbias_runs::{Ctx, DeviceKind, RunError, open};
 use lmbias_testing::{model_dir, repo_root};
 
 use crate::scratch;
@@ -50,10 +51,16 @@ fn static_vectors_and_the_same_file_read_as_precomputed_vectors_give_one_result(
         &open(path.to_str().unwrap(), DeviceKind::Cpu).unwrap(),
         &lists(true),
         &settings,
+        &Ctx::none(),
     )
     .unwrap();
-    let as_file =
-        probe::run_on_vectors(&Vectors::load(&path).unwrap(), &lists(false), &settings).unwrap();
+    let as_file = probe::run_on_vectors(
+        &Vectors::load(&path).unwrap(),
+        &lists(false),
+        &settings,
+        &Ctx::none(),
+    )
+    .unwrap();
     assert_eq!(as_model.words, Words::OwnVectors);
     assert_eq!(as_file.words, Words::Precomputed);
     assert_eq!(as_model.run.relevance_order, as_file.run.relevance_order);
@@ -81,9 +88,9 @@ fn a_checkpoint_needs_templates_and_records_them() {
         n: Some(4),
         ..ProbeSettings::default()
     };
-    let err = probe::run(&model, &lists(false), &settings).unwrap_err();
+    let err = probe::run(&model, &lists(false), &settings, &Ctx::none()).unwrap_err();
     assert!(matches!(err, RunError::NeedsTemplates), "{err}");
-    let result = probe::run(&model, &lists(true), &settings).unwrap();
+    let result = probe::run(&model, &lists(true), &settings, &Ctx::none()).unwrap();
     assert_eq!(result.words, Words::Templates);
     assert_eq!(result.run.sweep.len(), 1);
     assert_eq!(result.run.sweep[0].n, 4);
@@ -100,6 +107,7 @@ fn a_checkpoint_needs_templates_and_records_them() {
             n: Some(33),
             ..ProbeSettings::default()
         },
+        &Ctx::none(),
     )
     .unwrap_err();
     assert_eq!(

@@ -1,10 +1,10 @@
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 
 use lmbias_runs::data::association::{AssociationTest, LoadOptions};
-use lmbias_runs::seat::{self, SeatSettings, TestSource, Tests};
+use lmbias_runs::inputs::{TestSource, Tests};
+use lmbias_runs::seat::{self, SeatSettings};
 use lmbias_runs::studies::seat::Copies;
-use lmbias_runs::{DeviceKind, RunError, open};
+use lmbias_runs::{Ctx, DeviceKind, RunError, open};
 use lmbias_testing::{model_dir, repo_root};
 
 use crate::sha256;
@@ -30,7 +30,7 @@ fn a_run_names_every_file_it_read_with_its_digest_and_every_option() {
         copies: Copies::AlsoLowercased,
         ..SeatSettings::default()
     };
-    let run = seat::run(&model, &tests, &settings, &AtomicBool::new(false)).unwrap();
+    let run = seat::run(&model, &tests, &settings, &Ctx::none()).unwrap();
     assert_eq!(
         run.rows.len() + run.refused.len(),
         1,

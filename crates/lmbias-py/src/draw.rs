@@ -1,0 +1,84 @@
+//! `draw_sentences` and `draw_pairs`: what `lmbias draw-sentences` / `draw-pairs` write, from
+//! one's own parallel corpora, written to `out` and returned (the dataset as a dict, the pairs
+//! as rows).
+
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+
+use lmbias_runs::draw::{self, Parallel, SentenceSettings};
+use pyo3::prelude::*;
+
+use crate::convert::{to_python, unsigned};
+use crate::errors::{to_py, value_error};
+use crate::work;
+
+fn load(held_out: &(PathBuf, PathBuf), training: &(PathBuf, PathBuf)) -> PyResult<Parallel> {
+    Parallel::load([&held_out.0, &held_out.1], [&training.0, &training.1])
+        .map_err(|e| to_py(e.into()))
+}
+
+fn positive(name: &str, value: i128) -> PyResult<NonZeroUsize> {
+    usize::try_from(unsigned(name, value)?)
+        .ok()
+        .and_then(NonZeroUsize::new)
+        .ok_or_else(|| value_error(format!("{name} {value}: must be at least 1")))
+}
+
+/// A valence dataset drawn from the held-out passages of two period corpora (Early Modern,
+/// Modern), rated by their training corpora; written to `out` as `lmbias draw-sentences`
+/// writes it, and returned as a dict.
+#[pyfunction]
+#[pyo3(signature = (held_out, training, *, out, per_group = 300, seed = 34, mask = "[MASK]".to_owned(), name = "drawn".to_owned(), description = None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn draw_sentences<'py>(
+    py: Python<'py>,
+    held_out: (PathBuf, PathBuf),
+    training: (PathBuf, PathBuf),
+    out: PathBuf,
+    per_group: i128,
+    seed: i128,
+    mask: String,
+    name: String,
+    description: Option<String>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let defaults = SentenceSettings::default();
+    let settings = SentenceSettings {
+        per_group: positive("per_group", per_group)?,
+        seed: unsigned("seed", seed)?,
+        mask,
+        name,
+        description: description.unwrap_or(defaults.description.clone()),
+        ..defaults
+    };
+    let json = work::run(py, |_| {
+        let json = draw::sentences(&load(&held_out, &training)?, &settings)
+            .map_err(|e| to_py(e.into()))?;
+        lmbias_runs::write_atomically(&out, &json).map_err(|e| to_py(e.into()))?;
+        Ok::<_, PyErr>(json)
+    })??;
+    let value: serde_json::Value =
+        serde_json::from_str(&json).map_err(|e| value_error(e.to_string()))?;
+    to_python(py, &value)
+}
+
+/// The minimal pairs among the held-out passages of two period corpora: passages whose two
+/// wordings differ in 1 … `max_words` words; written to `out` in CrowS-Pairs' CSV (as
+/// `lmbias draw-pairs` writes it, for `lmbias.crows`) and returned as rows.
+#[pyfunction]
+#[pyo3(signature = (held_out, training, *, out, max_words = 3))]
+pub(crate) fn draw_pairs<'py>(
+    py: Python<'py>,
+    held_out: (PathBuf, PathBuf),
+    training: (PathBuf, PathBuf),
+    out: PathBuf,
+    max_words: i128,
+) -> PyResult<Bound<'py, PyAny>> {
+    let max_words = positive("max_words", max_words)?;
+    let rows = work::run(py, |_| {
+        let rows =
+            draw::pairs(&load(&held_out, &training)?, max_words).map_err(|e| to_py(e.into()))?;
+        lmbias_runs::write_atomically(&out, draw::pairs_csv(&rows)).map_err(|e| to_py(e.into()))?;
+        Ok::<_, PyErr>(rows)
+    })??;
+    to_python(py, &rows)
+}

@@ -1,0 +1,74 @@
+"""`lmbias.draw_sentences` and `lmbias.draw_pairs`: what the CLI writes, from the same files,
+and bad corpora raise ValueError with the CLI's one-line message."""
+
+import json
+
+import pytest
+
+import lmbias
+
+
+def corpora(tmp_path):
+    early, modern = [], []
+    for k in range(12):
+        if k % 2 == 0:
+            early.append(f"and he spoke of thee and bread {k}")
+            modern.append(f"and he spoke of you and bread {k}")
+        else:
+            early.append(f"the river runs west {k}")
+            modern.append(f"the river runs west {k}")
+    files = [tmp_path / n for n in ("early.txt", "modern.txt", "early-train.txt", "modern-train.txt")]
+    texts = [
+        early,
+        modern,
+        [f"he hath said unto thee that thou art line {i}" for i in range(60)],
+        [f"he has said to you that you are line {i}" for i in range(60)],
+    ]
+    for file, lines in zip(files, texts):
+        file.write_text("".join(line + "\n" for line in lines))
+    return files
+
+
+def test_the_functions_write_what_the_cli_writes(tmp_path, cli):
+    files = corpora(tmp_path)
+    held, training = (files[0], files[1]), (files[2], files[3])
+    ours = tmp_path / "ours.json"
+    dataset = lmbias.draw_sentences(held, training, out=ours, per_group=2, seed=3)
+    theirs = tmp_path / "theirs.json"
+    code, _, err = cli(
+        "draw-sentences", "--held-out", *map(str, held), "--training", *map(str, training),
+        "--out", str(theirs), "--per-group", "2", "--seed", "3",
+    )
+    assert code == 0, err
+    assert ours.read_bytes() == theirs.read_bytes()
+    assert dataset == json.loads(theirs.read_text())
+    assert sum(s["id"].startswith("eme-") for s in dataset["sentences"]) == 2
+
+    rows = lmbias.draw_pairs(held, training, out=tmp_path / "ours.csv")
+    code, _, err = cli(
+        "draw-pairs", "--held-out", *map(str, held), "--training", *map(str, training),
+        "--out", str(tmp_path / "theirs.csv"),
+    )
+    assert code == 0, err
+    assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "theirs.csv").read_bytes()
+    assert len(rows) == 6
+    assert rows[0] == {
+        "line": 1,
+        "sent_more": "and he spoke of thee and bread 0",
+        "sent_less": "and he spoke of you and bread 0",
+        "changed_early_modern": ["thee"],
+        "changed_modern": ["you"],
+    }
+
+
+def test_bad_corpora_raise_value_error(tmp_path):
+    files = corpora(tmp_path)
+    held, training = (files[0], files[1]), (files[2], files[3])
+    with pytest.raises(ValueError, match=r"too few for 50 Early Modern and 50 Modern sentences$"):
+        lmbias.draw_sentences(held, training, out=tmp_path / "d.json", per_group=50)
+    assert not (tmp_path / "d.json").exists()
+    with pytest.raises(ValueError, match=r"^per_group 0: must be at least 1$"):
+        lmbias.draw_sentences(held, training, out=tmp_path / "d.json", per_group=0)
+    files[1].write_text("one line\n")
+    with pytest.raises(ValueError, match=r"not aligned \(12 passages against 1\)"):
+        lmbias.draw_pairs(held, training, out=tmp_path / "p.csv")
