@@ -114,7 +114,7 @@ fn sentences_are_drawn_from_the_held_out_passages_by_their_numbers() {
     // More sentences than qualifying passages: refused, with the count.
     let err = draw::sentences(&parallel, &settings(100)).unwrap_err();
     assert_eq!(
-        crate::chain(&err),
+        lmbias_testing::error_chain(&err),
         format!(
             "{} and {}: 10 held-out verse pairs differ at a period-marked word: too few for 100 \
              Early Modern and 100 Modern sentences",
@@ -210,7 +210,7 @@ fn unaligned_overlapping_or_repeated_corpora_are_refused_in_one_line() {
     let parallel = Parallel::load([&files[0], &files[1]], [&leaky, &files[3]]).unwrap();
     let err = draw::pairs(&parallel, words(3)).unwrap_err();
     assert_eq!(
-        crate::chain(&err),
+        lmbias_testing::error_chain(&err),
         format!(
             "{} and {}: held-out verse at line 1001 (Early Modern wording) is also a training \
              passage: \"and he spoke of thee and bread 0\"",

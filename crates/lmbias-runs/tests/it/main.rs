@@ -25,13 +25,3 @@ fn sha256(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
 }
 
-/// An error and its causes on one line, as the CLI prints them (`{:#}`).
-fn chain(err: &dyn std::error::Error) -> String {
-    let mut line = err.to_string();
-    let mut cause = err.source();
-    while let Some(e) = cause {
-        line.push_str(&format!(": {e}"));
-        cause = e.source();
-    }
-    line
-}
