@@ -16,8 +16,8 @@
 //! The model types themselves are private: a loader returns a boxed trait
 //! object, so callers never name a family, and every text-taking method
 //! answers with a one-line [`EncoderError`](lmbias_core::EncoderError)
-//! instead of panicking or returning NaN. See docs/architecture.md, "Adding a
-//! model family", for how the pieces fit.
+//! instead of panicking or returning NaN. See docs/adding-a-family.md for how the
+//! pieces fit.
 
 mod adapter;
 mod bert;

@@ -154,7 +154,7 @@ pub(crate) struct Npy {
 ///
 /// Not `npyz`: it reads GloVe's file to the same bits, but accepts header keys numpy refuses,
 /// multiplies the shape unchecked, and brings pest's parser generator (13 crates) for a
-/// three-key dict (docs/architecture.md, "Written here, and why").
+/// three-key dict (docs/decisions.md).
 pub(crate) fn read_npy(path: &Path) -> Result<Npy, StaticError> {
     let bad = |problem: String| StaticError::format(path, problem);
     let file = open(path)?;

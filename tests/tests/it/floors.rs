@@ -288,3 +288,84 @@ fn no_two_files_of_a_crate_import_each_other() {
     assert_eq!(import_circles(&scratch.join("src")), Vec::<String>::new());
     std::fs::remove_dir_all(&scratch).unwrap();
 }
+
+/// The arrows of docs/architecture.md's map ("## The map", lines `FLOOR  A, B ──> C, D`):
+/// crate → the crates it depends on.
+fn drawn_arrows() -> BTreeMap<String, Vec<String>> {
+    let text =
+        std::fs::read_to_string(lmbias_testing::repo_root().join("docs/architecture.md")).unwrap();
+    let section = text
+        .split("\n## The map\n")
+        .nth(1)
+        .expect("docs/architecture.md has a \"## The map\" section");
+    let block = section.split("```").nth(1).expect("the map is a code block");
+    let mut arrows = BTreeMap::new();
+    for line in block.lines().filter(|l| l.contains('─')) {
+        let line = line.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
+        let (from, to) = line.split_once("──>").unwrap();
+        let to: Vec<String> = to
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+            .collect();
+        for name in from.split(',').map(str::trim) {
+            assert!(
+                arrows.insert(name.to_owned(), to.clone()).is_none(),
+                "{name} is drawn twice"
+            );
+        }
+    }
+    arrows
+}
+
+/// What the map draws and `cargo metadata` has differ in: each crate whose drawn arrows are not
+/// its normal and build dependencies.
+fn map_against_metadata(
+    drawn: &BTreeMap<String, Vec<String>>,
+    graph: &BTreeMap<String, Vec<Dep>>,
+) -> Vec<String> {
+    let mut faults = Vec::new();
+    for (name, deps) in graph {
+        let mut real: Vec<&str> = deps
+            .iter()
+            .filter(|d| !d.dev)
+            .map(|d| d.name.as_str())
+            .collect();
+        real.sort_unstable();
+        real.dedup();
+        match drawn.get(name) {
+            None => faults.push(format!("the map does not draw {name}")),
+            Some(to) => {
+                let mut to: Vec<&str> = to.iter().map(String::as_str).collect();
+                to.sort_unstable();
+                if to != real {
+                    faults.push(format!("{name}: the map draws {to:?}, cargo metadata has {real:?}"));
+                }
+            }
+        }
+    }
+    faults.extend(
+        drawn
+            .keys()
+            .filter(|n| !graph.contains_key(*n))
+            .map(|n| format!("the map draws {n}, which the workspace does not have")),
+    );
+    faults
+}
+
+#[test]
+fn the_map_draws_every_arrow_and_no_other() {
+    let (drawn, graph) = (drawn_arrows(), graph());
+    assert_eq!(map_against_metadata(&drawn, &graph), Vec::<String>::new());
+    // An arrow the code gains, or one the map keeps after the code dropped it, is named.
+    let mut gained = graph.clone();
+    gained.get_mut("lmbias-metrics").unwrap().push(Dep {
+        name: "lmbias-linear".into(),
+        dev: false,
+    });
+    assert_eq!(
+        map_against_metadata(&drawn, &gained),
+        [r#"lmbias-metrics: the map draws ["lmbias-core"], cargo metadata has ["lmbias-core", "lmbias-linear"]"#]
+    );
+}

@@ -23,8 +23,8 @@
 //! Progress is a callback ([`HubSettings::progress`]) the front-ends draw; nothing here
 //! writes to a terminal.
 //!
-//! Why this is ours and not Hugging Face's `hf-hub` crate: docs/architecture.md, "Where
-//! models come from".
+//! Why this is ours and not Hugging Face's `hf-hub` crate: docs/decisions.md, "The hub
+//! client".
 
 #[cfg(feature = "download")]
 mod download;
