@@ -420,3 +420,19 @@ def draw_pairs(
     Early Modern wording, every pair ``stereo``, ``bias_type`` ``period``) and returned as rows
     (line, sent_more, sent_less, changed_early_modern, changed_modern). Arguments as
     ``draw_sentences``; no qualifying passage raises ``ValueError``."""
+
+def hold_out(
+    corpora: Tuple[PathLike, PathLike],
+    *,
+    out: PathLike,
+    share: float = 0.06,
+    seed: int = 34,
+) -> Dict[str, Any]:
+    """Splits two aligned period corpora (Early Modern, Modern; passage i of one is passage i
+    of the other) as ``lmbias hold-out`` does: a ``share`` of the passages drawn with
+    ``seed``, then every passage whose two wordings have the same words and every passage
+    sharing a wording with a held-out one, are held out of training. Writes
+    ``early-training.txt``, ``modern-training.txt``, ``early-held-out.jsonl`` and
+    ``modern-held-out.jsonl`` into the folder ``out`` (the inputs of ``draw_sentences`` and
+    ``draw_pairs``) and returns their paths with ``held`` and ``passages``. Corpora of unequal
+    length or a share outside (0, 1) raise ``ValueError``."""

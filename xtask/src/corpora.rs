@@ -4,7 +4,8 @@
 //! Shakespeare's plays (issue #34), because the paper asks how BERT speaks *Shakespearean*
 //! English.
 //!
-//! A share of the verse pairs is held out of both Bible models' training ([`held_out_lines`]):
+//! A share of the verse pairs is held out of both Bible models' training (lmbias-studies'
+//! `drawn_sentences::held_out`):
 //! the drawn sentences of the known-answer check come from them, so that no model has seen the
 //! verse it is tested on. The split is written as files beside the corpora and recorded by
 //! their sha256.
@@ -23,8 +24,8 @@ use std::sync::{Mutex, PoisonError};
 
 use anyhow::{Context, Result, bail, ensure};
 use lmbias_runs::data::corpus::{Corpus, Verse, bible_verses, play_speeches};
+use lmbias_runs::draw;
 use lmbias_runs::fetch::{Staging, Wheel};
-use lmbias_runs::studies::corpus_valence::words;
 
 /// A corpus as the report's provenance names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,7 +63,8 @@ pub struct HeldOut {
     pub verses: usize,
 }
 
-/// The share of verse pairs [`held_out_lines`] draws (about 1,900 of 31,102), before the pairs
+/// The share of verse pairs lmbias-studies' `drawn_sentences::held_out` draws (about 1,900 of
+/// 31,102), before the pairs
 /// it adds: enough for issue #34's 200 Early Modern and 200 Modern drawn sentences many times
 /// over (a verse pair with a one-word substitution is four in five).
 pub const HELD_OUT_SHARE: f64 = 0.06;
@@ -70,7 +72,8 @@ pub const HELD_OUT_SHARE: f64 = 0.06;
 /// The seed of the drawing.
 pub const HELD_OUT_SEED: u64 = 34;
 
-/// In the split files' names: bump it when [`held_out_lines`] changes, so that no cache
+/// In the split files' names: bump it when lmbias-studies' `drawn_sentences::held_out` changes,
+/// so that no cache
 /// written by the old rule is read.
 const SPLIT_VERSION: u32 = 1;
 
@@ -206,58 +209,18 @@ pub fn period_corpora() -> Result<[PeriodCorpus; 2]> {
     Ok([kjv, web])
 }
 
-/// The lines (from 0) of the verse pairs held out of training: a seeded [`HELD_OUT_SHARE`] of
-/// them; every pair whose two wordings have the same words (where a neutral sentence can be
-/// drawn: the text is current in both periods); and every pair that shares its KJV or its WEB
-/// wording with a held-out pair (*And the LORD spake unto Moses, saying,* is 70 verses), so
-/// that no held-out text is also a training text.
-pub fn held_out_lines(kjv: &[String], web: &[String]) -> BTreeSet<usize> {
-    use rand::SeedableRng;
-    use rand::seq::SliceRandom;
-    let mut order: Vec<usize> = (0..kjv.len()).collect();
-    order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(HELD_OUT_SEED));
-    let drawn = (kjv.len() as f64 * HELD_OUT_SHARE).round() as usize;
-    let mut held: BTreeSet<usize> = order[..drawn].iter().copied().collect();
-    held.extend((0..kjv.len()).filter(|&i| words(&kjv[i]) == words(&web[i])));
-    let index = |texts: &[String]| {
-        let mut by_text: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, t) in texts.iter().enumerate() {
-            by_text.entry(t.clone()).or_default().push(i);
-        }
-        by_text
-    };
-    let (by_kjv, by_web) = (index(kjv), index(web));
-    let mut queue: Vec<usize> = held.iter().copied().collect();
-    while let Some(i) = queue.pop() {
-        for &j in by_kjv[&kjv[i]].iter().chain(&by_web[&web[i]]) {
-            if held.insert(j) {
-                queue.push(j);
-            }
-        }
-    }
-    held
-}
-
-/// Writes each Bible's training verses and held-out verses ([`held_out_lines`]) from the whole
+/// Writes each Bible's training verses and held-out verses (lmbias-studies'
+/// `drawn_sentences::held_out`, through lmbias-runs' `draw::split`, as `lmbias hold-out` splits
+/// any parallel corpora) from the whole
 /// corpora `whole`, into `split` (training file, held-out file) each.
 fn write_split(dir: &Path, whole: &[PathBuf; 2], split: &[(PathBuf, PathBuf); 2]) -> Result<()> {
-    let [kjv, web] = whole.each_ref().map(|p| Corpus::read(p));
-    let (kjv, web) = (kjv?, web?);
-    let held = held_out_lines(kjv.passages(), web.passages());
+    let parts = draw::split([&whole[0], &whole[1]], HELD_OUT_SHARE, HELD_OUT_SEED)?;
     let staging = Staging::new(dir, "split")?;
-    for (corpus, (train_path, held_path)) in [kjv, web].iter().zip(split) {
-        let (mut train, mut held_lines) = (String::new(), String::new());
-        for (i, verse) in corpus.passages().iter().enumerate() {
-            if held.contains(&i) {
-                let line = serde_json::json!({"line": i + 1, "text": verse});
-                held_lines.push_str(&line.to_string());
-                held_lines.push('\n');
-            } else {
-                train.push_str(verse);
-                train.push('\n');
-            }
-        }
-        for (path, text) in [(train_path, train), (held_path, held_lines)] {
+    for (k, (train_path, held_path)) in split.iter().enumerate() {
+        for (path, text) in [
+            (train_path, &parts.training[k]),
+            (held_path, &parts.held_out[k]),
+        ] {
             let name = path.file_name().expect("a file name");
             let temporary = staging.path().join(name);
             std::fs::write(&temporary, text).with_context(|| temporary.display().to_string())?;
@@ -628,6 +591,7 @@ fn only_match(dir: &Path, suffix: &str) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lmbias_runs::studies::drawn_sentences::held_out;
 
     fn verse(book: &str, chapter: u32, number: u32, text: &str) -> Verse {
         Verse {
@@ -807,13 +771,26 @@ mod tests {
         assert!((2_000..3_500).contains(&kh.verses), "{}", kh.verses);
         let whole_k: Vec<String> = k.iter().map(|l| (*l).to_owned()).collect();
         let whole_w: Vec<String> = w.iter().map(|l| (*l).to_owned()).collect();
-        let held = held_out_lines(&whole_k, &whole_w);
+        let held = held_out(&whole_k, &whole_w, HELD_OUT_SHARE, HELD_OUT_SEED);
         assert_eq!(held.len(), kh.verses);
         let train_k: std::collections::HashSet<&str> = (0..k.len())
             .filter(|i| !held.contains(i))
             .map(|i| k[i])
             .collect();
         assert!(held.iter().all(|&i| !train_k.contains(k[i])));
+        // The split as lmbias-runs' `draw::split` makes it now is the cached one, byte for byte.
+        let whole_paths = [&kjv, &web].map(|c| c.path.with_file_name(format!("{}.txt", c.name)));
+        let parts = draw::split(
+            [&whole_paths[0], &whole_paths[1]],
+            HELD_OUT_SHARE,
+            HELD_OUT_SEED,
+        )
+        .unwrap();
+        for (k, c) in [&kjv, &web].into_iter().enumerate() {
+            assert!(std::fs::read_to_string(&c.path).unwrap() == parts.training[k]);
+            let held = &c.held_out.as_ref().unwrap().path;
+            assert!(std::fs::read_to_string(held).unwrap() == parts.held_out[k]);
+        }
         let first = std::fs::read_to_string(&kh.path).unwrap();
         let first: serde_json::Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
         let line = first["line"].as_u64().unwrap() as usize;

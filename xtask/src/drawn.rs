@@ -1,6 +1,6 @@
 //! The drawn valence sentences (issue #34): `datasets/valence/kjv-web-drawn.json`, drawn by
 //! lmbias-runs' `draw` (as `lmbias draw-sentences` draws from any parallel corpora) from the
-//! verses held out of the period models' training ([`crate::corpora::held_out_lines`]) and
+//! verses held out of the period models' training (lmbias-studies' `drawn_sentences::held_out`) and
 //! rated by the two Bibles' training verses.
 //! `cargo xtask draw-sentences` writes it; `reproduce-paper` reads the committed file and
 //! refuses it when it was drawn from other held-out verses than the models were trained

@@ -166,72 +166,20 @@ fn run(cli: Cli) -> Result<()> {
 fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
     // Before any model runs: an unwritable --out must not cost a run of hours.
     check_out(&args.out)?;
-    let studies: Vec<Study> = Study::ALL
-        .into_iter()
-        .filter(|s| {
-            args.study.iter().any(|a| {
-                *a == StudyArg::All
-                    || matches!(
-                        (a, s),
-                        (StudyArg::Valence, Study::Valence)
-                            | (StudyArg::Seat, Study::Seat)
-                            | (StudyArg::Probe, Study::Probe)
-                            | (StudyArg::Likelihood, Study::Likelihood)
-                    )
-            })
-        })
-        .collect();
-    let mut wanted = match args.models.as_str() {
-        "paper" => models::paper(),
-        "all" | "offline" => models::all(),
-        list => models::list(list),
-    };
-    for w in &mut wanted {
-        w.studies.retain(|s| studies.contains(s));
-    }
-    wanted.retain(|w| !w.studies.is_empty());
-    // A model named twice runs once: its figures and rows would collide.
-    let mut seen = std::collections::HashSet::new();
-    wanted.retain(|w| seen.insert(w.id.clone()));
+    let studies = chosen_studies(&args.study);
+    let wanted = wanted_models(&args.models, &studies);
     let mut hub = lmbias_frontend::hub_settings();
     hub.offline |= args.models == "offline";
     let compute = args.compute.compute()?;
     let (available, skipped) = models::resolve(wanted, &hub, compute);
-    let mut causes: Vec<&str> = Vec::new();
-    for s in &skipped {
-        let studies: Vec<&str> = s.studies.iter().map(|s| s.as_str()).collect();
-        eprintln!("skipped {} ({}): {}", s.id, studies.join(", "), s.reason);
-        if let Some(cause) = &s.cause
-            && !causes.contains(&cause.as_str())
-        {
-            causes.push(cause);
-        }
-    }
-    for cause in causes {
-        eprintln!("why the hub gave nothing: {cause}");
-    }
+    say_skipped(&skipped);
     // Every shard resolves the whole list, so that all agree on its order.
     let picked: Vec<(usize, &models::Available)> = available
         .iter()
         .enumerate()
         .filter(|(i, _)| args.shard.is_none_or(|shard| shard.contains(*i)))
         .collect();
-    if let Some(shard) = args.shard {
-        eprintln!(
-            "shard {shard}: {} of the {} available models",
-            picked.len(),
-            available.len()
-        );
-    }
-    for (_, a) in &picked {
-        let studies: Vec<&str> = a.studies.iter().map(|s| s.as_str()).collect();
-        eprintln!(
-            "using {} from {} ({})",
-            a.name(),
-            a.location()?,
-            studies.join(", ")
-        );
-    }
+    say_picked(&picked, available.len(), args.shard)?;
     let datasets = datasets_dir();
     let options = reproduce::Options {
         settings: Settings {
@@ -273,6 +221,84 @@ fn reproduce_paper(args: ReproduceArgs) -> Result<()> {
         eprintln!("  {:<8} {:>8.1} s", study.as_str(), elapsed.as_secs_f64());
     }
     eprintln!("wrote {}", written.display());
+    Ok(())
+}
+
+/// The studies `--study` names, in study order.
+fn chosen_studies(asked: &[StudyArg]) -> Vec<Study> {
+    Study::ALL
+        .into_iter()
+        .filter(|s| {
+            asked.iter().any(|a| {
+                *a == StudyArg::All
+                    || matches!(
+                        (a, s),
+                        (StudyArg::Valence, Study::Valence)
+                            | (StudyArg::Seat, Study::Seat)
+                            | (StudyArg::Probe, Study::Probe)
+                            | (StudyArg::Likelihood, Study::Likelihood)
+                    )
+            })
+        })
+        .collect()
+}
+
+/// The models of `--models` (`paper`, `all`, `offline` or a list), each with the chosen
+/// studies it serves; a model serving none is dropped, and one named twice runs once (its
+/// figures and rows would collide).
+fn wanted_models(models: &str, studies: &[Study]) -> Vec<models::Wanted> {
+    let mut wanted = match models {
+        "paper" => models::paper(),
+        "all" | "offline" => models::all(),
+        list => models::list(list),
+    };
+    for w in &mut wanted {
+        w.studies.retain(|s| studies.contains(s));
+    }
+    wanted.retain(|w| !w.studies.is_empty());
+    let mut seen = std::collections::HashSet::new();
+    wanted.retain(|w| seen.insert(w.id.clone()));
+    wanted
+}
+
+/// Each model that could not be had, and each distinct reason the hub gave, on stderr.
+fn say_skipped(skipped: &[Skipped]) {
+    let mut causes: Vec<&str> = Vec::new();
+    for s in skipped {
+        let studies: Vec<&str> = s.studies.iter().map(|s| s.as_str()).collect();
+        eprintln!("skipped {} ({}): {}", s.id, studies.join(", "), s.reason);
+        if let Some(cause) = &s.cause
+            && !causes.contains(&cause.as_str())
+        {
+            causes.push(cause);
+        }
+    }
+    for cause in causes {
+        eprintln!("why the hub gave nothing: {cause}");
+    }
+}
+
+/// The models this run (or shard) uses, and where each was found, on stderr.
+fn say_picked(
+    picked: &[(usize, &models::Available)],
+    available: usize,
+    shard: Option<Shard>,
+) -> Result<()> {
+    if let Some(shard) = shard {
+        eprintln!(
+            "shard {shard}: {} of the {available} available models",
+            picked.len()
+        );
+    }
+    for (_, a) in picked {
+        let studies: Vec<&str> = a.studies.iter().map(|s| s.as_str()).collect();
+        eprintln!(
+            "using {} from {} ({})",
+            a.name(),
+            a.location()?,
+            studies.join(", ")
+        );
+    }
     Ok(())
 }
 

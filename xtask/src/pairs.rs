@@ -1,6 +1,6 @@
 //! The period minimal pairs (issue #37, item 5): `datasets/period-pairs/kjv-web.csv`, made by
 //! lmbias-runs' `draw` (as `lmbias draw-pairs` makes them from any parallel corpora) from the
-//! verses held out of the period models' training ([`crate::corpora::held_out_lines`]) whose
+//! verses held out of the period models' training (lmbias-studies' `drawn_sentences::held_out`) whose
 //! King James and World English wordings differ in at most [`MAX_WORDS`] words, in
 //! CrowS-Pairs' CSV layout so that `lmbias crows` scores them as it scores CrowS-Pairs:
 //! `sent_more` is the Early Modern wording, `sent_less` the Modern one, every pair `stereo`,

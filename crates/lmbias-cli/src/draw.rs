@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use lmbias_runs::draw::{self, Parallel, SentenceSettings};
 
-use crate::output;
+use crate::output::{self, outln};
 
 /// The corpora both commands read.
 #[derive(clap::Args)]
@@ -93,5 +93,67 @@ pub fn pairs(args: DrawPairsArgs) -> Result<()> {
     let parallel = args.corpora.load()?;
     let csv = draw::pairs_csv(&draw::pairs(&parallel, args.max_words)?);
     lmbias_runs::write_atomically(&args.corpora.out, csv).with_context(|| "--out".to_owned())?;
+    Ok(())
+}
+
+/// The files `hold-out` writes into its folder: Early Modern and Modern training text, then
+/// their held-out passages (what `--training` and `--held-out` of the two draws read).
+pub const SPLIT_FILES: [&str; 4] = [
+    "early-training.txt",
+    "modern-training.txt",
+    "early-held-out.jsonl",
+    "modern-held-out.jsonl",
+];
+
+#[derive(clap::Args)]
+pub struct HoldOutArgs {
+    /// The whole corpora, Early Modern and Modern wording: passage i of one is passage i of the
+    /// other (text, or JSON lines with "text").
+    #[arg(long, num_args = 2, value_names = ["EARLY_MODERN", "MODERN"], required = true)]
+    corpora: Vec<PathBuf>,
+    /// The share of passages drawn (then every passage whose two wordings have the same words,
+    /// and every one sharing a wording with a held-out one, are held out too).
+    #[arg(long, default_value_t = 0.06)]
+    share: f64,
+    /// The seed of the draw.
+    #[arg(long, default_value_t = 34)]
+    seed: u64,
+    /// The folder to write early-training.txt, modern-training.txt, early-held-out.jsonl and
+    /// modern-held-out.jsonl into (each replaced whole).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// Splits the corpora and writes the four files.
+pub fn hold_out(args: HoldOutArgs) -> Result<()> {
+    output::check_dir("--out", &args.out)?;
+    let inputs: Vec<(&str, &std::path::Path)> = args
+        .corpora
+        .iter()
+        .map(|p| ("--corpora", p.as_path()))
+        .collect();
+    let paths = SPLIT_FILES.map(|name| args.out.join(name));
+    for path in &paths {
+        output::check_file("--out", path, &inputs)?;
+    }
+    let split = draw::split([&args.corpora[0], &args.corpora[1]], args.share, args.seed)?;
+    let [early_training, modern_training] = &split.training;
+    let [early_held, modern_held] = &split.held_out;
+    for (path, text) in paths
+        .iter()
+        .zip([early_training, modern_training, early_held, modern_held])
+    {
+        lmbias_runs::write_atomically(path, text).with_context(|| "--out".to_owned())?;
+    }
+    outln!(
+        "held out {} of {} passages: {}",
+        split.held,
+        split.passages,
+        paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )?;
     Ok(())
 }

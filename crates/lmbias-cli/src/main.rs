@@ -39,6 +39,8 @@ enum Command {
     Embed(embed::EmbedArgs),
     /// The most probable tokens at the one mask of each text (masked language models only).
     FillMask(fill_mask::FillMaskArgs),
+    /// Split two aligned period corpora into training text and held-out passages (the input of draw-sentences and draw-pairs).
+    HoldOut(draw::HoldOutArgs),
     /// Dusi 2024's categorical-association probe: χ² p against the n most relevant dimensions.
     Probe(probe::ProbeArgs),
     /// A battery of association tests (SEAT) on one or more models: effect sizes, p (Holm, BH), coverage, heatmaps.
@@ -77,6 +79,7 @@ fn main() {
         Command::DrawPairs(args) => draw::pairs(args),
         Command::DrawSentences(args) => draw::sentences(args),
         Command::Embed(args) => embed::run(args),
+        Command::HoldOut(args) => draw::hold_out(args),
         Command::FillMask(args) => fill_mask::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Seat(args) => seat::run(args),

@@ -1,7 +1,5 @@
 //! `--device` and `--precision`, declared once for the CLI's subcommands and xtask.
 
-use std::sync::Once;
-
 use anyhow::Context;
 use lmbias_runs::{Compute, DeviceKind, Precision};
 
@@ -28,12 +26,7 @@ impl ComputeArgs {
     /// The two, checked together (bf16 is a CPU path); where bf16 was asked for and the CPU
     /// runs f32, a one-line notice on stderr, once per process.
     pub fn compute(&self) -> anyhow::Result<Compute> {
-        let compute = Compute::new(self.device, self.precision)
-            .with_context(|| format!("--device {} --precision {}", self.device, self.precision))?;
-        if let Some(notice) = compute.fallback_notice(self.precision) {
-            static SAID: Once = Once::new();
-            SAID.call_once(|| eprintln!("{notice}"));
-        }
-        Ok(compute)
+        lmbias_runs::compute(self.device, self.precision)
+            .with_context(|| format!("--device {} --precision {}", self.device, self.precision))
     }
 }

@@ -60,46 +60,64 @@ pub fn erf(x: f64) -> f64 {
     (x * p / q).clamp(-1.0, 1.0)
 }
 
-/// transformers' exact GELU, `x·Φ(x)`, into `value`, and its derivative
-/// `Φ(x) + x·φ(x)` into `slope` (what the backward pass multiplies by); with the
-/// widest vector units the CPU has (chosen at run time; the same numbers on each,
-/// since nothing is fused).
-pub fn gelu_with_slope(x: &[f32], value: &mut [f32], slope: &mut [f32]) {
+/// Runs `body` compiled for the widest vector units the CPU has, chosen at run time so that
+/// the binary stays portable: the loops inside (plain arithmetic, nothing fused) vectorise to
+/// AVX-512 or AVX2 and compute the same numbers on each. The one dispatch of this crate's
+/// slice loops.
+#[inline(always)]
+fn on_widest_units(body: impl FnOnce()) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU has AVX-512F, checked just above.
-            return unsafe { gelu_with_slope_avx512(x, value, slope) };
+            return unsafe { with_avx512(body) };
         }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { gelu_with_slope_avx2(x, value, slope) };
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has AVX2 and FMA, checked just above.
+            return unsafe { with_avx2(body) };
         }
     }
-    gelu_with_slope_any(x, value, slope);
+    body();
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn gelu_with_slope_avx512(x: &[f32], value: &mut [f32], slope: &mut [f32]) {
-    gelu_with_slope_any(x, value, slope);
+fn with_avx512(body: impl FnOnce()) {
+    body();
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn gelu_with_slope_avx2(x: &[f32], value: &mut [f32], slope: &mut [f32]) {
-    gelu_with_slope_any(x, value, slope);
+#[target_feature(enable = "avx2,fma")]
+fn with_avx2(body: impl FnOnce()) {
+    body();
+}
+
+/// transformers' exact GELU, `x·Φ(x)` (not `gelu_new`), in place: Φ from [`erf`] in f64, one
+/// rounding to f32 at the end.
+pub fn gelu(values: &mut [f32]) {
+    on_widest_units(|| values.iter_mut().for_each(|v| *v = gelu_scalar(*v)));
 }
 
 #[inline(always)]
-fn gelu_with_slope_any(x: &[f32], value: &mut [f32], slope: &mut [f32]) {
+fn gelu_scalar(x: f32) -> f32 {
+    let x = f64::from(x);
+    (0.5 * x * (1.0 + erf(x * std::f64::consts::FRAC_1_SQRT_2))) as f32
+}
+
+/// transformers' exact GELU, `x·Φ(x)`, into `value`, and its derivative
+/// `Φ(x) + x·φ(x)` into `slope` (what the backward pass multiplies by), in f32 arithmetic
+/// beside [`erf`]'s f64.
+pub fn gelu_with_slope(x: &[f32], value: &mut [f32], slope: &mut [f32]) {
     const FRAC_1_SQRT_2PI: f32 = 0.398_942_3;
-    for ((&x, v), s) in x.iter().zip(value.iter_mut()).zip(slope.iter_mut()) {
-        let cdf = (0.5 * (1.0 + erf(f64::from(x) * std::f64::consts::FRAC_1_SQRT_2))) as f32;
-        let pdf = FRAC_1_SQRT_2PI * exp(-0.5 * x * x);
-        *v = x * cdf;
-        *s = cdf + x * pdf;
-    }
+    on_widest_units(|| {
+        for ((&x, v), s) in x.iter().zip(value.iter_mut()).zip(slope.iter_mut()) {
+            let cdf = (0.5 * (1.0 + erf(f64::from(x) * std::f64::consts::FRAC_1_SQRT_2))) as f32;
+            let pdf = FRAC_1_SQRT_2PI * exp(-0.5 * x * x);
+            *v = x * cdf;
+            *s = cdf + x * pdf;
+        }
+    });
 }
 
 #[cfg(test)]
@@ -126,6 +144,30 @@ mod tests {
             let x = f64::from(i as f32 * 1e-4);
             assert!((erf(x) - libm::erf(x)).abs() < 1e-7, "x = {x}");
         }
+    }
+
+    /// GELU against the f64 formula (within one f32 rounding and the erf error, relative to
+    /// max(1, |x|)), its tails, and the vectorised path against the scalar one.
+    #[test]
+    fn gelu_matches_the_exact_formula() {
+        for i in -20_000..=20_000 {
+            let x = i as f32 * 5e-4;
+            let exact = 0.5 * f64::from(x) * (1.0 + libm::erf(f64::from(x) / 2f64.sqrt()));
+            let err = (f64::from(gelu_scalar(x)) - exact).abs() / f64::from(x.abs()).max(1.0);
+            assert!(err < 1.5e-7, "x = {x}: {} vs {exact}", gelu_scalar(x));
+        }
+        let xs: Vec<f32> = (-3000..3000).map(|i| i as f32 * 3.3e-3).collect();
+        let mut ys = xs.clone();
+        gelu(&mut ys);
+        for (x, y) in xs.iter().zip(&ys) {
+            assert!(
+                (y - gelu_scalar(*x)).abs() <= 1e-7 * x.abs().max(1.0),
+                "x = {x}"
+            );
+        }
+        assert_eq!(gelu_scalar(0.0), 0.0);
+        assert_eq!(gelu_scalar(20.0), 20.0);
+        assert_eq!(gelu_scalar(-20.0), 0.0);
     }
 
     /// Value and slope against the f64 formulas.

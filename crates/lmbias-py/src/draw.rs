@@ -1,6 +1,6 @@
-//! `draw_sentences` and `draw_pairs`: what `lmbias draw-sentences` / `draw-pairs` write, from
-//! one's own parallel corpora, written to `out` and returned (the dataset as a dict, the pairs
-//! as rows).
+//! `hold_out`, `draw_sentences` and `draw_pairs`: what `lmbias hold-out` / `draw-sentences` /
+//! `draw-pairs` write, from one's own parallel corpora, written to `out` and returned (the
+//! split's files and counts, the dataset as a dict, the pairs as rows).
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -81,4 +81,51 @@ pub(crate) fn draw_pairs<'py>(
         Ok::<_, PyErr>(rows)
     })??;
     to_python(py, &rows)
+}
+
+/// Splits two aligned corpora (Early Modern, Modern) into training text and held-out passages,
+/// written into the folder `out` as `lmbias hold-out` writes them; returns the four files'
+/// paths and the counts.
+#[pyfunction]
+#[pyo3(signature = (corpora, *, out, share = 0.06, seed = 34))]
+pub(crate) fn hold_out<'py>(
+    py: Python<'py>,
+    corpora: (PathBuf, PathBuf),
+    out: PathBuf,
+    share: f64,
+    seed: i128,
+) -> PyResult<Bound<'py, PyAny>> {
+    let seed = unsigned("seed", seed)?;
+    let files = [
+        "early-training.txt",
+        "modern-training.txt",
+        "early-held-out.jsonl",
+        "modern-held-out.jsonl",
+    ]
+    .map(|name| out.join(name));
+    let split = work::run(py, |_| {
+        let split =
+            draw::split([&corpora.0, &corpora.1], share, seed).map_err(|e| to_py(e.into()))?;
+        std::fs::create_dir_all(&out)
+            .map_err(|e| to_py(anyhow::Error::new(e).context(out.display().to_string())))?;
+        let texts = [
+            &split.training[0],
+            &split.training[1],
+            &split.held_out[0],
+            &split.held_out[1],
+        ];
+        for (path, text) in files.iter().zip(texts) {
+            lmbias_runs::write_atomically(path, text).map_err(|e| to_py(e.into()))?;
+        }
+        Ok::<_, PyErr>(split)
+    })??;
+    let answer = serde_json::json!({
+        "early_training": files[0],
+        "modern_training": files[1],
+        "early_held_out": files[2],
+        "modern_held_out": files[3],
+        "held": split.held,
+        "passages": split.passages,
+    });
+    to_python(py, &answer)
 }

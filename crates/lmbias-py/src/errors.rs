@@ -145,7 +145,8 @@ fn is_bad_input_run(e: &RunError) -> bool {
         | RunError::CrowsCompare(_)
         | RunError::Unaligned { .. }
         | RunError::Draw { .. }
-        | RunError::NoPairs { .. } => true,
+        | RunError::NoPairs { .. }
+        | RunError::Share { .. } => true,
         // A pairs file that could not be read is the system's error; one that was read is bad input.
         RunError::CrowsData(inner) => {
             !matches!(inner, lmbias_runs::data::crows::PairsError::Read(_))

@@ -38,6 +38,7 @@ fn lmbias(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(studies::probe, m)?)?;
     m.add_function(wrap_pyfunction!(studies::crows, m)?)?;
     m.add_function(wrap_pyfunction!(train::train_mlm, m)?)?;
+    m.add_function(wrap_pyfunction!(draw::hold_out, m)?)?;
     m.add_function(wrap_pyfunction!(draw::draw_sentences, m)?)?;
     m.add_function(wrap_pyfunction!(draw::draw_pairs, m)?)?;
     Ok(())

@@ -5,7 +5,7 @@
 use std::sync::atomic::AtomicBool;
 
 use lmbias_runs::encoder::EncoderError;
-use lmbias_runs::{Compute, DeviceKind, Precision, RunError, SharedEmbedder, SharedMaskedLm};
+use lmbias_runs::{DeviceKind, Precision, RunError, SharedEmbedder, SharedMaskedLm};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2};
 use pyo3::prelude::*;
@@ -93,11 +93,8 @@ impl Model {
         let precision: Precision = precision
             .parse()
             .map_err(|e| to_py(anyhow::Error::new(e)))?;
-        let compute = Compute::new(device, precision).map_err(|e| to_py(anyhow::Error::new(e)))?;
-        if let Some(notice) = compute.fallback_notice(precision) {
-            static SAID: std::sync::Once = std::sync::Once::new();
-            SAID.call_once(|| eprintln!("{notice}"));
-        }
+        let compute =
+            lmbias_runs::compute(device, precision).map_err(|e| to_py(anyhow::Error::new(e)))?;
         let model = work::run(py, |_| {
             lmbias_runs::open(&name, compute).map_err(|e| to_py(e.into()))
         })??;

@@ -19,6 +19,66 @@ use crate::convert::{to_python, unsigned};
 use crate::errors::{to_py, value_error};
 use crate::work;
 
+/// Where a training starts: `from_`'s checkpoint, or a new network of `shape` (layers,
+/// hidden, heads, intermediate, max_positions) with `tokenizer`'s vocabulary.
+fn start(
+    py: Python<'_>,
+    from_: Option<String>,
+    scratch: bool,
+    tokenizer: Option<PathBuf>,
+    shape: [i128; 5],
+) -> PyResult<Start> {
+    let size = |name, v| unsigned(name, v).map(|v| v as usize);
+    let [layers, hidden, heads, intermediate, max_positions] = shape;
+    match (from_, scratch, tokenizer) {
+        (Some(_), true, _) => Err(value_error("from_ and scratch=True exclude each other")),
+        (Some(model), false, None) => Ok(Start::Continue(
+            work::run(py, |_| {
+                lmbias_runs::checkpoint(&model).with_context(|| format!("from_ {model}"))
+            })?
+            .map_err(to_py)?,
+        )),
+        (None, true, Some(tokenizer)) => Ok(Start::Scratch {
+            tokenizer,
+            shape: BertShape {
+                layers: size("layers", layers)?,
+                hidden: size("hidden", hidden)?,
+                heads: size("heads", heads)?,
+                intermediate: size("intermediate", intermediate)?,
+                max_positions: size("max_positions", max_positions)?,
+            },
+        }),
+        (Some(_), false, Some(_)) => Err(value_error(
+            "tokenizer goes with scratch=True (from_ brings its own)",
+        )),
+        (None, _, _) => Err(value_error(
+            "give from_ (a checkpoint), or scratch=True with tokenizer",
+        )),
+    }
+}
+
+/// `add_words`: an int is a count (bool is an int to Python: refused), anything else a word
+/// list's path.
+fn add_words_arg(add_words: Option<Bound<'_, PyAny>>) -> PyResult<AddWords> {
+    match add_words {
+        None => Ok(AddWords::None),
+        Some(v) if v.is_instance_of::<pyo3::types::PyBool>() => Err(value_error(
+            "add_words is a count or a word list's path, not a bool",
+        )),
+        Some(v) => {
+            let arg = match v.extract::<i128>() {
+                Ok(n) => n.to_string(),
+                Err(_) => v
+                    .extract::<PathBuf>()
+                    .map_err(|_| value_error("add_words is a count or a word list's path"))?
+                    .display()
+                    .to_string(),
+            };
+            lmbias_runs::train::add_words(&arg).map_err(|e| to_py(e.into()))
+        }
+    }
+}
+
 /// Continues a BERT checkpoint (`from_`) on a corpus, or trains one from scratch (`scratch=True`
 /// with `tokenizer`), into the Hugging Face folder `output`; returns training.json as a dict.
 #[pyfunction]
@@ -73,55 +133,9 @@ pub(crate) fn train_mlm<'py>(
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let size = |name, v| unsigned(name, v).map(|v| v as usize);
-    let start = match (from_, scratch, tokenizer) {
-        (Some(_), true, _) => return Err(value_error("from_ and scratch=True exclude each other")),
-        (Some(model), false, None) => Start::Continue(
-            work::run(py, |_| {
-                lmbias_runs::checkpoint(&model).with_context(|| format!("from_ {model}"))
-            })?
-            .map_err(to_py)?,
-        ),
-        (None, true, Some(tokenizer)) => Start::Scratch {
-            tokenizer,
-            shape: BertShape {
-                layers: size("layers", layers)?,
-                hidden: size("hidden", hidden)?,
-                heads: size("heads", heads)?,
-                intermediate: size("intermediate", intermediate)?,
-                max_positions: size("max_positions", max_positions)?,
-            },
-        },
-        (Some(_), false, Some(_)) => {
-            return Err(value_error(
-                "tokenizer goes with scratch=True (from_ brings its own)",
-            ));
-        }
-        (None, _, _) => {
-            return Err(value_error(
-                "give from_ (a checkpoint), or scratch=True with tokenizer",
-            ));
-        }
-    };
-    // An int is a count (bool is an int to Python: refused), anything else a list's path.
-    let add_words = match add_words {
-        None => AddWords::None,
-        Some(v) if v.is_instance_of::<pyo3::types::PyBool>() => {
-            return Err(value_error(
-                "add_words is a count or a word list's path, not a bool",
-            ));
-        }
-        Some(v) => {
-            let arg = match v.extract::<i128>() {
-                Ok(n) => n.to_string(),
-                Err(_) => v
-                    .extract::<PathBuf>()
-                    .map_err(|_| value_error("add_words is a count or a word list's path"))?
-                    .display()
-                    .to_string(),
-            };
-            lmbias_runs::train::add_words(&arg).map_err(|e| to_py(e.into()))?
-        }
-    };
+    let shape = [layers, hidden, heads, intermediate, max_positions];
+    let start = start(py, from_, scratch, tokenizer, shape)?;
+    let add_words = add_words_arg(add_words)?;
     let settings = TrainSettings {
         max_len: size("max_len", max_len)?,
         batch: size("batch", batch)?,

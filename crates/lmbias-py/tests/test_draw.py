@@ -72,3 +72,22 @@ def test_bad_corpora_raise_value_error(tmp_path):
     files[1].write_text("one line\n")
     with pytest.raises(ValueError, match=r"not aligned \(12 passages against 1\)"):
         lmbias.draw_pairs(held, training, out=tmp_path / "p.csv")
+
+
+def test_hold_out_writes_what_the_cli_writes(tmp_path, cli):
+    early = "".join(f"and he spoke of thee and bread {i}\n" for i in range(120))
+    modern = "".join(f"and he spoke of you and bread {i}\n" for i in range(120))
+    (tmp_path / "e.txt").write_text(early)
+    (tmp_path / "m.txt").write_text(modern)
+    corpora = (tmp_path / "e.txt", tmp_path / "m.txt")
+    ours = lmbias.hold_out(corpora, out=tmp_path / "ours", share=0.25, seed=3)
+    code, out, err = cli(
+        "hold-out", "--corpora", *map(str, corpora), "--share", "0.25", "--seed", "3",
+        "--out", str(tmp_path / "theirs"),
+    )
+    assert code == 0, err
+    assert (ours["held"], ours["passages"]) == (30, 120)
+    for name in ("early-training.txt", "modern-training.txt", "early-held-out.jsonl", "modern-held-out.jsonl"):
+        assert (tmp_path / "ours" / name).read_bytes() == (tmp_path / "theirs" / name).read_bytes()
+    with pytest.raises(ValueError, match=r"^share 0: the share of passages held out must be above 0 and below 1$"):
+        lmbias.hold_out(corpora, out=tmp_path / "x", share=0.0)

@@ -57,10 +57,37 @@ const BOTTOM: f64 = 64.0;
 const GRID: Rgb = Rgb(225, 225, 225);
 const INK: Rgb = Rgb(40, 40, 40);
 
+/// The figure's size and where values fall: it grows wider for many boxes or a long legend,
+/// and taller for a legend and cluster labels.
+struct Frame {
+    width: f64,
+    height: f64,
+    top: f64,
+    plot_w: f64,
+    plot_h: f64,
+    lo: f64,
+    hi: f64,
+}
+
+impl Frame {
+    fn y(&self, v: f64) -> f64 {
+        self.top + (self.hi - v.clamp(self.lo, self.hi)) / (self.hi - self.lo) * self.plot_h
+    }
+}
+
 impl BoxPlot {
     /// The figure as SVG text.
     pub(crate) fn to_svg(&self) -> String {
-        // Room for every box and the legend: a figure of many models side by side grows wider.
+        let frame = self.frame();
+        let mut svg = Svg::new(frame.width, frame.height);
+        self.axes(&mut svg, &frame);
+        let slot = frame.plot_w / self.series.len().max(1) as f64;
+        self.boxes(&mut svg, &frame, slot);
+        self.labels(&mut svg, &frame, slot);
+        svg.finish()
+    }
+
+    fn frame(&self) -> Frame {
         let legend_w: f64 = self.legend.iter().map(|(l, _)| legend_entry_width(l)).sum();
         let width = WIDTH
             .max(LEFT + RIGHT + 64.0 * self.series.len() as f64)
@@ -76,12 +103,20 @@ impl BoxPlot {
             BOTTOM + 20.0
         };
         let height = HEIGHT + (top - TOP) + (bottom - BOTTOM);
-        let mut svg = Svg::new(width, height);
-        let (lo, hi) = self.y_range;
-        let plot_h = height - top - bottom;
-        let plot_w = width - LEFT - RIGHT;
-        let y = |v: f64| top + (hi - v.clamp(lo, hi)) / (hi - lo) * plot_h;
+        Frame {
+            width,
+            height,
+            top,
+            plot_w: width - LEFT - RIGHT,
+            plot_h: height - top - bottom,
+            lo: self.y_range.0,
+            hi: self.y_range.1,
+        }
+    }
 
+    /// The title, the value axis's ticks and grid, the guides, the frame and the axis labels.
+    fn axes(&self, svg: &mut Svg, f: &Frame) {
+        let (width, top, plot_w, plot_h) = (f.width, f.top, f.plot_w, f.plot_h);
         svg.text(
             width / 2.0,
             26.0,
@@ -93,12 +128,12 @@ impl BoxPlot {
                 ..TextStyle::default()
             },
         );
-        for tick in ticks(lo, hi) {
-            svg.line(LEFT, y(tick), width - RIGHT, y(tick), GRID, 1.0);
-            svg.line(LEFT - 5.0, y(tick), LEFT, y(tick), INK, 1.0);
+        for tick in ticks(f.lo, f.hi) {
+            svg.line(LEFT, f.y(tick), width - RIGHT, f.y(tick), GRID, 1.0);
+            svg.line(LEFT - 5.0, f.y(tick), LEFT, f.y(tick), INK, 1.0);
             svg.text(
                 LEFT - 8.0,
-                y(tick) + 4.0,
+                f.y(tick) + 4.0,
                 &format_tick(tick),
                 TextStyle {
                     anchor: Anchor::End,
@@ -106,8 +141,8 @@ impl BoxPlot {
                 },
             );
         }
-        for &g in self.guides.iter().filter(|g| (lo..=hi).contains(*g)) {
-            svg.dashed_line(LEFT, y(g), width - RIGHT, y(g), Rgb(120, 120, 120), 1.0);
+        for &g in self.guides.iter().filter(|g| (f.lo..=f.hi).contains(*g)) {
+            svg.dashed_line(LEFT, f.y(g), width - RIGHT, f.y(g), Rgb(120, 120, 120), 1.0);
         }
         svg.line(LEFT, top, LEFT, top + plot_h, INK, 1.0);
         svg.line(LEFT, top + plot_h, width - RIGHT, top + plot_h, INK, 1.0);
@@ -124,7 +159,7 @@ impl BoxPlot {
         );
         svg.text(
             LEFT + plot_w / 2.0,
-            height - 14.0,
+            f.height - 14.0,
             &self.x_label,
             TextStyle {
                 size: 12.0,
@@ -132,9 +167,12 @@ impl BoxPlot {
                 ..TextStyle::default()
             },
         );
+    }
 
-        let slot = plot_w / self.series.len().max(1) as f64;
+    /// Each box: whiskers, box, median, the jittered points and the label under it.
+    fn boxes(&self, svg: &mut Svg, f: &Frame, slot: f64) {
         let box_w = (slot * 0.5).min(90.0);
+        let y = |v: f64| f.y(v);
         for (i, s) in self.series.iter().enumerate() {
             let cx = LEFT + slot * (i as f64 + 0.5);
             let (w_lo, w_hi) = whiskers(&s.values, s.q1, s.q3);
@@ -178,7 +216,7 @@ impl BoxPlot {
             }
             svg.text(
                 cx,
-                top + plot_h + 18.0,
+                f.top + f.plot_h + 18.0,
                 &format!("{} (n={})", s.label, s.values.len()),
                 TextStyle {
                     anchor: Anchor::Middle,
@@ -186,12 +224,16 @@ impl BoxPlot {
                 },
             );
         }
+    }
+
+    /// The cluster labels under runs of boxes, and the legend under the title.
+    fn labels(&self, svg: &mut Svg, f: &Frame, slot: f64) {
         let mut first = 0;
         for (label, span) in &self.clusters {
             let cx = LEFT + slot * (first as f64 + *span as f64 / 2.0);
             svg.text(
                 cx,
-                top + plot_h + 38.0,
+                f.top + f.plot_h + 38.0,
                 label,
                 TextStyle {
                     size: 12.0,
@@ -208,7 +250,6 @@ impl BoxPlot {
             svg.text(x + 14.0, TOP + 5.0, label, TextStyle::default());
             x += legend_entry_width(label);
         }
-        svg.finish()
     }
 }
 

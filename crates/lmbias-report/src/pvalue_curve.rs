@@ -32,36 +32,68 @@ const BOTTOM: f64 = 58.0;
 
 /// The figure as SVG text; `title` may hold a subtitle after a newline.
 pub fn pvalue_curve(title: &str, series: &[PValueSeries]) -> String {
-    let ns = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
-    let (n_min, n_max) = ns.fold((usize::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
-    let (n_min, n_max) = if n_min > n_max {
-        (0, 1)
-    } else {
-        (n_min, n_max.max(n_min + 1))
-    };
-    let smallest = series
-        .iter()
-        .flat_map(|s| s.points.iter().filter_map(|p| p.1))
-        .filter(|p| *p > 0.0)
-        .fold(SIGNIFICANCE, f64::min);
-    // Whole decades from the smallest p up to 1, at least two.
-    let bottom_decade = (smallest.log10().floor() as i32).min(-2);
-
-    let plot_w = WIDTH - LEFT - RIGHT;
-    let plot_h = HEIGHT - TOP - BOTTOM;
-    let x_of = |n: usize| LEFT + (n - n_min) as f64 / (n_max - n_min) as f64 * plot_w;
-    let y_of = |p: f64| {
-        let decades = if p > 0.0 {
-            p.log10().clamp(f64::from(bottom_decade), 0.0)
-        } else {
-            f64::from(bottom_decade)
-        };
-        TOP + decades / f64::from(bottom_decade) * plot_h
-    };
-
+    let axes = Axes::of(series);
     let mut svg = Svg::new(WIDTH, HEIGHT);
-    // Centred on the whole figure so that a long title keeps inside it; a second line
-    // (after a newline) is a smaller subtitle.
+    titles(&mut svg, title);
+    grid(&mut svg, &axes);
+    let y05 = significance(&mut svg, &axes);
+    lines_and_legend(&mut svg, &axes, series, y05);
+    frame(&mut svg, &axes);
+    svg.finish()
+}
+
+/// Where n and p fall: n over the series' range, p over whole decades from the smallest p up
+/// to 1 (at least two).
+struct Axes {
+    n_min: usize,
+    n_max: usize,
+    bottom_decade: i32,
+    plot_w: f64,
+    plot_h: f64,
+}
+
+impl Axes {
+    fn of(series: &[PValueSeries]) -> Axes {
+        let ns = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+        let (n_min, n_max) = ns.fold((usize::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
+        let (n_min, n_max) = if n_min > n_max {
+            (0, 1)
+        } else {
+            (n_min, n_max.max(n_min + 1))
+        };
+        let smallest = series
+            .iter()
+            .flat_map(|s| s.points.iter().filter_map(|p| p.1))
+            .filter(|p| *p > 0.0)
+            .fold(SIGNIFICANCE, f64::min);
+        Axes {
+            n_min,
+            n_max,
+            bottom_decade: (smallest.log10().floor() as i32).min(-2),
+            plot_w: WIDTH - LEFT - RIGHT,
+            plot_h: HEIGHT - TOP - BOTTOM,
+        }
+    }
+
+    fn x(&self, n: usize) -> f64 {
+        LEFT + (n - self.n_min) as f64 / (self.n_max - self.n_min) as f64 * self.plot_w
+    }
+
+    /// A p of 0 (underflow) on the bottom edge.
+    fn y(&self, p: f64) -> f64 {
+        let bottom = f64::from(self.bottom_decade);
+        let decades = if p > 0.0 {
+            p.log10().clamp(bottom, 0.0)
+        } else {
+            bottom
+        };
+        TOP + decades / bottom * self.plot_h
+    }
+}
+
+/// Centred on the whole figure so that a long title keeps inside it; a second line (after a
+/// newline) is a smaller subtitle.
+fn titles(svg: &mut Svg, title: &str) {
     for (i, line) in title.lines().take(2).enumerate() {
         svg.text(
             WIDTH / 2.0,
@@ -75,13 +107,15 @@ pub fn pvalue_curve(title: &str, series: &[PValueSeries]) -> String {
             },
         );
     }
+}
 
-    // Decade grid and labels; every k-th decade when there are many.
-    let decades = -bottom_decade;
+/// Decade grid and labels (every k-th decade when there are many), then n's ticks.
+fn grid(svg: &mut Svg, axes: &Axes) {
+    let decades = -axes.bottom_decade;
     let every = (decades + 7) / 8;
     for d in (0..=decades).step_by(every as usize) {
-        let y = y_of(10f64.powi(-d));
-        svg.line(LEFT, y, LEFT + plot_w, y, GRID, 1.0);
+        let y = axes.y(10f64.powi(-d));
+        svg.line(LEFT, y, LEFT + axes.plot_w, y, GRID, 1.0);
         let label = if d == 0 {
             "1".to_string()
         } else {
@@ -97,12 +131,12 @@ pub fn pvalue_curve(title: &str, series: &[PValueSeries]) -> String {
             },
         );
     }
-    for n in x_ticks(n_min, n_max) {
-        let x = x_of(n);
-        svg.line(x, TOP, x, TOP + plot_h, GRID, 1.0);
+    for n in x_ticks(axes.n_min, axes.n_max) {
+        let x = axes.x(n);
+        svg.line(x, TOP, x, TOP + axes.plot_h, GRID, 1.0);
         svg.text(
             x,
-            TOP + plot_h + 16.0,
+            TOP + axes.plot_h + 16.0,
             &n.to_string(),
             TextStyle {
                 anchor: Anchor::Middle,
@@ -110,12 +144,15 @@ pub fn pvalue_curve(title: &str, series: &[PValueSeries]) -> String {
             },
         );
     }
+}
 
-    let y05 = y_of(SIGNIFICANCE);
-    svg.dashed_line(LEFT, y05, LEFT + plot_w, y05, RED, 1.5);
-    // The label sits in the right margin, beside the line's end, where no curve runs.
+/// The dashed 0.05 level, labelled in the right margin beside the line's end, where no curve
+/// runs; returns its height.
+fn significance(svg: &mut Svg, axes: &Axes) -> f64 {
+    let y05 = axes.y(SIGNIFICANCE);
+    svg.dashed_line(LEFT, y05, LEFT + axes.plot_w, y05, RED, 1.5);
     svg.text(
-        LEFT + plot_w + 6.0,
+        LEFT + axes.plot_w + 6.0,
         y05 + 3.5,
         "p = 0.05",
         TextStyle {
@@ -125,29 +162,40 @@ pub fn pvalue_curve(title: &str, series: &[PValueSeries]) -> String {
             ..TextStyle::default()
         },
     );
+    y05
+}
 
+/// Each series' line (broken where not testable, dotted when short) and its legend entry in
+/// the right margin, moved below the 0.05 label where they would meet.
+fn lines_and_legend(svg: &mut Svg, axes: &Axes, series: &[PValueSeries], y05: f64) {
     let mut legend_y = TOP + 12.0;
     for (k, s) in series.iter().enumerate() {
         let colour = PALETTE[k % PALETTE.len()];
         for pair in s.points.windows(2) {
             if let [(n0, Some(p0)), (n1, Some(p1))] = pair {
-                svg.line(x_of(*n0), y_of(*p0), x_of(*n1), y_of(*p1), colour, 1.6);
+                svg.line(
+                    axes.x(*n0),
+                    axes.y(*p0),
+                    axes.x(*n1),
+                    axes.y(*p1),
+                    colour,
+                    1.6,
+                );
             }
         }
         if s.points.len() <= MARKERS_UP_TO {
             for (n, p) in &s.points {
                 if let Some(p) = p {
-                    svg.circle(x_of(*n), y_of(*p), 2.8, colour, 1.0);
+                    svg.circle(axes.x(*n), axes.y(*p), 2.8, colour, 1.0);
                 }
             }
         }
-        // Legend entry, in the right margin below the 0.05 label where they would meet.
         let mut ly = legend_y;
         if ly - 10.0 < y05 + 8.0 && ly + 22.0 > y05 - 10.0 {
             ly = y05 + 22.0;
         }
         legend_y = ly + 34.0;
-        let lx = LEFT + plot_w + 16.0;
+        let lx = LEFT + axes.plot_w + 16.0;
         svg.line(lx, ly, lx + 22.0, ly, colour, 2.5);
         svg.text(lx + 28.0, ly + 4.0, &s.label, TextStyle::default());
         let untestable = s.points.iter().filter(|p| p.1.is_none()).count();
@@ -164,8 +212,11 @@ pub fn pvalue_curve(title: &str, series: &[PValueSeries]) -> String {
             );
         }
     }
+}
 
-    // Frame and axis titles.
+/// The frame's two axes and their titles.
+fn frame(svg: &mut Svg, axes: &Axes) {
+    let (plot_w, plot_h) = (axes.plot_w, axes.plot_h);
     svg.line(
         LEFT,
         TOP + plot_h,
@@ -196,7 +247,6 @@ pub fn pvalue_curve(title: &str, series: &[PValueSeries]) -> String {
             ..TextStyle::default()
         },
     );
-    svg.finish()
 }
 
 /// Tick positions on a 1-2-5 step giving at most about 8 ticks, plus both ends.

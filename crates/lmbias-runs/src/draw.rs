@@ -93,6 +93,60 @@ impl Parallel {
     }
 }
 
+/// Two aligned corpora split into training passages and held-out passages
+/// (lmbias-studies' `drawn_sentences::held_out`): what [`Parallel::load`] reads back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split {
+    /// The Early Modern and the Modern training text, one passage a line.
+    pub training: [String; 2],
+    /// The held-out passages, JSON lines `{"line", "text"}` (`line` from 1 in the whole
+    /// corpus), the same lines in both.
+    pub held_out: [String; 2],
+    /// How many passages were held out, of how many.
+    pub held: usize,
+    /// The passages in each corpus.
+    pub passages: usize,
+}
+
+/// Splits two aligned corpora (passage i of one is passage i of the other): a `share` of the
+/// passages drawn with `seed`, with every passage whose wordings have the same words and every
+/// one sharing a wording with a held-out passage, held out of training. Corpora of unequal
+/// length, and a share outside (0, 1), are refused.
+pub fn split(corpora: [&Path; 2], share: f64, seed: u64) -> Result<Split, RunError> {
+    if !(share > 0.0 && share < 1.0) {
+        return Err(RunError::Share { share });
+    }
+    let [early, modern] = [Corpus::read(corpora[0])?, Corpus::read(corpora[1])?];
+    let (a, b) = (early.passages(), modern.passages());
+    if a.len() != b.len() {
+        return Err(RunError::Unaligned {
+            early_modern: corpora[0].to_path_buf(),
+            modern: corpora[1].to_path_buf(),
+            detail: format!("{} passages against {}", a.len(), b.len()),
+        });
+    }
+    let held = drawn_sentences::held_out(a, b, share, seed);
+    let mut out = Split {
+        training: [String::new(), String::new()],
+        held_out: [String::new(), String::new()],
+        held: held.len(),
+        passages: a.len(),
+    };
+    for (k, passages) in [a, b].into_iter().enumerate() {
+        for (i, passage) in passages.iter().enumerate() {
+            if held.contains(&i) {
+                let line = serde_json::json!({"line": i + 1, "text": passage});
+                out.held_out[k].push_str(&line.to_string());
+                out.held_out[k].push('\n');
+            } else {
+                out.training[k].push_str(passage);
+                out.training[k].push('\n');
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// How sentences are drawn.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SentenceSettings {

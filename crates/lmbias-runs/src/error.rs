@@ -160,6 +160,12 @@ pub enum RunError {
         /// Where they part.
         detail: String,
     },
+    /// A share of passages to hold out that is not between 0 and 1.
+    #[error("share {share}: the share of passages held out must be above 0 and below 1")]
+    Share {
+        /// The share given.
+        share: f64,
+    },
     /// Sentences or pairs could not be drawn from the held-out passages of these files.
     #[error("{} and {}", early_modern.display(), modern.display())]
     Draw {

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use lmbias_core::{Embedder, MaskedLm, Pooling};
-use lmbias_model::{Checkpoint, Compute, DeviceKind, HubSettings, Origin, Precision};
+use lmbias_model::{Checkpoint, Compute, DeviceKind, HubSettings, ModelError, Origin, Precision};
 use lmbias_static::StaticEmbeddings;
 use lmbias_studies::seat::Lost;
 use lmbias_text::TOKENIZER_FILES;
@@ -40,6 +40,18 @@ enum Kind {
         checkpoint: Checkpoint,
         compute: Compute,
     },
+}
+
+/// `Compute::new(device, precision)`; where bf16 was asked for and this CPU has no bf16 units,
+/// the products run in f32 and the notice says so on stderr, once per process (the CLI and
+/// Python both ask for their computes here).
+pub fn compute(device: DeviceKind, precision: Precision) -> Result<Compute, ModelError> {
+    let compute = Compute::new(device, precision)?;
+    if let Some(notice) = compute.fallback_notice(precision) {
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| eprintln!("{notice}"));
+    }
+    Ok(compute)
 }
 
 /// Opens `spec`: static vectors when lmbias-static recognises it, else a checkpoint

@@ -20,14 +20,14 @@
 //!   with the seed;
 //! * no sentence carries annotations: every proposal is rated by the corpora (`--valence-from`).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use serde_json::{Value, json};
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
-use crate::corpus_valence::CorpusValence;
+use crate::corpus_valence::{self, CorpusValence};
 
 /// One verse in both wordings.
 #[derive(Debug, Clone, Copy)]
@@ -183,6 +183,52 @@ fn check_held_out(pairs: &[VersePair<'_>], training: [&[String]; 2]) -> Result<(
         }
     }
     Ok(())
+}
+
+/// The passages (by index from 0) of two aligned corpora (`early_modern[i]` and `modern[i]`
+/// one passage in two wordings) to hold out of training: a `share` of them drawn with `seed`;
+/// every passage whose two wordings have the same words (where a neutral sentence can be
+/// drawn: the text is current in both periods); and every passage that shares its Early
+/// Modern or its Modern wording with a held-out one (*And the LORD spake unto Moses, saying,*
+/// is 70 verses), so that no held-out text is also a training text.
+pub fn held_out(
+    early_modern: &[String],
+    modern: &[String],
+    share: f64,
+    seed: u64,
+) -> BTreeSet<usize> {
+    let n = early_modern.len().min(modern.len());
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+    let drawn = ((n as f64 * share).round() as usize).min(n);
+    let mut held: BTreeSet<usize> = order[..drawn].iter().copied().collect();
+    held.extend(
+        (0..n).filter(|&i| {
+            corpus_valence::words(&early_modern[i]) == corpus_valence::words(&modern[i])
+        }),
+    );
+    let (by_early, by_modern) = (by_text(&early_modern[..n]), by_text(&modern[..n]));
+    let mut queue: Vec<usize> = held.iter().copied().collect();
+    while let Some(i) = queue.pop() {
+        for &j in by_early[early_modern[i].as_str()]
+            .iter()
+            .chain(&by_modern[modern[i].as_str()])
+        {
+            if held.insert(j) {
+                queue.push(j);
+            }
+        }
+    }
+    held
+}
+
+/// Each text's indices in `texts`.
+fn by_text(texts: &[String]) -> HashMap<&str, Vec<usize>> {
+    let mut by_text: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, t) in texts.iter().enumerate() {
+        by_text.entry(t.as_str()).or_default().push(i);
+    }
+    by_text
 }
 
 /// A verse whose two wordings make a minimal pair: they differ in at most a few words.

@@ -52,6 +52,148 @@ fn present(path: &Path) -> Result<bool, TextError> {
     }
 }
 
+/// A `tokenizer.json`, with what transformers' tokenizer classes change on loading it: the
+/// SentencePiece pipeline rebuilt, `added_tokens_decoder` applied, ALBERT's and DeBERTa's
+/// pipelines, and BERT's normalizer rebuilt from `tokenizer_config.json`.
+fn from_tokenizer_json(
+    json_path: &Path,
+    config: &TokenizerConfig,
+) -> Result<tokenizers::Tokenizer, TextError> {
+    let bytes = crate::read(json_path, TOKENIZER).map_err(|e| TextError::file(json_path, e))?;
+    let mut document: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| TextError::file(json_path, format!("invalid JSON: {e}")))?;
+    let unigram = document["model"]["type"] == "Unigram";
+    if unigram && !config.loads_generic() && config.rebuilds_sentencepiece() {
+        sentencepiece::rebuild_pipeline(&mut document);
+    }
+    if !config.loads_generic() {
+        config.apply_added_tokens_decoder(&mut document);
+    }
+    if unigram && !config.loads_generic() && config.is_albert() {
+        sentencepiece::rebuild_albert_pipeline(&mut document, config)?;
+    }
+    if unigram && !config.loads_generic() && config.is_deberta() {
+        let model = &mut document["model"];
+        let vocab = match model["vocab"].take() {
+            serde_json::Value::Array(vocab) => vocab,
+            _ => {
+                return Err(TextError::field(
+                    json_path,
+                    "model.vocab",
+                    "expected a list of [piece, score]",
+                ));
+            }
+        };
+        let unk_id = model["unk_id"].as_u64().unwrap_or(0);
+        let tokens = document["added_tokens"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["content"].as_str().map(str::to_owned))
+            .collect();
+        document = sentencepiece::deberta_tokenizer_json(vocab, unk_id, tokens, config, json_path)?;
+    }
+    let mut inner = serde_json::from_value::<tokenizers::Tokenizer>(document)
+        .map_err(|e| TextError::file(json_path, one_line(&e)))?;
+    // transformers (4 and 5) load a BERT-family tokenizer.json into BertTokenizer, whose
+    // __init__ rebuilds the normalizer from tokenizer_config.json (lowercase unless
+    // `do_lower_case: false`), whatever tokenizer.json says.
+    let is_bert = matches!(
+        inner.get_normalizer(),
+        Some(NormalizerWrapper::BertNormalizer(_))
+    );
+    if is_bert && !config.loads_generic() {
+        inner.with_normalizer(Some(wordpiece::bert_normalizer(config)?));
+    }
+    Ok(inner)
+}
+
+/// BERT's WordPiece tokenizer built from `vocab.txt`.
+fn from_vocab(
+    vocab_path: &Path,
+    config: &TokenizerConfig,
+) -> Result<tokenizers::Tokenizer, TextError> {
+    let document = wordpiece::bert_tokenizer_json(vocab_path, config)?;
+    serde_json::from_value::<tokenizers::Tokenizer>(document).map_err(|e| {
+        TextError::file(
+            vocab_path,
+            format!("cannot build a WordPiece tokenizer: {e}"),
+        )
+    })
+}
+
+/// DeBERTa-v2/v3's Unigram tokenizer built from `spm.model`.
+fn from_spm(spm_path: &Path, config: &TokenizerConfig) -> Result<tokenizers::Tokenizer, TextError> {
+    let model = SentencePieceModel::read(spm_path)?;
+    let vocab = model
+        .pieces
+        .iter()
+        .map(|(p, s)| serde_json::json!([p, s]))
+        .collect();
+    let controls = model
+        .controls
+        .iter()
+        .map(|&id| model.pieces[id as usize].0.clone())
+        .collect();
+    let document = sentencepiece::deberta_tokenizer_json(
+        vocab,
+        model.unk_id.into(),
+        controls,
+        config,
+        spm_path,
+    )?;
+    serde_json::from_value::<tokenizers::Tokenizer>(document)
+        .map_err(|e| TextError::file(spm_path, format!("cannot build a Unigram tokenizer: {e}")))
+}
+
+/// T5's Unigram tokenizer built from `spiece.model`, with its precompiled normalizer.
+fn from_spiece(
+    spiece_path: &Path,
+    config: &TokenizerConfig,
+) -> Result<tokenizers::Tokenizer, TextError> {
+    let model = SentencePieceModel::read(spiece_path)?;
+    let document = sentencepiece::t5_tokenizer_json(&model, spiece_path, config)?;
+    let mut inner = serde_json::from_value::<tokenizers::Tokenizer>(document).map_err(|e| {
+        TextError::file(
+            spiece_path,
+            format!("cannot build a Unigram tokenizer: {e}"),
+        )
+    })?;
+    if !model.charsmap.is_empty() {
+        let precompiled = Precompiled::from(&model.charsmap).map_err(|e| {
+            TextError::field(spiece_path, "normalizer_spec.precompiled_charsmap", e)
+        })?;
+        inner.with_normalizer(Some(precompiled));
+    }
+    Ok(inner)
+}
+
+/// The special token of `role`: the configured one, which must be in the vocabulary, else the
+/// first of `conventional` that is.
+fn special(
+    inner: &tokenizers::Tokenizer,
+    config: &TokenizerConfig,
+    role: Role,
+    conventional: &[&str],
+) -> Result<Option<SpecialToken>, TextError> {
+    if let Some((token, file)) = config.special(role)? {
+        return match inner.token_to_id(&token) {
+            Some(id) => Ok(Some(SpecialToken { token, id })),
+            None => Err(TextError::field(
+                file,
+                role.key(),
+                format!("{token:?} is not in the vocabulary"),
+            )),
+        };
+    }
+    Ok(conventional.iter().find_map(|&t| {
+        inner.token_to_id(t).map(|id| SpecialToken {
+            token: t.to_owned(),
+            id,
+        })
+    }))
+}
+
 impl Tokenizer {
     /// Loads `tokenizer.json` if present; otherwise builds BERT's WordPiece
     /// tokenizer from `vocab.txt`, T5's Unigram tokenizer from `spiece.model`, or
@@ -66,103 +208,13 @@ impl Tokenizer {
         let spiece_path = dir.join("spiece.model");
         let spm_path = dir.join("spm.model");
         let mut inner = if present(&json_path)? {
-            let bytes =
-                crate::read(&json_path, TOKENIZER).map_err(|e| TextError::file(&json_path, e))?;
-            let mut document: serde_json::Value = serde_json::from_slice(&bytes)
-                .map_err(|e| TextError::file(&json_path, format!("invalid JSON: {e}")))?;
-            let unigram = document["model"]["type"] == "Unigram";
-            if unigram && !config.loads_generic() && config.rebuilds_sentencepiece() {
-                sentencepiece::rebuild_pipeline(&mut document);
-            }
-            if !config.loads_generic() {
-                config.apply_added_tokens_decoder(&mut document);
-            }
-            if unigram && !config.loads_generic() && config.is_albert() {
-                sentencepiece::rebuild_albert_pipeline(&mut document, &config)?;
-            }
-            if unigram && !config.loads_generic() && config.is_deberta() {
-                let model = &mut document["model"];
-                let vocab = match model["vocab"].take() {
-                    serde_json::Value::Array(vocab) => vocab,
-                    _ => {
-                        return Err(TextError::field(
-                            &json_path,
-                            "model.vocab",
-                            "expected a list of [piece, score]",
-                        ));
-                    }
-                };
-                let unk_id = model["unk_id"].as_u64().unwrap_or(0);
-                let tokens = document["added_tokens"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|t| t["content"].as_str().map(str::to_owned))
-                    .collect();
-                document = sentencepiece::deberta_tokenizer_json(
-                    vocab, unk_id, tokens, &config, &json_path,
-                )?;
-            }
-            let mut inner = serde_json::from_value::<tokenizers::Tokenizer>(document)
-                .map_err(|e| TextError::file(&json_path, one_line(&e)))?;
-            // transformers (4 and 5) load a BERT-family tokenizer.json into BertTokenizer,
-            // whose __init__ rebuilds the normalizer from tokenizer_config.json (lowercase
-            // unless `do_lower_case: false`), whatever tokenizer.json says.
-            let is_bert = matches!(
-                inner.get_normalizer(),
-                Some(NormalizerWrapper::BertNormalizer(_))
-            );
-            if is_bert && !config.loads_generic() {
-                inner.with_normalizer(Some(wordpiece::bert_normalizer(&config)?));
-            }
-            inner
+            from_tokenizer_json(&json_path, &config)?
         } else if present(&vocab_path)? {
-            let document = wordpiece::bert_tokenizer_json(&vocab_path, &config)?;
-            serde_json::from_value::<tokenizers::Tokenizer>(document).map_err(|e| {
-                TextError::file(
-                    &vocab_path,
-                    format!("cannot build a WordPiece tokenizer: {e}"),
-                )
-            })?
+            from_vocab(&vocab_path, &config)?
         } else if present(&spm_path)? {
-            let model = SentencePieceModel::read(&spm_path)?;
-            let vocab = model
-                .pieces
-                .iter()
-                .map(|(p, s)| serde_json::json!([p, s]))
-                .collect();
-            let controls = model
-                .controls
-                .iter()
-                .map(|&id| model.pieces[id as usize].0.clone())
-                .collect();
-            let document = sentencepiece::deberta_tokenizer_json(
-                vocab,
-                model.unk_id.into(),
-                controls,
-                &config,
-                &spm_path,
-            )?;
-            serde_json::from_value::<tokenizers::Tokenizer>(document).map_err(|e| {
-                TextError::file(&spm_path, format!("cannot build a Unigram tokenizer: {e}"))
-            })?
+            from_spm(&spm_path, &config)?
         } else if present(&spiece_path)? {
-            let model = SentencePieceModel::read(&spiece_path)?;
-            let document = sentencepiece::t5_tokenizer_json(&model, &spiece_path, &config)?;
-            let mut inner =
-                serde_json::from_value::<tokenizers::Tokenizer>(document).map_err(|e| {
-                    TextError::file(
-                        &spiece_path,
-                        format!("cannot build a Unigram tokenizer: {e}"),
-                    )
-                })?;
-            if !model.charsmap.is_empty() {
-                let precompiled = Precompiled::from(&model.charsmap).map_err(|e| {
-                    TextError::field(&spiece_path, "normalizer_spec.precompiled_charsmap", e)
-                })?;
-                inner.with_normalizer(Some(precompiled));
-            }
-            inner
+            from_spiece(&spiece_path, &config)?
         } else {
             return Err(TextError::NoTokenizer {
                 dir: dir.to_path_buf(),
@@ -179,25 +231,7 @@ impl Tokenizer {
             .with_truncation(None)
             .map_err(|e| TextError::file(&json_path, one_line(&*e)))?;
 
-        let resolve =
-            |role: Role, conventional: &[&str]| -> Result<Option<SpecialToken>, TextError> {
-                if let Some((token, file)) = config.special(role)? {
-                    return match inner.token_to_id(&token) {
-                        Some(id) => Ok(Some(SpecialToken { token, id })),
-                        None => Err(TextError::field(
-                            file,
-                            role.key(),
-                            format!("{token:?} is not in the vocabulary"),
-                        )),
-                    };
-                }
-                Ok(conventional.iter().find_map(|&t| {
-                    inner.token_to_id(t).map(|id| SpecialToken {
-                        token: t.to_owned(),
-                        id,
-                    })
-                }))
-            };
+        let resolve = |role, conventional: &[&str]| special(&inner, &config, role, conventional);
         let mask = resolve(Role::Mask, &["[MASK]", "<mask>"])?;
         let unk = resolve(Role::Unk, &["[UNK]", "<unk>"])?;
         let pad = match resolve(Role::Pad, &["[PAD]", "<pad>"])?.or(baked_pad) {

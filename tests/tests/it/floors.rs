@@ -298,7 +298,10 @@ fn drawn_arrows() -> BTreeMap<String, Vec<String>> {
         .split("\n## The map\n")
         .nth(1)
         .expect("docs/architecture.md has a \"## The map\" section");
-    let block = section.split("```").nth(1).expect("the map is a code block");
+    let block = section
+        .split("```")
+        .nth(1)
+        .expect("the map is a code block");
     let mut arrows = BTreeMap::new();
     for line in block.lines().filter(|l| l.contains('─')) {
         let line = line.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
@@ -340,7 +343,9 @@ fn map_against_metadata(
                 let mut to: Vec<&str> = to.iter().map(String::as_str).collect();
                 to.sort_unstable();
                 if to != real {
-                    faults.push(format!("{name}: the map draws {to:?}, cargo metadata has {real:?}"));
+                    faults.push(format!(
+                        "{name}: the map draws {to:?}, cargo metadata has {real:?}"
+                    ));
                 }
             }
         }
@@ -366,6 +371,8 @@ fn the_map_draws_every_arrow_and_no_other() {
     });
     assert_eq!(
         map_against_metadata(&drawn, &gained),
-        [r#"lmbias-metrics: the map draws ["lmbias-core"], cargo metadata has ["lmbias-core", "lmbias-linear"]"#]
+        [
+            r#"lmbias-metrics: the map draws ["lmbias-core"], cargo metadata has ["lmbias-core", "lmbias-linear"]"#
+        ]
     );
 }

@@ -143,3 +143,68 @@ fn bad_corpora_and_outputs_are_one_line_errors() {
     let (ok, _, err) = lmbias(&["draw-sentences", "--per-group", "0"]);
     assert!(!ok && err.contains("--per-group"), "{err}");
 }
+
+#[test]
+fn hold_out_writes_what_the_draws_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut early, mut modern) = (String::new(), String::new());
+    for i in 0..120 {
+        early.push_str(&format!("and he spoke of thee and bread {i}\n"));
+        modern.push_str(&format!("and he spoke of you and bread {i}\n"));
+    }
+    let (e, m) = (dir.path().join("e.txt"), dir.path().join("m.txt"));
+    std::fs::write(&e, early).unwrap();
+    std::fs::write(&m, modern).unwrap();
+    let out = dir.path().join("split");
+    let (ok, stdout, err) = lmbias(&[
+        "hold-out",
+        "--corpora",
+        e.to_str().unwrap(),
+        m.to_str().unwrap(),
+        "--share",
+        "0.25",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        stdout.starts_with("held out 30 of 120 passages: "),
+        "{stdout}"
+    );
+    let files = [
+        "early-held-out.jsonl",
+        "modern-held-out.jsonl",
+        "early-training.txt",
+        "modern-training.txt",
+    ]
+    .map(|n| out.join(n));
+    assert_eq!(
+        std::fs::read_to_string(&files[2]).unwrap().lines().count(),
+        90
+    );
+    let pairs = dir.path().join("pairs.csv");
+    let mut call = vec!["draw-pairs"];
+    call.extend(args(&files, &pairs));
+    let (ok, _, err) = lmbias(&call);
+    assert!(ok, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&pairs).unwrap().lines().count(),
+        1 + 30
+    );
+    // A share that is no share is refused by the library, in one line.
+    let (ok, _, err) = lmbias(&[
+        "hold-out",
+        "--corpora",
+        e.to_str().unwrap(),
+        m.to_str().unwrap(),
+        "--share",
+        "1.5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert_eq!(
+        err,
+        "error: share 1.5: the share of passages held out must be above 0 and below 1\n"
+    );
+}

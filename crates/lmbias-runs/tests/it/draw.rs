@@ -225,3 +225,95 @@ fn unaligned_overlapping_or_repeated_corpora_are_refused_in_one_line() {
     assert!(matches!(err, RunError::SameCorpus { .. }), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_split_holds_out_a_share_and_every_passage_that_could_leak() {
+    let dir = scratch("draw-split");
+    // 200 passages: every tenth the same in both wordings; passages 1 and 101 share their Early
+    // Modern wording.
+    let (mut early, mut modern) = (String::new(), String::new());
+    for i in 0..200 {
+        let (e, m) = match i {
+            _ if i % 10 == 5 => (format!("the stone {i} lies"), format!("the stone {i} lies")),
+            1 | 101 => (
+                "and the lord spake".to_owned(),
+                format!("and the lord spoke {i}"),
+            ),
+            _ => (
+                format!("thou hast {i} loaves"),
+                format!("you have {i} loaves"),
+            ),
+        };
+        early.push_str(&format!("{e}\n"));
+        modern.push_str(&format!("{m}\n"));
+    }
+    let (e, m) = (dir.join("early.txt"), dir.join("modern.txt"));
+    std::fs::write(&e, &early).unwrap();
+    std::fs::write(&m, &modern).unwrap();
+    let split = draw::split([&e, &m], 0.1, 7).unwrap();
+    assert_eq!(split.passages, 200);
+    assert_eq!(split, draw::split([&e, &m], 0.1, 7).unwrap(), "seeded");
+    let held: Vec<serde_json::Value> = split.held_out[0]
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let lines: Vec<u64> = held.iter().map(|h| h["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines.len(), split.held);
+    // 20 drawn, the 20 passages with the same words, and the partner of any shared wording.
+    assert!((21..=42).contains(&split.held), "{}", split.held);
+    assert!(
+        (0..200)
+            .filter(|i| i % 10 == 5)
+            .all(|i| lines.contains(&(i + 1)))
+    );
+    assert_eq!(
+        lines.contains(&2),
+        lines.contains(&102),
+        "a shared wording goes with its twin"
+    );
+    // No held-out text is a training text, and the training keeps the rest in order.
+    let training: Vec<&str> = split.training[0].lines().collect();
+    assert_eq!(training.len() + split.held, 200);
+    assert!(
+        held.iter()
+            .all(|h| !training.contains(&h["text"].as_str().unwrap()))
+    );
+    // Written out, the four files are what the draws read.
+    let files = [
+        dir.join("eh.jsonl"),
+        dir.join("mh.jsonl"),
+        dir.join("et.txt"),
+        dir.join("mt.txt"),
+    ];
+    for (file, text) in files.iter().zip([
+        &split.held_out[0],
+        &split.held_out[1],
+        &split.training[0],
+        &split.training[1],
+    ]) {
+        std::fs::write(file, text).unwrap();
+    }
+    let parallel = load(&files).unwrap();
+    assert_eq!(parallel.pairs().len(), split.held);
+    // Refused: corpora of unequal length, a share that is no share.
+    std::fs::write(
+        &m,
+        modern
+            .lines()
+            .skip(1)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>(),
+    )
+    .unwrap();
+    let err = draw::split([&e, &m], 0.1, 7).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("not aligned (200 passages against 199)"),
+        "{err}"
+    );
+    for share in [0.0, 1.0, f64::NAN, -0.5] {
+        let err = draw::split([&e, &m], share, 7).unwrap_err();
+        assert!(matches!(err, RunError::Share { .. }), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -24,4 +24,3 @@ fn scratch(tag: &str) -> PathBuf {
 fn sha256(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
 }
-

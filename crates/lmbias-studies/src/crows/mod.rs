@@ -16,7 +16,7 @@
 mod span;
 pub mod summary;
 
-use lmbias_core::{EncoderError, HiddenPiece, MaskedLm};
+use lmbias_core::{Encoded, EncoderError, HiddenPiece, MaskedLm};
 use lmbias_data::crows::{Direction, GroupCheck, Lint, MinimalPair, PairSet};
 use serde::{Deserialize, Serialize};
 
@@ -400,24 +400,30 @@ pub fn score(
     Ok(scored)
 }
 
-fn score_chunk(
-    model: &dyn MaskedLm,
-    pairs: &[MinimalPair],
-    scored: &mut Scored,
-) -> Result<(), CrowsError> {
-    let name = model.model_name().to_owned();
-    // Sentences in the originals' order: 2i is pair i's sent1, 2i + 1 its sent2.
-    let order: Vec<[Field; 2]> = pairs.iter().map(originals_order).collect();
-    let texts: Vec<&str> = pairs
-        .iter()
-        .zip(&order)
-        .flat_map(|(pair, fields)| fields.map(|f| sentence(pair, f)))
-        .collect();
-    let sentence_error = |index: usize, source: EncoderError| {
+/// One call's pairs, their sentences in the originals' order (2i is pair i's sent1, 2i + 1 its
+/// sent2), and the model's name: what every error of the call names.
+struct Chunk<'p> {
+    name: String,
+    pairs: &'p [MinimalPair],
+    order: Vec<[Field; 2]>,
+}
+
+impl Chunk<'_> {
+    /// The sentences, two a pair, in the originals' order.
+    fn texts(&self) -> Vec<&str> {
+        self.pairs
+            .iter()
+            .zip(&self.order)
+            .flat_map(|(pair, fields)| fields.map(|f| sentence(pair, f)))
+            .collect()
+    }
+
+    /// An encoder error about sentence `index`, named by its pair's line and field.
+    fn sentence_error(&self, index: usize, source: EncoderError) -> CrowsError {
         let (model, line, field) = (
-            name.clone(),
-            pairs[index / 2].line,
-            order[index / 2][index % 2],
+            self.name.clone(),
+            self.pairs[index / 2].line,
+            self.order[index / 2][index % 2],
         );
         match source {
             EncoderError::TooLong { tokens, max, .. } => CrowsError::TooLong {
@@ -434,30 +440,60 @@ fn score_chunk(
                 source,
             },
         }
-    };
-    let on_text = |source: EncoderError| match source.index() {
-        Some(index) if index < texts.len() => sentence_error(index, source),
-        _ => CrowsError::Encoder {
-            model: name.clone(),
-            source,
-        },
-    };
-    let encoded = model.encode(&texts).map_err(on_text)?;
-    // The trait's contract, checked rather than trusted: a short answer would misalign pairs.
-    let answered = |what: &str, got: usize, expected: usize| {
-        (got != expected).then(|| CrowsError::Encoder {
-            model: name.clone(),
-            source: EncoderError::Backend(format!("{what} answered {got} items for {expected}")),
-        })
-    };
-    if let Some(err) = answered("encode", encoded.len(), texts.len()) {
-        return Err(err);
     }
 
+    /// An encoder error whose index, when it has one below `owners.len()`, is `owners`' item.
+    fn error_of(&self, source: EncoderError, owners: &[usize]) -> CrowsError {
+        match source.index() {
+            Some(item) if item < owners.len() => self.sentence_error(owners[item], source),
+            _ => CrowsError::Encoder {
+                model: self.name.clone(),
+                source,
+            },
+        }
+    }
+
+    /// The trait's contract, checked rather than trusted: a short answer would misalign pairs.
+    fn answered(&self, what: &str, got: usize, expected: usize) -> Option<CrowsError> {
+        (got != expected).then(|| CrowsError::Encoder {
+            model: self.name.clone(),
+            source: EncoderError::Backend(format!("{what} answered {got} items for {expected}")),
+        })
+    }
+}
+
+fn score_chunk(
+    model: &dyn MaskedLm,
+    pairs: &[MinimalPair],
+    scored: &mut Scored,
+) -> Result<(), CrowsError> {
+    let chunk = Chunk {
+        name: model.model_name().to_owned(),
+        pairs,
+        order: pairs.iter().map(originals_order).collect(),
+    };
+    let texts = chunk.texts();
+    let each_text: Vec<usize> = (0..texts.len()).collect();
+    let encoded = model
+        .encode(&texts)
+        .map_err(|e| chunk.error_of(e, &each_text))?;
+    if let Some(err) = chunk.answered("encode", encoded.len(), texts.len()) {
+        return Err(err);
+    }
     // A pair its tokenizer makes the same pieces has nothing to score: no position is hidden.
     let same: Vec<bool> = encoded.chunks(2).map(|p| p[0].ids == p[1].ids).collect();
-    let mut plans = Vec::with_capacity(texts.len());
-    for (pair, &same) in encoded.chunks(2).zip(&same) {
+    let plans = plans(&encoded, &same);
+    let sentences = sentence_scores(model, &chunk, &encoded, &plans)?;
+    pair_scores(&chunk, &encoded, &plans, &same, sentences, scored);
+    Ok(())
+}
+
+/// Which positions of each sentence each measure hides: none for a pair of the same pieces;
+/// else metric.py's shared template without its first and last piece for the PLL, and the
+/// modified pieces for bias-bench.
+fn plans(encoded: &[Encoded], same: &[bool]) -> Vec<Plan> {
+    let mut plans = Vec::with_capacity(encoded.len());
+    for (pair, &same) in encoded.chunks(2).zip(same) {
         if same {
             let nothing = || Plan {
                 pll: Vec::new(),
@@ -483,10 +519,21 @@ fn score_chunk(
             modified: s.modified_b,
         });
     }
+    plans
+}
+
+/// Every sentence's raw scores: one `hidden_log_probs` call for every position any measure
+/// hides, one `piece_scores` call for AUL/AULA.
+fn sentence_scores(
+    model: &dyn MaskedLm,
+    chunk: &Chunk<'_>,
+    encoded: &[Encoded],
+    plans: &[Plan],
+) -> Result<Vec<SentenceScores>, CrowsError> {
     let hidden: Vec<Vec<usize>> = plans.iter().map(Plan::hidden).collect();
     let items: Vec<HiddenPiece<'_>> = hidden
         .iter()
-        .zip(&encoded)
+        .zip(encoded)
         .flat_map(|(positions, e)| {
             positions.iter().map(|&position| HiddenPiece {
                 ids: &e.ids,
@@ -502,35 +549,33 @@ fn score_chunk(
         .collect();
     let log_probs = model
         .hidden_log_probs(&items)
-        .map_err(|source| match source.index() {
-            Some(item) if item < owner.len() => sentence_error(owner[item], source),
-            _ => CrowsError::Encoder {
-                model: name.clone(),
-                source,
-            },
-        })?;
+        .map_err(|e| chunk.error_of(e, &owner))?;
     let sequences: Vec<&[u32]> = encoded.iter().map(|e| e.ids.as_slice()).collect();
-    let unmasked = model.piece_scores(&sequences).map_err(on_text)?;
+    let each_text: Vec<usize> = (0..sequences.len()).collect();
+    let unmasked = model
+        .piece_scores(&sequences)
+        .map_err(|e| chunk.error_of(e, &each_text))?;
     let short_scores = unmasked
         .iter()
         .zip(&sequences)
         .find(|(u, ids)| u.log_probs.len() != ids.len() || u.attention.len() != ids.len())
         .map(|(u, ids)| {
-            answered(
+            chunk.answered(
                 "piece_scores",
                 u.log_probs.len().min(u.attention.len()),
                 ids.len(),
             )
         });
-    let mismatch = answered("hidden_log_probs", log_probs.len(), items.len())
-        .or_else(|| answered("piece_scores", unmasked.len(), sequences.len()))
+    let mismatch = chunk
+        .answered("hidden_log_probs", log_probs.len(), items.len())
+        .or_else(|| chunk.answered("piece_scores", unmasked.len(), sequences.len()))
         .or(short_scores.flatten());
     if let Some(err) = mismatch {
         return Err(err);
     }
 
     let mut next = 0;
-    let mut sentences: Vec<SentenceScores> = Vec::with_capacity(texts.len());
+    let mut sentences: Vec<SentenceScores> = Vec::with_capacity(encoded.len());
     for ((plan, positions), (e, whole)) in
         plans.iter().zip(&hidden).zip(encoded.iter().zip(&unmasked))
     {
@@ -559,10 +604,22 @@ fn score_chunk(
             aula,
         });
     }
+    Ok(sentences)
+}
 
+/// Each pair's two sentences as "more" and "less" stereotypical, with every measure's
+/// decision; a pair of the same pieces is set aside.
+fn pair_scores(
+    chunk: &Chunk<'_>,
+    encoded: &[Encoded],
+    plans: &[Plan],
+    same: &[bool],
+    sentences: Vec<SentenceScores>,
+    scored: &mut Scored,
+) {
     let mut sentences = sentences.into_iter();
-    for (i, pair) in pairs.iter().enumerate() {
-        // One score per encoded text, two texts per pair: checked above.
+    for (i, pair) in chunk.pairs.iter().enumerate() {
+        // One score per encoded text, two texts per pair: checked by the caller.
         let (Some(first), Some(second)) = (sentences.next(), sentences.next()) else {
             break;
         };
@@ -570,7 +627,7 @@ fn score_chunk(
             scored.same_pieces.push((pair.id.clone(), pair.line));
             continue;
         }
-        let [f1, _] = order[i];
+        let [f1, _] = chunk.order[i];
         let modified = |s: usize| -> Vec<String> {
             plans[2 * i + s]
                 .modified
@@ -615,7 +672,6 @@ fn score_chunk(
             modified_less,
         });
     }
-    Ok(())
 }
 
 /// A measure's decision on the two raw scores, with the original's rounding.
