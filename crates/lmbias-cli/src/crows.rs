@@ -39,8 +39,14 @@ pub struct CrowsArgs {
     max_span_gap: usize,
     /// Print everything as JSON: {"results": [per model: provenance, summary, data_checks,
     /// pairs (raw scores, modified pieces, decisions)], "comparisons": [...]}.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     json: bool,
+    /// Print one CSV row per model and pair: model, id, line, bias_type, direction, sent_more,
+    /// sent_less, and for each measure (pll, bias_bench, aul, aula) the raw score of sent_more
+    /// and of sent_less and the decision. In an antistereo row sent_more is still the file's
+    /// sent_more, the sentence its writers judged more stereotypical.
+    #[arg(long)]
+    csv: bool,
 }
 
 pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
@@ -79,6 +85,17 @@ pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
             results: &runs,
             comparisons,
         })? + "\n"
+    } else if args.csv {
+        let scored: Vec<report::ScoredPairs<'_>> = runs
+            .iter()
+            .map(|run| report::ScoredPairs {
+                set: None,
+                model: &run.model,
+                pairs: &run.pairs,
+                sentences: Some(pairs.set().pairs()),
+            })
+            .collect();
+        report::pairs_table(&scored).to_csv()
     } else {
         let models: Vec<_> = runs.iter().map(CrowsRun::row).collect();
         let compared: Vec<_> = comparisons.iter().map(|c| c.row()).collect();

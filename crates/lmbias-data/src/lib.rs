@@ -10,6 +10,7 @@ pub mod association;
 pub mod claims;
 pub mod corpus;
 pub mod crows;
+mod csv_lines;
 pub mod embeddings;
 pub mod lexicon;
 pub mod probe;

@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use crate::csv_lines::LineCounter;
 use crate::read::{DATASET, ReadError, read, read_to_string};
 
 /// One word and its class.
@@ -151,11 +152,12 @@ pub fn load_word_list(path: &Path) -> Result<WordList, ProbeDataError> {
         }
     };
     let mut entries = Vec::new();
+    let mut lines = LineCounter::new(&bytes);
     for record in reader.records() {
         let record = record.map_err(|e| match e.position() {
             Some(pos) => ProbeDataError::Line {
                 file: path.to_path_buf(),
-                line: pos.line() as usize,
+                line: lines.line_at(pos.byte()),
                 problem: csv_problem(&e),
             },
             None => file(csv_problem(&e)),

@@ -55,45 +55,18 @@ fn overview_rows(runs: &[CrowsRun]) -> Vec<(&str, &[MeasureSummary])> {
 
 /// Every pair of every run: the raw scores (before any rounding) and the decisions.
 fn pairs_table(sets: [(&str, &[CrowsRun]); 2]) -> Table {
-    let mut header = vec!["set", "model", "id", "bias_type", "direction"]
-        .into_iter()
-        .map(str::to_owned)
-        .collect::<Vec<_>>();
-    for m in Measure::ALL {
-        header.push(format!("{}_more", m.as_str()));
-        header.push(format!("{}_less", m.as_str()));
-        header.push(format!("{}_decision", m.as_str()));
-    }
-    let mut table = Table::new(header);
-    for (set, runs) in sets {
-        for run in runs {
-            for p in &run.pairs {
-                let mut cells = vec![
-                    set.to_owned(),
-                    run.model.clone(),
-                    p.id.clone(),
-                    p.bias_type.clone(),
-                    serde_json::to_value(p.direction)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_owned))
-                        .unwrap_or_default(),
-                ];
-                for m in Measure::ALL {
-                    let score = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
-                    cells.push(score(p.more.get(m)));
-                    cells.push(score(p.less.get(m)));
-                    cells.push(
-                        serde_json::to_value(p.decisions.get(m))
-                            .ok()
-                            .and_then(|v| v.as_str().map(str::to_owned))
-                            .unwrap_or_default(),
-                    );
-                }
-                table.push(cells);
-            }
-        }
-    }
-    table
+    let runs: Vec<report::ScoredPairs<'_>> = sets
+        .iter()
+        .flat_map(|(set, runs)| {
+            runs.iter().map(move |run| report::ScoredPairs {
+                set: Some(set),
+                model: &run.model,
+                pairs: &run.pairs,
+                sentences: None,
+            })
+        })
+        .collect();
+    report::pairs_table(&runs)
 }
 
 /// results.json: each run without its pairs (those are in pairs.csv), and the comparisons.

@@ -75,7 +75,13 @@ fn seat_cell(row: Option<&SeatRow>, marks: Marks) -> String {
         let d = r
             .effect_size
             .map_or("undefined".to_owned(), |d| format!("{d:.2}"));
-        format!("d = {d}, p = {:.3}{}", r.p_value, marks.mark(r.p_value))
+        // Three decimals would print a p below 0.0005 as "0.000".
+        let p = if r.p_value < 0.001 {
+            "p < 0.001".to_owned()
+        } else {
+            format!("p = {:.3}", r.p_value)
+        };
+        format!("d = {d}, {p}{}", marks.mark(r.p_value))
     })
 }
 

@@ -21,6 +21,7 @@ use lmbias_core::quote;
 use serde::{Deserialize, Serialize};
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
+use crate::csv_lines::LineCounter;
 use crate::read::{DATASET, ReadError, read};
 
 /// The columns a pairs file must have.
@@ -339,6 +340,7 @@ struct Csv<'b> {
     path: &'b Path,
     header: Vec<String>,
     reader: csv::Reader<&'b [u8]>,
+    lines: LineCounter<'b>,
 }
 
 impl<'b> Csv<'b> {
@@ -356,6 +358,7 @@ impl<'b> Csv<'b> {
             path,
             header,
             reader,
+            lines: LineCounter::new(bytes),
         })
     }
 
@@ -366,12 +369,12 @@ impl<'b> Csv<'b> {
 
     /// The rows after the header, each with its line.
     fn rows(self) -> impl Iterator<Item = Result<Row<'b>, PairsError>> {
-        let path = self.path;
+        let (path, mut lines) = (self.path, self.lines);
         self.reader.into_records().map(move |record| {
             let record = record.map_err(|e| match e.position() {
                 Some(pos) => PairsError::Line {
                     file: path.to_path_buf(),
-                    line: pos.line() as usize,
+                    line: lines.line_at(pos.byte()),
                     field: None,
                     problem: e.to_string(),
                 },
@@ -379,7 +382,7 @@ impl<'b> Csv<'b> {
             })?;
             Ok(Row {
                 path,
-                line: record.position().map_or(0, |p| p.line() as usize),
+                line: record.position().map_or(0, |p| lines.line_at(p.byte())),
                 record,
             })
         })

@@ -192,3 +192,44 @@ fn a_bad_group_term_list_is_a_one_line_error() {
         assert!(!err.contains('\n'), "{name}: {err}");
     }
 }
+
+/// A file with CRLF line ends: every pair and every error names its own line (the csv
+/// crate's count was one short there).
+#[test]
+fn lines_are_right_in_a_file_with_crlf_line_ends() {
+    let header = ",sent_more,sent_less,stereo_antistereo,bias_type\r\n";
+    let good = write(
+        "crlf.csv",
+        &format!(
+            "{header}1,A b.,C b.,stereo,race\r\n2,\"A\r\nc.\",D c.,stereo,race\r\n3,E f.,G f.,antistereo,race\r\n"
+        ),
+    );
+    let set = PairSet::read(&good).unwrap();
+    let lines: Vec<usize> = set.pairs().iter().map(|p| p.line).collect();
+    assert_eq!(
+        lines,
+        [2, 3, 5],
+        "a quoted field over two lines counts both"
+    );
+    let bad = write(
+        "crlf-bad.csv",
+        &format!("{header}1,A b.,C b.,stereo,race\r\n2,A c.,D c.,sideways,race\r\n"),
+    );
+    let err = PairSet::read(&bad).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "{}:3: stereo_antistereo: \"sideways\": expected stereo or antistereo",
+            bad.display()
+        )
+    );
+    let ragged = write(
+        "crlf-ragged.csv",
+        &format!("{header}1,A b.,C b.,stereo,race\r\n2,A c.\r\n"),
+    );
+    let err = PairSet::read(&ragged).unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:3: ", ragged.display())),
+        "{err}"
+    );
+}

@@ -472,14 +472,14 @@ impl<'a> Run<'a> {
                     step_by_hand(by_hand, &store, &mut grads, &masked, dropout_seed(s, step))
                 }
                 None => {
-                    // Dropout draws from the device's generator.
-                    device.seed(dropout_seed(s, step));
-                    model = store.put_into(model);
-                    let loss = mlm_loss(&model, &masked, &device);
-                    let value = f64::from(loss.clone().into_scalar::<f32>());
-                    grads = store.gradients(
-                        &model,
-                        &GradientsParams::from_grads(loss.backward(), &model),
+                    let value;
+                    (model, value) = step_by_graph(
+                        model,
+                        &store,
+                        &mut grads,
+                        &masked,
+                        &device,
+                        dropout_seed(s, step),
                     );
                     value
                 }
@@ -508,19 +508,14 @@ impl<'a> Run<'a> {
                 // Written from a copy without autodiff: parameters put back into the
                 // tracked network stay registered with its graph, a leak per checkpoint.
                 let snapshot = store.put_into(model.valid());
+                let state = checkpoint::State {
+                    fingerprint: fingerprint.clone(),
+                    step: done,
+                    losses: losses.clone(),
+                };
                 let folder = self.folder(&snapshot, &loaded.base_config, tokenizer);
-                checkpoint::save(
-                    &checkpoints,
-                    &folder,
-                    &optimizer,
-                    &store.shapes,
-                    &checkpoint::State {
-                        fingerprint: fingerprint.clone(),
-                        step: done,
-                        losses: losses.clone(),
-                    },
-                )
-                .map_err(|e| e.keeping(&kept(kept_step)))?;
+                checkpoint::save(&checkpoints, &folder, &optimizer, &store.shapes, &state)
+                    .map_err(|e| e.keeping(&kept(kept_step)))?;
                 kept_step = Some(done);
             }
             if stop {
@@ -534,30 +529,29 @@ impl<'a> Run<'a> {
 
         let valid = store.put_into(model).valid();
         let held_out = evaluate::held_out(&valid, &held, &masking, s, &self.device.device()?);
-        let report = TrainingReport {
-            start: self.start_name(),
-            corpus: self.corpus.name.to_owned(),
-            corpus_sha256: self.corpus.sha256.to_owned(),
-            passages,
-            sequences: [train.count(), held.count()],
-            settings: s.clone(),
-            device: self.device.as_str().to_owned(),
-            fresh_head: loaded.fresh_head,
-            tokens,
-            losses,
-            held_out,
-            resumed_from: resumed.as_ref().map(|_| first_step),
-            added_words: loaded.added_words,
-        };
+        let folder = self.folder(&valid, &loaded.base_config, tokenizer);
         let trained = Trained {
-            report,
+            report: TrainingReport {
+                start: self.start_name(),
+                corpus: self.corpus.name.to_owned(),
+                corpus_sha256: self.corpus.sha256.to_owned(),
+                passages,
+                sequences: [train.count(), held.count()],
+                settings: s.clone(),
+                device: self.device.as_str().to_owned(),
+                fresh_head: loaded.fresh_head,
+                tokens,
+                losses,
+                held_out,
+                resumed_from: resumed.as_ref().map(|_| first_step),
+                added_words: loaded.added_words,
+            },
             timing: Timing {
                 seconds,
                 tokens_per_s: tokens as f64 / seconds.max(1e-9),
             },
             removed,
         };
-        let folder = self.folder(&valid, &loaded.base_config, tokenizer);
         folder
             .write_final(output, &trained)
             .map_err(|e| e.keeping(&kept(kept_step)))?;
@@ -1034,6 +1028,28 @@ impl kernels::Dropout for FlexDropout {
             *o = f32::from(u8::from(rng.next_u64() < threshold));
         }
     }
+}
+
+/// The loss of `masked` through Burn's graph (a GPU, or a network the hand-written step does
+/// not write out), its gradients into `grads`; dropout draws from the device's generator,
+/// seeded for the step. The network comes back with the store's values in it.
+fn step_by_graph(
+    model: BertForMaskedLm,
+    store: &Store,
+    grads: &mut Vec<Vec<f32>>,
+    masked: &data::MaskedBatch,
+    device: &Device,
+    dropout_seed: u64,
+) -> (BertForMaskedLm, f64) {
+    device.seed(dropout_seed);
+    let model = store.put_into(model);
+    let loss = mlm_loss(&model, masked, device);
+    let value = f64::from(loss.clone().into_scalar::<f32>());
+    *grads = store.gradients(
+        &model,
+        &GradientsParams::from_grads(loss.backward(), &model),
+    );
+    (model, value)
 }
 
 /// The loss of `masked` through the hand-written step, its gradients into `grads`.
