@@ -96,15 +96,6 @@ pub fn pairs(args: DrawPairsArgs) -> Result<()> {
     Ok(())
 }
 
-/// The files `hold-out` writes into its folder: Early Modern and Modern training text, then
-/// their held-out passages (what `--training` and `--held-out` of the two draws read).
-pub const SPLIT_FILES: [&str; 4] = [
-    "early-training.txt",
-    "modern-training.txt",
-    "early-held-out.jsonl",
-    "modern-held-out.jsonl",
-];
-
 #[derive(clap::Args)]
 pub struct HoldOutArgs {
     /// The whole corpora, Early Modern and Modern wording: passage i of one is passage i of the
@@ -132,17 +123,12 @@ pub fn hold_out(args: HoldOutArgs) -> Result<()> {
         .iter()
         .map(|p| ("--corpora", p.as_path()))
         .collect();
-    let paths = SPLIT_FILES.map(|name| args.out.join(name));
+    let paths = draw::SPLIT_FILES.map(|name| args.out.join(name));
     for path in &paths {
         output::check_file("--out", path, &inputs)?;
     }
     let split = draw::split([&args.corpora[0], &args.corpora[1]], args.share, args.seed)?;
-    let [early_training, modern_training] = &split.training;
-    let [early_held, modern_held] = &split.held_out;
-    for (path, text) in paths
-        .iter()
-        .zip([early_training, modern_training, early_held, modern_held])
-    {
+    for (path, text) in paths.iter().zip(split.texts()) {
         lmbias_runs::write_atomically(path, text).with_context(|| "--out".to_owned())?;
     }
     outln!(

@@ -96,25 +96,13 @@ pub(crate) fn hold_out<'py>(
     seed: i128,
 ) -> PyResult<Bound<'py, PyAny>> {
     let seed = unsigned("seed", seed)?;
-    let files = [
-        "early-training.txt",
-        "modern-training.txt",
-        "early-held-out.jsonl",
-        "modern-held-out.jsonl",
-    ]
-    .map(|name| out.join(name));
+    let files = draw::SPLIT_FILES.map(|name| out.join(name));
     let split = work::run(py, |_| {
         let split =
             draw::split([&corpora.0, &corpora.1], share, seed).map_err(|e| to_py(e.into()))?;
         std::fs::create_dir_all(&out)
             .map_err(|e| to_py(anyhow::Error::new(e).context(out.display().to_string())))?;
-        let texts = [
-            &split.training[0],
-            &split.training[1],
-            &split.held_out[0],
-            &split.held_out[1],
-        ];
-        for (path, text) in files.iter().zip(texts) {
+        for (path, text) in files.iter().zip(split.texts()) {
             lmbias_runs::write_atomically(path, text).map_err(|e| to_py(e.into()))?;
         }
         Ok::<_, PyErr>(split)

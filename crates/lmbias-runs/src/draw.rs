@@ -108,6 +108,27 @@ pub struct Split {
     pub passages: usize,
 }
 
+/// The files a [`Split`] is written to in a folder, in [`Split::texts`]' order: what
+/// `--training` and `--held-out` of the draws then read.
+pub const SPLIT_FILES: [&str; 4] = [
+    "early-training.txt",
+    "modern-training.txt",
+    "early-held-out.jsonl",
+    "modern-held-out.jsonl",
+];
+
+impl Split {
+    /// The four files' texts, in [`SPLIT_FILES`]' order.
+    pub fn texts(&self) -> [&str; 4] {
+        [
+            &self.training[0],
+            &self.training[1],
+            &self.held_out[0],
+            &self.held_out[1],
+        ]
+    }
+}
+
 /// Splits two aligned corpora (passage i of one is passage i of the other): a `share` of the
 /// passages drawn with `seed`, with every passage whose wordings have the same words and every
 /// one sharing a wording with a held-out passage, held out of training. Corpora of unequal
