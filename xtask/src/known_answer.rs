@@ -108,14 +108,15 @@ pub struct RaterAgreement {
     pub not_computed: Option<String>,
 }
 
-/// How the hand annotations of `datasets/valence/eme-me-60.json` and three corpus raters agree
+/// How the hand annotations of `hand_set` (`datasets/valence/eme-me-60.json`) and three corpus
+/// raters agree
 /// with the lexicon: the Bibles' training verses (the models' own text), and the two raters
 /// disjoint from the tested models' training text (issue #46, item 1): Shakespeare's training
 /// speeches against WordNet 3.0's definitions for the Bible models and their mixtures, the KJV's
 /// training verses against the same definitions for the Shakespeare model. Without WordNet the
 /// first is computed alone, and the report says why.
-pub fn lexicon_agreement(datasets: &Path, frozen: &Frozen) -> Result<RaterAgreement> {
-    let dataset = Dataset::load(&datasets.join(crate::reproduce::HAND_SET))?;
+pub fn lexicon_agreement(hand_set: &Path, frozen: &Frozen) -> Result<RaterAgreement> {
+    let dataset = Dataset::load(hand_set)?;
     let lexicon = Lexicon::read(&frozen.lexicon)?;
     let [kjv, web] = crate::corpora::period_corpora()?;
     let load =

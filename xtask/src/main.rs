@@ -366,7 +366,8 @@ fn write_outputs(
         let datasets = datasets_dir();
         results.corpus_agreement = Some(reproduce::corpus_agreement(&datasets)?);
         let frozen = known_answer::frozen(&datasets)?;
-        results.lexicon_agreement = Some(known_answer::lexicon_agreement(&datasets, &frozen)?);
+        let hand_set = datasets.join(reproduce::HAND_SET);
+        results.lexicon_agreement = Some(known_answer::lexicon_agreement(&hand_set, &frozen)?);
         results.frozen = Some(frozen);
     }
     render::write(out, &Analysis::of(results), models, skipped, settings)
