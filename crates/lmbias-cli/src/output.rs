@@ -12,7 +12,7 @@ use std::fmt;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 /// What a failed write to stdout says; `main` looks for it to tell a closed pipe.
 #[derive(Debug, thiserror::Error)]
@@ -66,73 +66,12 @@ pub fn is_closed_stdout(err: &anyhow::Error) -> bool {
 
 /// Creates `dir` (for `flag`, e.g. `--figures`) and checks that a file can be made in it.
 pub fn check_dir(flag: &str, dir: &Path) -> Result<()> {
-    probe(dir).with_context(|| format!("{flag} {}: cannot write here", dir.display()))
+    Ok(lmbias_runs::check_dir(flag, dir)?)
 }
 
-/// Creates `dir`, then a file in it, and removes the file.
-fn probe(dir: &Path) -> io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let file = dir.join(format!(".lmbias-probe.{}.tmp", std::process::id()));
-    std::fs::File::create(&file)?;
-    std::fs::remove_file(&file)
-}
-
-/// Checks that `file` (for `flag`, e.g. `--save`) can be written without destroying
-/// anything: its folder is created and writable; the path is new or a regular file (a
-/// folder, a device, a FIFO or a socket would be replaced by the rename, and a link to
-/// nothing or a loop of links names no file); and it is none of `inputs` (each named by its
-/// flag), nor a file directly inside an input folder, compared by device and inode.
+/// Checks that `file` can be written without destroying anything ([`lmbias_runs::check_output`]).
 pub fn check_file(flag: &str, file: &Path, inputs: &[(&str, &Path)]) -> Result<()> {
-    let shown = file.display();
-    if let Ok(entry) = std::fs::symlink_metadata(file) {
-        let target = match std::fs::metadata(file) {
-            Ok(target) => target,
-            Err(_) if entry.file_type().is_symlink() => {
-                bail!("{flag} {shown}: a link to no file (missing, or a loop of links)")
-            }
-            Err(e) => return Err(e).with_context(|| format!("{flag} {shown}")),
-        };
-        if !target.is_file() {
-            bail!(
-                "{flag} {shown}: {}",
-                lmbias_runs::data::read::not_regular(
-                    &target,
-                    "lmbias writes only a new name or a regular file"
-                )
-            );
-        }
-        for (input_flag, input) in inputs {
-            if same_file(&target, input) {
-                bail!(
-                    "{flag} {shown}: the same file as {input_flag} {}: writing it would destroy \
-                     that input",
-                    input.display()
-                );
-            }
-            let inside = file.parent().filter(|p| !p.as_os_str().is_empty());
-            if input.is_dir()
-                && let Ok(dir) = std::fs::metadata(inside.unwrap_or(Path::new(".")))
-                && same_file(&dir, input)
-            {
-                bail!(
-                    "{flag} {shown}: a file of the input folder {input_flag} {}: writing it \
-                     would change that input",
-                    input.display()
-                );
-            }
-        }
-    }
-    let parent = file
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    probe(parent).with_context(|| format!("{flag} {shown}: cannot write here"))
-}
-
-/// Whether `other` names the file `meta` describes (same device and inode).
-fn same_file(meta: &std::fs::Metadata, other: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(other).is_ok_and(|o| o.dev() == meta.dev() && o.ino() == meta.ino())
+    Ok(lmbias_runs::check_output(flag, file, inputs)?)
 }
 
 /// Comma-separated JSON values in a temporary file removed on creation (it lives as long as

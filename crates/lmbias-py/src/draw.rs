@@ -3,7 +3,7 @@
 //! split's files and counts, the dataset as a dict, the pairs as rows).
 
 use std::num::NonZeroUsize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use lmbias_runs::draw::{self, Parallel, SentenceSettings};
 use pyo3::prelude::*;
@@ -11,6 +11,21 @@ use pyo3::prelude::*;
 use crate::convert::{to_python, unsigned};
 use crate::errors::{to_py, value_error};
 use crate::work;
+
+/// Refuses an `out` that would destroy one of the corpora, a folder or a device, before any work.
+fn check_out(
+    out: &Path,
+    held_out: &(PathBuf, PathBuf),
+    training: &(PathBuf, PathBuf),
+) -> PyResult<()> {
+    let inputs = [
+        ("held_out", held_out.0.as_path()),
+        ("held_out", held_out.1.as_path()),
+        ("training", training.0.as_path()),
+        ("training", training.1.as_path()),
+    ];
+    lmbias_runs::check_output("out", out, &inputs).map_err(|e| to_py(e.into()))
+}
 
 fn load(held_out: &(PathBuf, PathBuf), training: &(PathBuf, PathBuf)) -> PyResult<Parallel> {
     Parallel::load([&held_out.0, &held_out.1], [&training.0, &training.1])
@@ -50,6 +65,7 @@ pub(crate) fn draw_sentences<'py>(
         description: description.unwrap_or(defaults.description.clone()),
         ..defaults
     };
+    check_out(&out, &held_out, &training)?;
     let json = work::run(py, |_| {
         let json = draw::sentences(&load(&held_out, &training)?, &settings)
             .map_err(|e| to_py(e.into()))?;
@@ -74,6 +90,7 @@ pub(crate) fn draw_pairs<'py>(
     max_words: i128,
 ) -> PyResult<Bound<'py, PyAny>> {
     let max_words = positive("max_words", max_words)?;
+    check_out(&out, &held_out, &training)?;
     let rows = work::run(py, |_| {
         let rows =
             draw::pairs(&load(&held_out, &training)?, max_words).map_err(|e| to_py(e.into()))?;
@@ -97,11 +114,17 @@ pub(crate) fn hold_out<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let seed = unsigned("seed", seed)?;
     let files = draw::SPLIT_FILES.map(|name| out.join(name));
+    lmbias_runs::check_dir("out", &out).map_err(|e| to_py(e.into()))?;
+    let inputs = [
+        ("corpora", corpora.0.as_path()),
+        ("corpora", corpora.1.as_path()),
+    ];
+    for file in &files {
+        lmbias_runs::check_output("out", file, &inputs).map_err(|e| to_py(e.into()))?;
+    }
     let split = work::run(py, |_| {
         let split =
             draw::split([&corpora.0, &corpora.1], share, seed).map_err(|e| to_py(e.into()))?;
-        std::fs::create_dir_all(&out)
-            .map_err(|e| to_py(anyhow::Error::new(e).context(out.display().to_string())))?;
         for (path, text) in files.iter().zip(split.texts()) {
             lmbias_runs::write_atomically(path, text).map_err(|e| to_py(e.into()))?;
         }

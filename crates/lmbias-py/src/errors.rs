@@ -146,7 +146,8 @@ fn is_bad_input_run(e: &RunError) -> bool {
         | RunError::Unaligned { .. }
         | RunError::Draw { .. }
         | RunError::NoPairs { .. }
-        | RunError::Share { .. } => true,
+        | RunError::Share { .. }
+        | RunError::Output { .. } => true,
         // A pairs file that could not be read is the system's error; one that was read is bad input.
         RunError::CrowsData(inner) => {
             !matches!(inner, lmbias_runs::data::crows::PairsError::Read(_))

@@ -91,3 +91,22 @@ def test_hold_out_writes_what_the_cli_writes(tmp_path, cli):
         assert (tmp_path / "ours" / name).read_bytes() == (tmp_path / "theirs" / name).read_bytes()
     with pytest.raises(ValueError, match=r"^share 0: the share of passages held out must be above 0 and below 1$"):
         lmbias.hold_out(corpora, out=tmp_path / "x", share=0.0)
+
+
+def test_an_out_that_is_an_input_is_refused_before_anything_is_written(tmp_path):
+    files = corpora(tmp_path)
+    held, training = (files[0], files[1]), (files[2], files[3])
+    before = files[2].read_bytes()
+    with pytest.raises(ValueError, match=r"^out .*: the same file as training .*: writing it would destroy that input$"):
+        lmbias.draw_pairs(held, training, out=files[2])
+    assert files[2].read_bytes() == before
+    with pytest.raises(ValueError, match=r"^out .*: the same file as held_out "):
+        lmbias.draw_sentences(held, training, out=files[0], per_group=2)
+    # A corpus where the split would write its Early Modern training text.
+    split = tmp_path / "split"
+    split.mkdir()
+    corpus = split / "early-training.txt"
+    corpus.write_bytes(files[0].read_bytes())
+    with pytest.raises(ValueError, match=r"^out .*early-training.txt: the same file as corpora "):
+        lmbias.hold_out((corpus, files[1]), out=split, share=0.5)
+    assert corpus.read_bytes() == files[0].read_bytes()

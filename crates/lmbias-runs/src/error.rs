@@ -288,6 +288,27 @@ pub enum RunError {
         #[source]
         source: ShardFileError,
     },
+    /// An output that would destroy something: an input, a folder, a device, a link to nothing.
+    #[error("{flag} {}: {problem}", path.display())]
+    Output {
+        /// The option naming it (`--out`, `out`).
+        flag: String,
+        /// The output.
+        path: PathBuf,
+        /// What writing it would do.
+        problem: String,
+    },
+    /// An output whose place cannot be written.
+    #[error("{flag} {}: cannot write here", path.display())]
+    OutputPlace {
+        /// The option naming it.
+        flag: String,
+        /// The output (or its folder).
+        path: PathBuf,
+        /// The system's reason.
+        #[source]
+        source: std::io::Error,
+    },
     /// A result could not be written (`write_atomically`).
     #[error("{}: cannot write", path.display())]
     Write {

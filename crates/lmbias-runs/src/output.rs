@@ -1,7 +1,101 @@
 //! Writing a result so that nothing half-written is ever taken for a whole one: the bytes go
-//! to a hidden temporary file beside the target, which is renamed into place.
+//! to a hidden temporary file beside the target, which is renamed into place; and, before
+//! any work, checking that an output can be written without destroying anything (the CLI's
+//! and Python's outputs alike).
 
 use std::path::Path;
+
+use crate::RunError;
+
+/// Creates `dir` (for `flag`, e.g. `--figures`) and checks that a file can be made in it.
+pub fn check_dir(flag: &str, dir: &Path) -> Result<(), RunError> {
+    probe(dir).map_err(|source| RunError::OutputPlace {
+        flag: flag.to_owned(),
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+/// Creates `dir`, then a file in it, and removes the file.
+fn probe(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let file = dir.join(format!(".lmbias-probe.{}.tmp", std::process::id()));
+    std::fs::File::create(&file)?;
+    std::fs::remove_file(&file)
+}
+
+/// Checks that `file` (for `flag`, e.g. `--save`) can be written without destroying
+/// anything: its folder is created and writable; the path is new or a regular file (a
+/// folder, a device, a FIFO or a socket would be replaced by the rename, and a link to
+/// nothing or a loop of links names no file); and it is none of `inputs` (each named by its
+/// flag), nor a file directly inside an input folder, compared by device and inode.
+pub fn check_output(flag: &str, file: &Path, inputs: &[(&str, &Path)]) -> Result<(), RunError> {
+    let refuse = |problem: String| RunError::Output {
+        flag: flag.to_owned(),
+        path: file.to_path_buf(),
+        problem,
+    };
+    if let Ok(entry) = std::fs::symlink_metadata(file) {
+        let target = match std::fs::metadata(file) {
+            Ok(target) => target,
+            Err(_) if entry.file_type().is_symlink() => {
+                return Err(refuse(
+                    "a link to no file (missing, or a loop of links)".to_owned(),
+                ));
+            }
+            Err(source) => {
+                return Err(RunError::OutputPlace {
+                    flag: flag.to_owned(),
+                    path: file.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        if !target.is_file() {
+            return Err(refuse(
+                lmbias_data::read::not_regular(
+                    &target,
+                    "lmbias writes only a new name or a regular file",
+                )
+                .to_string(),
+            ));
+        }
+        for (input_flag, input) in inputs {
+            if same_file(&target, input) {
+                return Err(refuse(format!(
+                    "the same file as {input_flag} {}: writing it would destroy that input",
+                    input.display()
+                )));
+            }
+            let inside = file.parent().filter(|p| !p.as_os_str().is_empty());
+            if input.is_dir()
+                && let Ok(dir) = std::fs::metadata(inside.unwrap_or(Path::new(".")))
+                && same_file(&dir, input)
+            {
+                return Err(refuse(format!(
+                    "a file of the input folder {input_flag} {}: writing it would change that \
+                     input",
+                    input.display()
+                )));
+            }
+        }
+    }
+    let parent = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    probe(parent).map_err(|source| RunError::OutputPlace {
+        flag: flag.to_owned(),
+        path: file.to_path_buf(),
+        source,
+    })
+}
+
+/// Whether `other` names the file `meta` describes (same device and inode).
+fn same_file(meta: &std::fs::Metadata, other: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(other).is_ok_and(|o| o.dev() == meta.dev() && o.ino() == meta.ino())
+}
 
 /// Writes `bytes` to `path` under a hidden temporary name beside it (`.NAME.XXXXXX.tmp`,
 /// unique, made by `tempfile`), then renames it into place; on failure the temporary file is
