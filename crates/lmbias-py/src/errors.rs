@@ -147,7 +147,8 @@ fn is_bad_input_run(e: &RunError) -> bool {
         | RunError::Draw { .. }
         | RunError::NoPairs { .. }
         | RunError::Share { .. }
-        | RunError::Output { .. } => true,
+        | RunError::Output { .. }
+        | RunError::RepeatedCorpus { .. } => true,
         // A pairs file that could not be read is the system's error; one that was read is bad input.
         RunError::CrowsData(inner) => {
             !matches!(inner, lmbias_runs::data::crows::PairsError::Read(_))

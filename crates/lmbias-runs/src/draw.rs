@@ -39,7 +39,7 @@ impl Parallel {
                     _ => a == b,
                 };
                 if same {
-                    return Err(RunError::SameCorpus {
+                    return Err(RunError::RepeatedCorpus {
                         path: a.to_path_buf(),
                     });
                 }

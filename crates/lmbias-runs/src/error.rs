@@ -146,6 +146,16 @@ pub enum RunError {
         #[source]
         source: CorpusValenceError,
     },
+    /// One file given twice among the held-out and training corpora of a draw.
+    #[error(
+        "{}: given twice: the two held-out files and the two training corpora must be four \
+         different files",
+        path.display()
+    )]
+    RepeatedCorpus {
+        /// The file.
+        path: PathBuf,
+    },
     /// Held-out files whose passages are not the same passages in two wordings.
     #[error(
         "{} and {}: not aligned ({detail}): line i of one must be passage i of the other",

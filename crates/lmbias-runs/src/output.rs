@@ -9,6 +9,15 @@ use crate::RunError;
 
 /// Creates `dir` (for `flag`, e.g. `--figures`) and checks that a file can be made in it.
 pub fn check_dir(flag: &str, dir: &Path) -> Result<(), RunError> {
+    if let Ok(meta) = std::fs::metadata(dir)
+        && !meta.is_dir()
+    {
+        return Err(RunError::Output {
+            flag: flag.to_owned(),
+            path: dir.to_path_buf(),
+            problem: "not a folder: the files go into a folder of this name".to_owned(),
+        });
+    }
     probe(dir).map_err(|source| RunError::OutputPlace {
         flag: flag.to_owned(),
         path: dir.to_path_buf(),

@@ -191,6 +191,23 @@ fn hold_out_writes_what_the_draws_read() {
         std::fs::read_to_string(&pairs).unwrap().lines().count(),
         1 + 30
     );
+    // An --out that is a file, not a folder, is refused before anything is read.
+    let (ok, _, err) = lmbias(&[
+        "hold-out",
+        "--corpora",
+        e.to_str().unwrap(),
+        m.to_str().unwrap(),
+        "--out",
+        e.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert_eq!(
+        err,
+        format!(
+            "error: --out {}: not a folder: the files go into a folder of this name\n",
+            e.display()
+        )
+    );
     // A share that is no share is refused by the library, in one line.
     let (ok, _, err) = lmbias(&[
         "hold-out",

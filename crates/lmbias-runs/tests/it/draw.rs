@@ -218,11 +218,18 @@ fn unaligned_overlapping_or_repeated_corpora_are_refused_in_one_line() {
             files[1].display()
         )
     );
-    // One file given twice.
+    // One file given twice, as held-out and as training text.
     let err = Parallel::load([&files[0], &files[1]], [&files[0], &files[3]])
         .err()
         .unwrap();
-    assert!(matches!(err, RunError::SameCorpus { .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: given twice: the two held-out files and the two training corpora must be four \
+             different files",
+            files[0].display()
+        )
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
