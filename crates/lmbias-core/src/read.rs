@@ -411,22 +411,28 @@ mod tests {
         let started = std::time::Instant::now();
         assert_eq!(read_capped(&fifo, DATASET).unwrap(), b"");
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
-        // A writer that opens the FIFO (it blocks until a reader comes), then writes; a reader
-        // that came and went before the writer was in leaves it a broken pipe: it writes again.
-        let writer = {
-            let fifo = fifo.clone();
-            std::thread::spawn(move || while std::fs::write(&fifo, b"thou art\n").is_err() {})
+        // A writer that is in before the reader and finishes after it began: the read must wait
+        // for the second half instead of returning what the pipe held at first. A reader held
+        // open here (`keeper`) lets the writer open without waiting and keeps the pipe's buffer
+        // alive, so the outcome does not depend on which thread the scheduler runs first.
+        let keeper = open(&fifo).unwrap();
+        let mut writer = {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&fifo)
+                .unwrap()
         };
-        // Wait until the writer is there: reading before it would read an empty pipe.
-        let mut bytes = Vec::new();
-        for _ in 0..200 {
-            bytes = read_capped(&fifo, DATASET).unwrap();
-            if !bytes.is_empty() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        writer.join().unwrap();
+        use std::io::Write;
+        writer.write_all(b"thou ").unwrap();
+        let second_half = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            writer.write_all(b"art\n").unwrap();
+        });
+        let bytes = read_capped(&fifo, DATASET).unwrap();
+        second_half.join().unwrap();
+        drop(keeper);
         assert_eq!(bytes, b"thou art\n");
         std::fs::remove_dir_all(&dir).unwrap();
     }
