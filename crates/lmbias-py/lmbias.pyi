@@ -239,6 +239,8 @@ def seat(
     n_samples: int = 100_000,
     seed: int = 42,
     also_lowercased_copy: bool = False,
+    ddof: int = 1,
+    alternative: Literal["greater", "two-sided"] = "greater",
     provenance: bool = False,
 ) -> Union[List[Dict[str, Any]], Tuple[List[Dict[str, Any]], List[Provenance]]]:
     """SEAT (May et al. 2019): every test on every model, as ``lmbias seat --json``'s rows.
@@ -248,15 +250,18 @@ def seat(
     CLI's ``--also-lowercased-copy``) also runs, on models whose tokenizer lower-cases, the
     lower-cased copy of each test that has one (``DIR-uncased/NAME``), as further rows with
     ``lowercased_copy`` true. Each row has
-    model, test, pooling, effect_size, p_value, exact, n_partitions, p_holm, p_bh (corrected
-    over the model's battery), sizes, coverage and lost examples. ``pooling`` is the one
+    model, test, categories (the four sets' names: d > 0 means targ1 is more associated with
+    attr1 than targ2 is), pooling, effect_size, p_value, alternative, std, exact,
+    n_partitions, p_holm, p_bh (corrected over the model's battery), sizes, coverage and lost
+    examples. ``ddof`` and ``alternative`` are ``weat``'s: 1 and ``"greater"`` (sent-bias's
+    one-sided test) by default. ``pooling`` is the one
     applied: static vectors average a text's words whatever is asked, so their rows say
     "mean". On static vectors an example with a word without a vector is dropped and a test
     left unusable is refused: both are reported with ``warnings.warn``, as the CLI reports
     them on stderr. ``n_samples`` and the exact-test bound are ``weat``'s; Ctrl-C stops the
     permutation tests with KeyboardInterrupt. ``provenance=True`` returns ``(rows,
     provenance)``, one ``Provenance`` per model (its options: the pooling applied, layer,
-    n_samples, seed, lowercased_copies, lost_examples)."""
+    n_samples, seed, alternative, std, lowercased_copies, lost_examples)."""
 
 def valence(
     model: Union[Model, Sequence[Model]],

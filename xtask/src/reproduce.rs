@@ -318,7 +318,7 @@ fn seat_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Re
         n_samples: options.settings.n_samples,
         seed: options.settings.seed,
         copies: Copies::AlsoLowercased,
-        lost: None,
+        ..SeatSettings::default()
     };
     let progress = Bar::count(Some((on.len() * batteries.len()) as u64), "seat");
     for (available, outcome) in on {

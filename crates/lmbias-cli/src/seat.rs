@@ -52,6 +52,12 @@ pub struct SeatArgs {
     /// Seed of the sampled permutation tests.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
+    /// Standard deviation of the effect size: 1 = sample (sent-bias, Caliskan), 0 = population (WEFE).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
+    ddof: u8,
+    /// Two-sided p-value (|difference of means| at least as large) instead of sent-bias's one-sided one.
+    #[arg(long)]
+    two_sided: bool,
     #[command(flatten)]
     compute: crate::model_args::ComputeArgs,
     /// Print JSON: {"provenance": [one per model: its revision or digest, the tests' sha256,
@@ -86,7 +92,7 @@ pub struct SeatArgs {
         long,
         value_name = "FILE",
         num_args = 1..,
-        conflicts_with_all = ["models", "tests", "shard", "save", "pooling", "layer", "n_samples", "seed", "device", "precision", "also_lowercased_copy"]
+        conflicts_with_all = ["models", "tests", "shard", "save", "pooling", "layer", "n_samples", "seed", "ddof", "two_sided", "device", "precision", "also_lowercased_copy"]
     )]
     merge: Vec<PathBuf>,
 }
@@ -104,6 +110,8 @@ impl SeatArgs {
             layer: self.layer,
             n_samples: self.n_samples,
             seed: self.seed,
+            alternative: crate::weat::alternative(self.two_sided),
+            std: crate::weat::std_kind(self.ddof),
             copies: if self.also_lowercased_copy {
                 Copies::AlsoLowercased
             } else {

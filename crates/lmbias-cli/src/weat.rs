@@ -50,16 +50,8 @@ pub fn run(args: WeatArgs) -> anyhow::Result<()> {
         options: Options {
             n_samples: args.n_samples,
             seed: args.seed,
-            std: if args.ddof == 0 {
-                StdKind::Population
-            } else {
-                StdKind::Sample
-            },
-            alternative: if args.two_sided {
-                Alternative::TwoSided
-            } else {
-                Alternative::Greater
-            },
+            std: std_kind(args.ddof),
+            alternative: alternative(args.two_sided),
             allow_unequal_sizes: args.allow_unequal_sizes,
         },
         merge_duplicates: args.merge_duplicates,
@@ -76,6 +68,24 @@ pub fn run(args: WeatArgs) -> anyhow::Result<()> {
         out!("{}", as_text(&run.test, &settings.options, &run.result))?;
     }
     Ok(())
+}
+
+/// `--ddof` (0 or 1, clap checks) as the standard deviation that divides d.
+pub(crate) fn std_kind(ddof: u8) -> StdKind {
+    if ddof == 0 {
+        StdKind::Population
+    } else {
+        StdKind::Sample
+    }
+}
+
+/// `--two-sided` as the tails of the permutation p.
+pub(crate) fn alternative(two_sided: bool) -> Alternative {
+    if two_sided {
+        Alternative::TwoSided
+    } else {
+        Alternative::Greater
+    }
 }
 
 fn as_json(run: &WeatRun, args: &WeatArgs, options: &Options) -> serde_json::Value {

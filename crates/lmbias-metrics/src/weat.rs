@@ -14,7 +14,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::numpy_sum::{numpy_mean, numpy_sum};
 use crate::permutation;
@@ -30,7 +30,7 @@ use crate::permutation;
 pub use lmbias_core::Role;
 
 /// Which standard deviation divides the effect size; both are in use in the literature.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StdKind {
     /// ddof = 1, as in Caliskan et al. (2017) and sent-bias.
@@ -51,7 +51,7 @@ impl StdKind {
 }
 
 /// Which permutations count as "at least as extreme" as the observed split.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Alternative {
     /// X is more associated with A than Y is (sent-bias's only test): `s(Xi, Yi) ≥ s(X, Y)`.

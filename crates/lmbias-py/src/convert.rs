@@ -2,6 +2,7 @@
 //! libraries' serialisable results to plain dicts and lists.
 
 use lmbias_runs::encoder::Embedder;
+use lmbias_runs::metrics::weat::{Alternative, StdKind};
 use lmbias_runs::{Layer, Pooling};
 use numpy::PyReadonlyArray2;
 use pyo3::prelude::*;
@@ -61,6 +62,28 @@ pub(crate) fn unsigned(name: &str, value: i128) -> PyResult<u64> {
             "{name} must be between 0 and 2**64 - 1, got {value}"
         ))
     })
+}
+
+/// `ddof` as the standard deviation that divides WEAT's d.
+pub(crate) fn std_kind(ddof: i64) -> PyResult<StdKind> {
+    match ddof {
+        0 => Ok(StdKind::Population),
+        1 => Ok(StdKind::Sample),
+        other => Err(value_error(format!(
+            "ddof {other}: expected 1 (sample std, sent-bias and Caliskan) or 0 (population std, WEFE)"
+        ))),
+    }
+}
+
+/// `alternative` as the tails of WEAT's permutation p.
+pub(crate) fn alternative(name: &str) -> PyResult<Alternative> {
+    match name {
+        "greater" => Ok(Alternative::Greater),
+        "two-sided" => Ok(Alternative::TwoSided),
+        other => Err(value_error(format!(
+            "alternative {other:?} is not supported: expected \"greater\" (sent-bias's one-sided test) or \"two-sided\""
+        ))),
+    }
 }
 
 /// A list of texts from a `str` (one text) or any iterable of `str`.

@@ -115,7 +115,7 @@ fn test_from_dict(dict: &Bound<'_, PyDict>) -> PyResult<AssociationTest> {
 
 /// SEAT: a battery of association tests on one or more models, one row per (model, test).
 #[pyfunction]
-#[pyo3(signature = (model, tests, *, pooling = None, layer = None, n_samples = DEFAULT_N_SAMPLES.into(), seed = DEFAULT_SEED.into(), also_lowercased_copy = false, provenance = false))]
+#[pyo3(signature = (model, tests, *, pooling = None, layer = None, n_samples = DEFAULT_N_SAMPLES.into(), seed = DEFAULT_SEED.into(), also_lowercased_copy = false, ddof = 1, alternative = "greater", provenance = false))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn seat<'py>(
     py: Python<'py>,
@@ -126,9 +126,12 @@ pub(crate) fn seat<'py>(
     n_samples: i128,
     seed: i128,
     also_lowercased_copy: bool,
+    ddof: i64,
+    alternative: &str,
     provenance: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (n_samples, seed) = (unsigned("n_samples", n_samples)?, unsigned("seed", seed)?);
+    let (std, alternative) = (convert::std_kind(ddof)?, convert::alternative(alternative)?);
     let models = models(model)?;
     let copies = if also_lowercased_copy {
         Copies::AlsoLowercased
@@ -147,6 +150,8 @@ pub(crate) fn seat<'py>(
             layer: LayerArg::from_py(layer)?.resolve(embedder.as_ref())?,
             n_samples,
             seed,
+            alternative,
+            std,
             copies,
             lost: None,
         };

@@ -2,13 +2,13 @@
 //! (lmbias-metrics' `Associations::from_vectors` and `weat`), so both give the same numbers.
 
 use lmbias_runs::metrics::weat::{
-    Alternative, Associations, DEFAULT_N_SAMPLES, DEFAULT_SEED, Options, StdKind, weat_cancellable,
+    Alternative, Associations, DEFAULT_N_SAMPLES, DEFAULT_SEED, Options, weat_cancellable,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert::{Matrix, unsigned};
-use crate::errors::{to_py, value_error};
+use crate::convert::{self, Matrix, unsigned};
+use crate::errors::to_py;
 use crate::work;
 
 /// The outcome of `lmbias.weat`: effect size, test statistic and permutation test.
@@ -118,24 +118,7 @@ pub(crate) fn weat(
     alternative: &str,
     allow_unequal_sizes: bool,
 ) -> PyResult<WeatResult> {
-    let std = match ddof {
-        0 => StdKind::Population,
-        1 => StdKind::Sample,
-        other => {
-            return Err(value_error(format!(
-                "ddof {other}: expected 1 (sample std, sent-bias and Caliskan) or 0 (population std, WEFE)"
-            )));
-        }
-    };
-    let alternative = match alternative {
-        "greater" => Alternative::Greater,
-        "two-sided" => Alternative::TwoSided,
-        other => {
-            return Err(value_error(format!(
-                "alternative {other:?} is not supported: expected \"greater\" (sent-bias's one-sided test) or \"two-sided\""
-            )));
-        }
-    };
+    let (std, alternative) = (convert::std_kind(ddof)?, convert::alternative(alternative)?);
     let (n_samples, seed) = (unsigned("n_samples", n_samples)?, unsigned("seed", seed)?);
     let options = Options {
         n_samples,

@@ -28,6 +28,16 @@ def test_seat_rows_equal_cli(minilm, cli_json):
     assert list(rows[0])[:2] == ["model", "test"]
 
 
+def test_seat_two_sided_and_ddof_equal_cli(minilm, cli_json):
+    rows = lmbias.seat(lmbias.Model(minilm), TESTS, n_samples=1000, seed=3, ddof=0, alternative="two-sided")
+    out = cli_json("seat", "--model", minilm, "--test", *TESTS, "--n-samples", 1000, "--seed", 3,
+                   "--ddof", 0, "--two-sided", "--json")
+    assert rows == out["rows"]
+    assert {(r["alternative"], r["std"]) for r in rows} == {("two-sided", "population")}
+    with pytest.raises(ValueError, match="ddof 2"):
+        lmbias.seat(lmbias.Model(minilm), TESTS, ddof=2)
+
+
 def test_seat_battery_dir_pooling_and_several_models(cli_json, minilm, tmp_path):
     # A battery folder with a lower-cased copy of one test beside it, as datasets/seat/tr has.
     battery, uncased = tmp_path / "battery", tmp_path / "battery-uncased"

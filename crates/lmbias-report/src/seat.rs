@@ -2,6 +2,7 @@
 //! `lmbias seat` and `cargo xtask reproduce-paper`.
 
 use lmbias_core::{Layer, Pooling};
+use lmbias_metrics::weat::{Alternative, StdKind};
 use lmbias_studies::seat::{BatteryResult, LostExample, Refused, SeatRow};
 
 use lmbias_papers::Marks;
@@ -41,10 +42,16 @@ pub fn table(rows: &[SeatRow]) -> Table {
     let mut table = Table::new([
         "model",
         "test",
+        "category_targ1",
+        "category_targ2",
+        "category_attr1",
+        "category_attr2",
         "lowercased_copy",
         "pooling",
         "effect_size",
+        "ddof",
         "p_value",
+        "alternative",
         "exact",
         "p_holm",
         "p_bh",
@@ -59,10 +66,16 @@ pub fn table(rows: &[SeatRow]) -> Table {
         table.push([
             r.model.clone(),
             r.test.clone(),
+            r.categories.targ1.clone(),
+            r.categories.targ2.clone(),
+            r.categories.attr1.clone(),
+            r.categories.attr2.clone(),
             r.lowercased_copy.to_string(),
             r.pooling.to_string(),
             effect(r),
+            r.std.ddof().to_string(),
             format!("{:.6}", r.p_value),
+            side(r.alternative).to_owned(),
             r.exact.to_string(),
             format!("{:.6}", r.p_holm),
             format!("{:.6}", r.p_bh),
@@ -77,16 +90,48 @@ pub fn table(rows: &[SeatRow]) -> Table {
     table
 }
 
-/// A readable Markdown table with significance marks and a key. Sizes are those
-/// used; a row that lost examples says how many beside them, and a note lists them.
+/// `one-sided` or `two-sided`.
+fn side(alternative: Alternative) -> &'static str {
+    match alternative {
+        Alternative::Greater => "one-sided",
+        Alternative::TwoSided => "two-sided",
+    }
+}
+
+/// What every row shares, said once: the tails of p and the std of d, or "as each row's
+/// CSV says" when rows differ (shards of one run never do).
+fn shared<T: PartialEq + Copy>(rows: &[SeatRow], of: fn(&SeatRow) -> T) -> Option<T> {
+    let first = of(rows.first()?);
+    rows.iter().all(|r| of(r) == first).then_some(first)
+}
+
+/// A readable Markdown table with significance marks and a key. Each row names its four
+/// sets (X vs Y × A vs B), the header says whether p is one- or two-sided, and a note says
+/// what the sign of d means. Sizes are those used; a row that lost examples says how many
+/// beside them, and a note lists them.
 pub fn markdown(rows: &[SeatRow], marks: Marks) -> String {
+    let p_header = match shared(rows, |r| r.alternative) {
+        Some(a) => format!("p ({})", side(a)),
+        None => "p".to_owned(),
+    };
     let mut table = Table::new([
-        "model", "test", "d", "p", "", "p (Holm)", "p (BH)", "exact", "sizes", "coverage",
+        "model",
+        "test",
+        "X vs Y × A vs B",
+        "d",
+        p_header.as_str(),
+        "",
+        "p (Holm)",
+        "p (BH)",
+        "exact",
+        "sizes",
+        "coverage",
     ]);
     for r in rows {
         table.push([
             model_label(r),
             r.test.clone(),
+            r.categories.to_string(),
             effect(r),
             format!("{:.4}", r.p_value),
             marks.mark(r.p_value).to_owned(),
@@ -107,8 +152,25 @@ pub fn markdown(rows: &[SeatRow], marks: Marks) -> String {
             flags(r),
         ]);
     }
+    let std = match shared(rows, |r| r.std) {
+        Some(StdKind::Sample) => "sample std, ddof 1",
+        Some(StdKind::Population) => "population std, ddof 0",
+        None => "each row's std: see the CSV's ddof",
+    };
+    let tails = match shared(rows, |r| r.alternative) {
+        Some(Alternative::Greater) => {
+            "p is one-sided (sent-bias): the chance that a random equal split of X ∪ Y is at \
+             least as far in that direction"
+        }
+        Some(Alternative::TwoSided) => {
+            "p is two-sided: the chance that a random equal split of X ∪ Y is at least as far \
+             in either direction"
+        }
+        None => "p is one- or two-sided as each row's CSV says",
+    };
     let mut out = format!(
-        "{}\n{}. Holm and BH adjust over each model's battery. \
+        "{}\nd is Cohen's d ({std}): d > 0 means X is more associated with A, relative to B, \
+         than Y is; {tails}. {}. Holm and BH adjust over each model's battery. \
          Coverage flags a target set with more than half its examples split into ≥3 pieces, \
          or any example with an unknown piece.\n",
         table.to_markdown(),
@@ -320,6 +382,51 @@ mod tests {
         }
     }
 
+    /// Issue #49, item 4: a row says what its d and p mean: the four sets by name, the
+    /// tails of p in the header and the std and the sign of d in the note below; CSV has
+    /// them per row.
+    #[test]
+    fn rows_name_their_sets_the_direction_and_the_tails() {
+        let one_sided = [row("weat1", vec![])];
+        let md = markdown(&one_sided, Marks::Stars);
+        assert!(
+            md.contains("| model | test | X vs Y × A vs B | d | p (one-sided) |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("d is Cohen's d (sample std, ddof 1): d > 0 means X is more associated with A, relative to B, than Y is; p is one-sided (sent-bias)"),
+            "{md}"
+        );
+        let two_sided = [SeatRow {
+            alternative: Alternative::TwoSided,
+            std: StdKind::Population,
+            ..row("weat1", vec![])
+        }];
+        let md = markdown(&two_sided, Marks::Stars);
+        assert!(md.contains("| d | p (two-sided) |"), "{md}");
+        assert!(md.contains("(population std, ddof 0)"), "{md}");
+        assert!(md.contains("p is two-sided"), "{md}");
+        let mixed = [one_sided[0].clone(), two_sided[0].clone()];
+        let md = markdown(&mixed, Marks::Stars);
+        assert!(md.contains("| d | p |"), "{md}");
+        assert!(md.contains("as each row's CSV says"), "{md}");
+        let csv = table(&two_sided).to_csv();
+        let mut lines = csv.lines();
+        assert!(
+            lines.next().unwrap().starts_with(
+                "model,test,category_targ1,category_targ2,category_attr1,category_attr2,\
+                 lowercased_copy,pooling,effect_size,ddof,p_value,alternative,"
+            ),
+            "{csv}"
+        );
+        assert!(
+            lines.next().unwrap().starts_with(
+                "glove,weat1,Flowers,Insects,Pleasant,Unpleasant,false,mean,1.0000,0,0.010000,two-sided,"
+            ),
+            "{csv}"
+        );
+    }
+
     /// A lower-cased copy's rows are labelled as such in the table, the note and
     /// the figures, each a row of its own beside the model's files as given.
     #[test]
@@ -331,11 +438,11 @@ mod tests {
         let rows = [given.clone(), copy];
         let md = markdown(&rows, Marks::Caglidil);
         assert!(
-            md.contains("| glove | weat6_tr | 1.0000 | 0.0100 |"),
+            md.contains("| glove | weat6_tr | Flowers vs Insects × Pleasant vs Unpleasant | 1.0000 | 0.0100 |"),
             "{md}"
         );
         assert!(
-            md.contains("| glove (lower-cased copy) | weat6_tr | 1.0000 | 0.5000 |"),
+            md.contains("| glove (lower-cased copy) | weat6_tr | Flowers vs Insects × Pleasant vs Unpleasant | 1.0000 | 0.5000 |"),
             "{md}"
         );
         assert!(md.contains("lower-cases: glove (1 test)."), "{md}");

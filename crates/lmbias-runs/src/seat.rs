@@ -3,7 +3,7 @@
 //! drops examples without a vector), one [`SeatRun`] per model with its provenance.
 
 use lmbias_core::{Layer, Pooling};
-use lmbias_metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED, Options};
+use lmbias_metrics::weat::{Alternative, DEFAULT_N_SAMPLES, DEFAULT_SEED, Options, StdKind};
 use lmbias_studies::seat::{self, BatteryResult, Copies, Lost, Refused, SeatOptions, SeatRow};
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +24,12 @@ pub struct SeatSettings {
     pub n_samples: u64,
     /// Seed of the sampled permutation tests.
     pub seed: u64,
+    /// One-sided (sent-bias's test) or two-sided p.
+    #[serde(default)]
+    pub alternative: Alternative,
+    /// The standard deviation that divides d: sample (ddof 1, sent-bias) or population.
+    #[serde(default)]
+    pub std: StdKind,
     /// Whether uncased models also run the lower-cased copies.
     #[serde(rename = "lowercased_copies", with = "as_bool")]
     pub copies: Copies,
@@ -44,6 +50,8 @@ impl Default for SeatSettings {
             layer: Layer::Last,
             n_samples: DEFAULT_N_SAMPLES,
             seed: DEFAULT_SEED,
+            alternative: Alternative::Greater,
+            std: StdKind::Sample,
             copies: Copies::AsWritten,
             lost: None,
         }
@@ -115,7 +123,9 @@ pub fn run(
         weat: Options {
             n_samples: settings.n_samples,
             seed: settings.seed,
-            ..Options::default()
+            std: settings.std,
+            alternative: settings.alternative,
+            allow_unequal_sizes: false,
         },
         lost: settings.lost.unwrap_or(model.lost()),
     };

@@ -212,6 +212,44 @@ pub struct SetSizes {
     pub attr2: usize,
 }
 
+/// The category names of the four sets (the test file's `category` fields), so that a row
+/// says what d > 0 means: X more associated with A than Y is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetNames {
+    /// X, the first target set.
+    pub targ1: String,
+    /// Y, the second target set.
+    pub targ2: String,
+    /// A, the first attribute set.
+    pub attr1: String,
+    /// B, the second attribute set.
+    pub attr2: String,
+}
+
+impl SetNames {
+    /// The four names of `test`'s sets.
+    pub fn of(test: &AssociationTest) -> SetNames {
+        let [targ1, targ2, attr1, attr2] = Role::ALL.map(|r| test.set(r).category().to_owned());
+        SetNames {
+            targ1,
+            targ2,
+            attr1,
+            attr2,
+        }
+    }
+}
+
+impl std::fmt::Display for SetNames {
+    /// `X vs Y × A vs B`, as `lmbias weat` prints a test.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} vs {} × {} vs {}",
+            self.targ1, self.targ2, self.attr1, self.attr2
+        )
+    }
+}
+
 /// How well one model's vocabulary covers one set (see the module docs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SetCoverage {
@@ -284,6 +322,8 @@ pub struct SeatRow {
     pub model: String,
     /// The test's name, as the battery lists it.
     pub test: String,
+    /// The category names of X, Y, A and B: d > 0 means X is more associated with A than Y is.
+    pub categories: SetNames,
     /// True for a row of the test's lower-cased copy, which runs besides the test
     /// as written on a model whose tokenizer lower-cases, when asked ([`Copies`]).
     pub lowercased_copy: bool,
@@ -296,8 +336,13 @@ pub struct SeatRow {
     pub effect_size: Option<f64>,
     /// Caliskan's statistic Σ_X s − Σ_Y s, the p-value's reference point.
     pub test_statistic: f64,
-    /// Permutation p with sent-bias's semantics (tails as [`SeatOptions::weat`] says).
+    /// Permutation p with sent-bias's semantics, its tails as `alternative` says.
     pub p_value: f64,
+    /// One-sided (`greater`: X more associated with A than Y is, sent-bias's only test) or
+    /// two-sided.
+    pub alternative: weat::Alternative,
+    /// The standard deviation that divides d: `sample` (ddof 1, sent-bias) or `population`.
+    pub std: weat::StdKind,
     /// True when every split was enumerated, false when they were sampled.
     pub exact: bool,
     /// Number of equal splits of X ∪ Y; `None` when it overflows u128.
@@ -694,12 +739,15 @@ fn run_tests(
         result.rows.push(SeatRow {
             model: model_name.to_owned(),
             test: name.to_owned(),
+            categories: SetNames::of(k.test),
             lowercased_copy,
             pooling: model.pooling_applied(options.pooling),
             layer: options.layer,
             effect_size: weat.effect_size,
             test_statistic: weat.test_statistic,
             p_value: weat.permutation.p_value,
+            alternative: weat.permutation.alternative,
+            std: weat.std,
             exact: weat.permutation.exact,
             n_partitions: weat.permutation.n_partitions,
             n_evaluated: weat.permutation.n_evaluated,

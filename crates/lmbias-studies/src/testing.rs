@@ -7,22 +7,32 @@ use lmbias_core::{Layer, Pooling};
 
 use crate::crows::{Decision, Decisions, DirectionName, PairScore, SentenceScores};
 use crate::probe::{Association, ProbeStep};
-use crate::seat::{SeatRow, SetSizes, TestCoverage};
+use crate::seat::{SeatRow, SetNames, SetSizes, TestCoverage};
 use crate::valence::{Coverage, ModelResult, SentenceScore};
+use lmbias_metrics::weat::{Alternative, StdKind};
 
 /// A SEAT row of `model` on `test` with effect size `d` and p value `p` (its Holm and BH
 /// adjustments equal to it), exact, CLS-pooled at the last layer, eight examples a set,
-/// nothing lost, not a lower-cased copy.
+/// nothing lost, not a lower-cased copy, one-sided with the sample std, its sets named
+/// Flowers, Insects, Pleasant and Unpleasant.
 pub fn seat_row(model: &str, test: &str, d: f64, p: f64) -> SeatRow {
     SeatRow {
         model: model.into(),
         test: test.into(),
+        categories: SetNames {
+            targ1: "Flowers".into(),
+            targ2: "Insects".into(),
+            attr1: "Pleasant".into(),
+            attr2: "Unpleasant".into(),
+        },
         lowercased_copy: false,
         pooling: Pooling::Cls,
         layer: Layer::Last,
         effect_size: Some(d),
         test_statistic: 0.0,
         p_value: p,
+        alternative: Alternative::Greater,
+        std: StdKind::Sample,
         exact: true,
         n_partitions: None,
         n_evaluated: 0,

@@ -606,3 +606,47 @@ fn a_run_with_every_test_refused_exits_1() {
     );
     assert!(err.starts_with("warning: "), "{err}");
 }
+
+/// Issue #49, item 4: `--ddof 0` divides d by the population std of the 16 scores of
+/// X ∪ Y, so d grows by √(16/15); `--two-sided` counts both tails, and with |X| = |Y| the
+/// exact permutation distribution is symmetric (swapping X and Y negates the statistic),
+/// so p doubles. Rows say which they are, and name their sets.
+#[test]
+fn two_sided_and_ddof_reach_the_rows_and_say_so() {
+    let model = minilm_dir().display().to_string();
+    let test = english("weat6");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--model", &model, "--test", &test, "--pooling", "mean"];
+        args.extend_from_slice(extra);
+        let out = lmbias(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let one = json_rows(&run(&["--json"]));
+    let two = json_rows(&run(&["--json", "--two-sided", "--ddof", "0"]));
+    let (one, two) = (&one[0], &two[0]);
+    assert_eq!(one["alternative"], "greater");
+    assert_eq!(one["std"], "sample");
+    assert_eq!(two["alternative"], "two-sided");
+    assert_eq!(two["std"], "population");
+    assert_eq!(two["categories"]["targ1"], "MaleNames");
+    assert_eq!(two["categories"]["attr2"], "Family");
+    let d = |r: &Value| r["effect_size"].as_f64().unwrap();
+    assert!(
+        (d(two) - d(one) * (16.0f64 / 15.0).sqrt()).abs() < 1e-9,
+        "{one} {two}"
+    );
+    assert!(d(one) > 0.0);
+    let p = |r: &Value| r["p_value"].as_f64().unwrap();
+    assert!((p(two) - 2.0 * p(one)).abs() < 1e-12, "{one} {two}");
+    let md = String::from_utf8(run(&["--two-sided"]).stdout).unwrap();
+    assert!(
+        md.contains("| MaleNames vs FemaleNames × Career vs Family |")
+            && md.contains("p (two-sided)"),
+        "{md}"
+    );
+}
