@@ -274,11 +274,16 @@ def valence(
     valence_alpha0: float = 1000.0,
     valence_min_context: int = 5,
     valence_min_log_odds: float = 0.6931471805599453,
+    max_unannotated_share: float = 0.5,
     provenance: bool = False,
 ) -> Union[List[Dict[str, Any]], Tuple[List[Dict[str, Any]], List[Provenance]]]:
     """Temporal valence (Cuscito et al.): one row per (model, sentence) with the sentence's
     valence v(s), bias B = x·p over the top_k proposals, adequacy A = 1 − |v(s) − B| / 2,
-    the unannotated probability mass and the scored tokens. Masked language models only.
+    the unannotated probability mass and its share of the top-k mass (``unannotated_share``)
+    and the scored tokens. Masked language models only. A sentence whose unannotated share
+    exceeds ``max_unannotated_share`` (0.5; 1 scores every sentence) has ``bias`` and
+    ``adequacy`` None, as ``lmbias valence --max-unannotated-share`` (our rule, not the
+    paper's).
     ``valence_from=(early_modern_corpus, modern_corpus)`` rates every proposal the
     annotations leave from the two corpora, as ``lmbias valence --valence-from`` does, with its
     ``--valence-thresholds``, ``--valence-alpha0``, ``--valence-min-context`` and

@@ -218,6 +218,7 @@ fn valence_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) ->
     let plays = plays.rated_by(&frozen.lexicon)?;
     let settings = ValenceSettings {
         top_k: options.settings.top_k,
+        ..ValenceSettings::default()
     };
     let progress = Bar::count(Some(on.len() as u64), "valence");
     for (model, outcome) in on {

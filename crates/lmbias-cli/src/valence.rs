@@ -8,7 +8,7 @@ use anyhow::Context;
 use lmbias_report::valence::{self as report, Measure};
 use lmbias_runs::Ctx;
 use lmbias_runs::metrics::log_odds::Thresholds;
-use lmbias_runs::studies::valence::{DEFAULT_TOP_K, ModelResult};
+use lmbias_runs::studies::valence::{DEFAULT_MAX_UNANNOTATED_SHARE, DEFAULT_TOP_K, ModelResult};
 use lmbias_runs::valence::{
     self, CorpusSettings, Dataset, PeriodCorpora, ValenceOutput, ValenceRun, ValenceSettings,
 };
@@ -30,6 +30,12 @@ pub struct ValenceArgs {
     /// Proposals scored per sentence (default 5, the transformers fill-mask pipeline's).
     #[arg(long, default_value_t = DEFAULT_TOP_K)]
     top_k: NonZeroUsize,
+    /// A sentence whose unannotated share (the part of its top-k probability that no
+    /// annotation, lexicon or corpus rated) exceeds this gets no B and no A ("–", null in
+    /// JSON) and is left out of the group means and figures, with a count; 1 scores every
+    /// sentence, unrated proposals as 0. Our rule, not the paper's.
+    #[arg(long, default_value_t = DEFAULT_MAX_UNANNOTATED_SHARE, value_parser = share, value_name = "SHARE")]
+    max_unannotated_share: f64,
     /// Rate every proposal by this lexicon alone (word<TAB>valence<TAB>rule, a word it does not
     /// list 0; e.g. datasets/valence/lexicon-v1.tsv): the dataset's annotations are set aside,
     /// so that every model is rated by one list fixed beforehand.
@@ -78,6 +84,14 @@ pub struct ValenceArgs {
     figures: Option<PathBuf>,
 }
 
+/// A share: a number from 0 to 1.
+fn share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err("expected a share from 0 to 1".to_owned()),
+    }
+}
+
 enum Format {
     Json,
     Csv,
@@ -123,7 +137,10 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
                     dataset: &dataset,
                     corpora: corpora.as_ref(),
                 },
-                &ValenceSettings { top_k: args.top_k },
+                &ValenceSettings {
+                    top_k: args.top_k,
+                    max_unannotated_share: args.max_unannotated_share,
+                },
                 &Ctx::none(),
             )
             .with_context(|| format!("--model {name}"))?,

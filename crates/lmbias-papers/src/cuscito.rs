@@ -123,7 +123,8 @@ mod tests {
                 group: Group::Neutral,
                 bias: Distribution::of(&[0.0]).unwrap(),
                 adequacy: Distribution::of(&[a, a]).unwrap(),
-                mean_unannotated_mass: 0.0,
+                mean_unannotated_share: 0.0,
+                excluded: 0,
             });
             r
         };

@@ -259,6 +259,17 @@ pub enum KnownAnswerError {
         /// The group.
         group: Group,
     },
+    /// A sentence the guard left without B (too much of its mass unrated) cannot be paired.
+    #[error(
+        "{model}: sentence {id} has no B: its unannotated share exceeds the guard \
+         (max_unannotated_share); the check needs every sentence rated"
+    )]
+    Unscored {
+        /// The model.
+        model: String,
+        /// The sentence.
+        id: String,
+    },
     /// A NaN or infinite B has no sign to test.
     #[error("{model}: sentence {id} has B = {bias}, not a finite number")]
     NonFinite {
@@ -313,7 +324,7 @@ impl<'r> Results<'r> {
         name: &str,
         set: &str,
         group: Group,
-    ) -> Result<(&'r str, BTreeMap<&'r str, &'r SentenceScore>), KnownAnswerError> {
+    ) -> Result<(&'r str, BTreeMap<&'r str, f64>), KnownAnswerError> {
         let label = self.label(id, name)?;
         let result = self
             .results
@@ -325,14 +336,20 @@ impl<'r> Results<'r> {
             })?;
         let mut by_id = BTreeMap::new();
         for s in result.sentences.iter().filter(|s| s.group == group) {
-            if !s.bias.is_finite() {
+            let Some(bias) = s.bias else {
+                return Err(KnownAnswerError::Unscored {
+                    model: label.to_owned(),
+                    id: s.id.clone(),
+                });
+            };
+            if !bias.is_finite() {
                 return Err(KnownAnswerError::NonFinite {
                     model: label.to_owned(),
                     id: s.id.clone(),
-                    bias: s.bias,
+                    bias,
                 });
             }
-            if by_id.insert(s.id.as_str(), s).is_some() {
+            if by_id.insert(s.id.as_str(), bias).is_some() {
                 return Err(KnownAnswerError::Duplicate {
                     model: label.to_owned(),
                     id: s.id.clone(),
@@ -352,9 +369,7 @@ impl<'r> Results<'r> {
 
 /// B of every model of `models` on the same sentences, paired by id: one row per sentence (in
 /// id order), one column per model.
-fn paired(
-    models: &[(&str, BTreeMap<&str, &SentenceScore>)],
-) -> Result<Vec<Vec<f64>>, KnownAnswerError> {
+fn paired(models: &[(&str, BTreeMap<&str, f64>)]) -> Result<Vec<Vec<f64>>, KnownAnswerError> {
     let (first, ids) = &models[0];
     for (label, sentences) in &models[1..] {
         for (a, b, present, missing) in [
@@ -372,7 +387,7 @@ fn paired(
     }
     Ok(ids
         .keys()
-        .map(|sentence| models.iter().map(|(_, s)| s[sentence].bias).collect())
+        .map(|sentence| models.iter().map(|(_, s)| s[sentence]).collect())
         .collect())
 }
 
@@ -532,17 +547,18 @@ fn of_group(r: &ModelResult, group: Group) -> Vec<&SentenceScore> {
     r.sentences.iter().filter(|s| s.group == group).collect()
 }
 
-/// Mean B and A with intervals, every result and group that has sentences.
+/// Mean B and A with intervals, every result and group that has scored sentences (the
+/// check's runs rate every proposal, so the guard leaves none out there).
 fn absolute(results: &[ModelResult]) -> Vec<Absolute> {
     let mut out = Vec::new();
     for r in results {
         for group in Group::ALL {
             let sentences = of_group(r, group);
-            if sentences.is_empty() {
+            let b: Vec<f64> = sentences.iter().filter_map(|s| s.bias).collect();
+            let a: Vec<f64> = sentences.iter().filter_map(|s| s.adequacy).collect();
+            if b.is_empty() {
                 continue;
             }
-            let b: Vec<f64> = sentences.iter().map(|s| s.bias).collect();
-            let a: Vec<f64> = sentences.iter().map(|s| s.adequacy).collect();
             out.push(Absolute {
                 model: r.model.clone(),
                 set: r.dataset.clone(),
@@ -563,7 +579,7 @@ fn separation(results: &[ModelResult]) -> Vec<Separation> {
     results
         .iter()
         .filter_map(|r| {
-            let b = |g| -> Vec<f64> { of_group(r, g).iter().map(|s| s.bias).collect() };
+            let b = |g| -> Vec<f64> { of_group(r, g).iter().filter_map(|s| s.bias).collect() };
             let (eme, me) = (b(Group::EarlyModern), b(Group::Modern));
             let interval = mean_difference_interval(&eme, &me, &bootstrap()).ok()?;
             Some(Separation {

@@ -16,7 +16,7 @@ use lmbias_runs::metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED};
 use lmbias_runs::probe::{Lists, ProbeSettings};
 use lmbias_runs::seat::{SeatOutput, SeatSettings};
 use lmbias_runs::studies::seat::Copies;
-use lmbias_runs::studies::valence::DEFAULT_TOP_K;
+use lmbias_runs::studies::valence::{DEFAULT_MAX_UNANNOTATED_SHARE, DEFAULT_TOP_K};
 use lmbias_runs::valence::{CorpusSettings, Dataset, Inputs, PeriodCorpora, ValenceSettings};
 use lmbias_runs::{Ctx, Provenance};
 use pyo3::exceptions::PyUserWarning;
@@ -191,7 +191,7 @@ pub(crate) fn seat<'py>(
 /// Temporal valence (Cuscito et al.): one row per (model, sentence) with B, A and the scored
 /// proposals.
 #[pyfunction]
-#[pyo3(signature = (model, dataset, top_k = DEFAULT_TOP_K.get() as i128, *, lexicon = None, valence_from = None, valence_thresholds = None, valence_alpha0 = None, valence_min_context = None, valence_min_log_odds = None, provenance = false))]
+#[pyo3(signature = (model, dataset, top_k = DEFAULT_TOP_K.get() as i128, *, lexicon = None, valence_from = None, valence_thresholds = None, valence_alpha0 = None, valence_min_context = None, valence_min_log_odds = None, max_unannotated_share = DEFAULT_MAX_UNANNOTATED_SHARE, provenance = false))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn valence<'py>(
     py: Python<'py>,
@@ -204,11 +204,17 @@ pub(crate) fn valence<'py>(
     valence_alpha0: Option<f64>,
     valence_min_context: Option<i128>,
     valence_min_log_odds: Option<f64>,
+    max_unannotated_share: f64,
     provenance: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let models = models(model)?;
     let top_k = NonZeroUsize::new(unsigned("top_k", top_k)? as usize)
         .ok_or_else(|| value_error("top_k must be at least 1"))?;
+    if !(0.0..=1.0).contains(&max_unannotated_share) {
+        return Err(value_error(format!(
+            "max_unannotated_share {max_unannotated_share}: expected a share from 0 to 1"
+        )));
+    }
     if lexicon.is_some() && valence_from.is_some() {
         return Err(value_error(
             "lexicon and valence_from: a lexicon rates every proposal, so corpora have none to rate",
@@ -250,7 +256,10 @@ pub(crate) fn valence<'py>(
                     dataset: &dataset,
                     corpora: corpora.as_ref(),
                 },
-                &ValenceSettings { top_k },
+                &ValenceSettings {
+                    top_k,
+                    max_unannotated_share,
+                },
                 &Ctx::none(),
             )
             .map_err(|e| model.error(e))

@@ -94,6 +94,19 @@ def test_valence_rows_equal_cli(cli_json):
     assert provenance == out["provenance"]
 
 
+def test_valence_guard_equals_cli_and_leaves_out_mostly_unrated_sentences(cli_json):
+    tiny = REPO / "tests" / "fixtures" / "valence" / "tiny-bert-mlm.json"
+    rows = lmbias.valence(lmbias.Model(TINY_MLM), tiny)
+    out = cli_json("valence", "--model", TINY_MLM, "--dataset", tiny, "--json")
+    assert [r["bias"] for r in rows] == [s["bias"] for s in out["results"][0]["sentences"]]
+    left_out = [r["id"] for r in rows if r["bias"] is None]
+    assert left_out == [r["id"] for r in rows if r["unannotated_share"] > 0.5] != []
+    everything = lmbias.valence(lmbias.Model(TINY_MLM), tiny, max_unannotated_share=1)
+    assert all(r["bias"] is not None for r in everything)
+    with pytest.raises(ValueError, match="max_unannotated_share 2"):
+        lmbias.valence(lmbias.Model(TINY_MLM), tiny, max_unannotated_share=2)
+
+
 def test_valence_from_two_corpora_equals_cli(cli_json, tmp_path):
     eme, me = tmp_path / "eme.txt", tmp_path / "me.txt"
     eme.write_text("thou art fair and thou art kind\n" * 30)

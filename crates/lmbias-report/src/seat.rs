@@ -169,10 +169,11 @@ pub fn markdown(rows: &[SeatRow], marks: Marks) -> String {
         None => "p is one- or two-sided as each row's CSV says",
     };
     let mut out = format!(
-        "{}\nd is Cohen's d ({std}): d > 0 means X is more associated with A, relative to B, \
-         than Y is; {tails}. {}. Holm and BH adjust over each model's battery. \
+        "{}\n{}. Holm and BH adjust over each model's battery. \
          Coverage flags a target set with more than half its examples split into ≥3 pieces, \
-         or any example with an unknown piece.\n",
+         or any example with an unknown piece.\n\n\
+         d is Cohen's d ({std}): d > 0 means X is more associated with A, relative to B, \
+         than Y is; {tails}.\n",
         table.to_markdown(),
         marks.key().split("   ").collect::<Vec<_>>().join(", ")
     );

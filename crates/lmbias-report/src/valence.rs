@@ -51,7 +51,7 @@ pub fn figure(results: &[ModelResult], measure: Measure) -> String {
                 .sentences
                 .iter()
                 .filter(|s| s.group == *group)
-                .map(|s| match measure {
+                .filter_map(|s| match measure {
                     Measure::Bias => s.bias,
                     Measure::Adequacy => s.adequacy,
                 })
@@ -87,7 +87,7 @@ pub fn figure(results: &[ModelResult], measure: Measure) -> String {
         .map_or(("", 0), |r| (r.dataset.as_str(), r.top_k));
     BoxPlot {
         title: format!("{title} per sentence group, top-{k}"),
-        x_label: format!("sentence group ({dataset})"),
+        x_label: format!("sentence group ({dataset}){}", left_out_note(results)),
         y_label: y_label.into(),
         y_range,
         guides,
@@ -100,6 +100,20 @@ pub fn figure(results: &[ModelResult], measure: Measure) -> String {
             .collect(),
     }
     .to_svg()
+}
+
+/// "; N sentences left out (unannotated share > G)" when the guard left any out of `results`,
+/// else nothing: a figure or table without them says so beside what it shows.
+fn left_out_note(results: &[ModelResult]) -> String {
+    let n: usize = results.iter().map(|r| r.excluded().count()).sum();
+    match (n, results.first()) {
+        (0, _) | (_, None) => String::new(),
+        (n, Some(r)) => format!(
+            "; {n} sentence{} left out: unannotated share > {}",
+            if n == 1 { "" } else { "s" },
+            r.max_unannotated_share
+        ),
+    }
 }
 
 /// `<measure>-k<k>.svg`: one figure per measure, every model in it.
@@ -156,13 +170,15 @@ pub fn comparison_table(results: &[ModelResult], digits: usize) -> Table {
     table
 }
 
-/// Per model and group: n, mean, median, quartiles and IQR of B and A, mean unannotated mass.
+/// Per model and group: n scored and left out, mean, median, quartiles and IQR of B and A,
+/// mean unannotated share.
 pub fn group_table(results: &[ModelResult], digits: usize) -> Table {
     let mut table = Table::new([
         "model",
         "k",
         "group",
         "n",
+        "left out",
         "B mean",
         "B median",
         "B q1",
@@ -173,7 +189,7 @@ pub fn group_table(results: &[ModelResult], digits: usize) -> Table {
         "A q1",
         "A q3",
         "A IQR",
-        "unannotated mass",
+        "unannotated share",
     ]);
     for r in results {
         for g in &r.groups {
@@ -182,39 +198,51 @@ pub fn group_table(results: &[ModelResult], digits: usize) -> Table {
                 r.top_k.to_string(),
                 g.group.to_string(),
                 g.bias.n.to_string(),
+                g.excluded.to_string(),
             ];
             for d in [g.bias, g.adequacy] {
                 row.extend([d.mean, d.median, d.q1, d.q3, d.iqr].map(|v| num(v, digits)));
             }
-            row.push(num(g.mean_unannotated_mass, digits));
+            row.push(num(g.mean_unannotated_share, digits));
             table.push(row);
         }
     }
     table
 }
 
-/// Mean B per model and group at each k of the sweep, with the unannotated mass that comes with it.
+/// Mean B per model and group at each k of the sweep, with the mean unannotated share that
+/// comes with it.
 pub fn sweep_table(results: &[ModelResult], digits: usize) -> Table {
     let mut header = vec!["model".to_owned(), "group".to_owned()];
     header.extend(K_SWEEP.iter().map(|k| format!("mean B k={k}")));
-    header.extend(K_SWEEP.iter().map(|k| format!("unannotated k={k}")));
+    header.extend(K_SWEEP.iter().map(|k| format!("unannotated share k={k}")));
+    header.extend(K_SWEEP.iter().map(|k| format!("left out k={k}")));
     let mut table = Table::new(header);
     for r in results {
-        for g in &r.groups {
+        // Every group the sweep has, even one the guard emptied at the chosen k.
+        let swept = Group::ALL
+            .into_iter()
+            .filter(|g| r.k_sweep.iter().any(|p| p.group == *g));
+        for group in swept {
             let points: Vec<_> = K_SWEEP
                 .iter()
-                .map(|k| r.k_sweep.iter().find(|p| p.k == *k && p.group == g.group))
+                .map(|k| r.k_sweep.iter().find(|p| p.k == *k && p.group == group))
                 .collect();
-            let mut row = vec![r.model.clone(), g.group.to_string()];
+            let mut row = vec![r.model.clone(), group.to_string()];
             row.extend(
                 points
                     .iter()
-                    .map(|p| p.map_or("–".into(), |p| num(p.mean_bias, digits))),
+                    .map(|p| score(p.and_then(|p| p.mean_bias), digits)),
             );
             row.extend(
                 points
                     .iter()
-                    .map(|p| p.map_or("–".into(), |p| num(p.mean_unannotated_mass, digits))),
+                    .map(|p| score(p.and_then(|p| p.mean_unannotated_share), digits)),
+            );
+            row.extend(
+                points
+                    .iter()
+                    .map(|p| p.map_or("–".into(), |p| p.excluded.to_string())),
             );
             table.push(row);
         }
@@ -222,8 +250,13 @@ pub fn sweep_table(results: &[ModelResult], digits: usize) -> Table {
     table
 }
 
-/// Every sentence of every model: v, B, A, unannotated mass and the proposals
-/// as `token p (x, source)`.
+/// B or A, "–" for a sentence the guard left out.
+fn score(v: Option<f64>, digits: usize) -> String {
+    v.map_or("–".to_owned(), |v| num(v, digits))
+}
+
+/// Every sentence of every model: v, B, A (– when left out), unannotated share and the
+/// proposals as `token p (x)`, `?` for an unrated one.
 pub fn sentence_table(results: &[ModelResult], digits: usize) -> Table {
     let mut table = Table::new([
         "model",
@@ -233,7 +266,7 @@ pub fn sentence_table(results: &[ModelResult], digits: usize) -> Table {
         "v",
         "B",
         "A",
-        "unannotated mass",
+        "unannotated share",
         "proposals",
     ]);
     for r in results {
@@ -255,9 +288,9 @@ pub fn sentence_table(results: &[ModelResult], digits: usize) -> Table {
                 s.id.clone(),
                 s.group.to_string(),
                 s.valence.to_string(),
-                num(s.bias, digits),
-                num(s.adequacy, digits),
-                num(s.unannotated_mass, digits),
+                score(s.bias, digits),
+                score(s.adequacy, digits),
+                num(s.unannotated_share, digits),
                 proposals.join("; "),
             ]);
         }
@@ -302,7 +335,7 @@ pub fn coverage_table(results: &[ModelResult], digits: usize) -> Table {
         "k",
         "annotation keys usable",
         "lexicon keys usable",
-        "unannotated share of top-k mass",
+        "unannotated share of top-k mass (all sentences)",
         "keys it cannot propose",
     ]);
     for r in results {
@@ -340,7 +373,7 @@ pub fn example_table(results: &[ModelResult], id: &str, digits: usize) -> Option
                 _ => t.valence.to_string(),
             };
             let (b, a) = if rank == 0 {
-                (num(s.bias, digits), num(s.adequacy, digits))
+                (score(s.bias, digits), score(s.adequacy, digits))
             } else {
                 (String::new(), String::new())
             };
@@ -362,23 +395,73 @@ pub fn example_table(results: &[ModelResult], id: &str, digits: usize) -> Option
     found.then_some(table)
 }
 
-/// The Markdown report: coverage, model comparison, per-group summaries and
-/// the sweep over k, with the formulas a reader needs to read them.
+/// Every sentence of every model, short: v, B, A (– when left out) and the unannotated share,
+/// without the proposals ([`sentence_table`] has them).
+pub fn sentence_scores(results: &[ModelResult], digits: usize) -> Table {
+    let mut table = Table::new(["model", "id", "group", "v", "B", "A", "unannotated share"]);
+    for r in results {
+        for s in &r.sentences {
+            table.push([
+                r.model.clone(),
+                s.id.clone(),
+                s.group.to_string(),
+                s.valence.to_string(),
+                score(s.bias, digits),
+                score(s.adequacy, digits),
+                num(s.unannotated_share, digits),
+            ]);
+        }
+    }
+    table
+}
+
+/// What the guard did, for a report: the rule, then per model the sentences it left out.
+fn guard_note(results: &[ModelResult]) -> String {
+    let Some(first) = results.first() else {
+        return String::new();
+    };
+    let mut out = format!(
+        "A sentence whose unannotated share (the part of its top-k probability no annotation, \
+         lexicon or corpus rated) exceeds {} has no B and no A (–) and is left out of the group \
+         means and figures (our rule, not the paper's: a B resting mostly on unrated zeros would \
+         read as neutral; `--max-unannotated-share 1` scores every sentence).",
+        first.max_unannotated_share
+    );
+    for r in results {
+        let ids: Vec<&str> = r.excluded().map(|s| s.id.as_str()).collect();
+        if !ids.is_empty() {
+            out.push_str(&format!(
+                "\n\n{}: {} of {} sentences left out: {}.",
+                r.model,
+                ids.len(),
+                r.sentences.len(),
+                ids.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// The Markdown report: coverage, model comparison, per-group summaries, the sweep over k
+/// and every sentence's scores, with the formulas a reader needs to read them.
 pub fn markdown(results: &[ModelResult], digits: usize) -> String {
     let dataset = results.first().map_or("", |r| r.dataset.as_str());
     format!(
         "# Temporal valence: {dataset}\n\n\
          B = Σ x·p over the top-k proposals (−1 Early Modern … +1 Modern); \
-         A = 1 − |v − B| / 2. Unannotated proposals count as 0; their probability is the \
-         unannotated mass. Quantiles: numpy's linear method.\n\n\
+         A = 1 − |v − B| / 2. An unrated proposal counts as x = 0. {}\n\n\
+         Quantiles: numpy's linear method.\n\n\
          ## Annotation keys each model can propose, and its unannotated share\n\n{}\n\
          ## Model comparison (group means)\n\n{}\n\
          ## Per group\n\n{}\n\
-         ## Mean B as k grows\n\n{}",
+         ## Mean B as k grows\n\n{}\n\
+         ## Per sentence\n\n{}",
+        guard_note(results),
         coverage_table(results, digits).to_markdown(),
         comparison_table(results, digits).to_markdown(),
         group_table(results, digits).to_markdown(),
         sweep_table(results, digits).to_markdown(),
+        sentence_scores(results, digits).to_markdown(),
     )
 }
 

@@ -199,16 +199,30 @@ impl<'a> From<&'a Dataset> for Inputs<'a> {
 }
 
 /// How the study runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ValenceSettings {
     /// Proposals scored per sentence.
     pub top_k: NonZeroUsize,
+    /// A sentence whose unannotated share of the top-k mass exceeds this gets no B and no A
+    /// (1: every sentence scored, unrated proposals as 0).
+    pub max_unannotated_share: f64,
 }
 
 impl Default for ValenceSettings {
     fn default() -> Self {
         ValenceSettings {
             top_k: valence::DEFAULT_TOP_K,
+            max_unannotated_share: valence::DEFAULT_MAX_UNANNOTATED_SHARE,
+        }
+    }
+}
+
+impl ValenceSettings {
+    /// What the study scores with.
+    pub fn scoring(&self) -> valence::Scoring {
+        valence::Scoring {
+            top_k: self.top_k,
+            max_unannotated_share: self.max_unannotated_share,
         }
     }
 }
@@ -233,7 +247,8 @@ pub fn run(
     let lm = model.masked_lm()?;
     let Inputs { dataset, corpora } = *inputs;
     let rating = corpora.map(|c| &c.valence);
-    let result = valence::run_with_corpora(lm.as_ref(), &dataset.dataset, settings.top_k, rating)?;
+    let result =
+        valence::run_with_corpora(lm.as_ref(), &dataset.dataset, &settings.scoring(), rating)?;
     let applied = Applied {
         settings,
         rater: dataset.lexicon.as_ref().map(|_| "lexicon"),

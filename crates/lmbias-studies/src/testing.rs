@@ -65,20 +65,23 @@ pub fn valence_sentence(id: &str, group: Group, bias: f64) -> SentenceScore {
         id: id.to_owned(),
         group,
         valence,
-        bias,
-        adequacy: 1.0 - (valence - bias).abs() / 2.0,
+        bias: Some(bias),
+        adequacy: Some(1.0 - (valence - bias).abs() / 2.0),
         unannotated_mass: 0.0,
+        unannotated_share: 0.0,
         tokens: vec![],
     }
 }
 
-/// `model`'s valence result on dataset `eme-me-60` at top-5 holding `sentences` only:
+/// `model`'s valence result on dataset `eme-me-60` at top-5, guarded at the default share,
+/// holding `sentences` only:
 /// no group summaries, k sweep or unannotated tokens, and a coverage of no keys.
 pub fn valence_result(model: &str, sentences: Vec<SentenceScore>) -> ModelResult {
     ModelResult {
         model: model.to_owned(),
         dataset: "eme-me-60".to_owned(),
         top_k: 5,
+        max_unannotated_share: crate::valence::DEFAULT_MAX_UNANNOTATED_SHARE,
         coverage: Coverage {
             lexicon_keys: 0,
             lexicon_usable: 0,

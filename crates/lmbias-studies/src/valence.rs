@@ -11,10 +11,13 @@
 //!
 //! A proposed token without an annotation (neither in the sentence nor in the
 //! dataset's optional lexicon) is rated from two period corpora when they are given
-//! ([`run_with_corpora`], [`crate::corpus_valence`]); without them it counts as x = 0, and its probability is reported as
-//! the sentence's *unannotated mass* and the token is listed in
-//! [`ModelResult::unannotated`], so that a researcher can annotate what the
-//! models actually propose and rerun (the paper's own workflow). An annotation
+//! ([`run_with_corpora`], [`crate::corpus_valence`]); without them it counts as x = 0, its
+//! share of the top-k probability is the sentence's *unannotated share*, and the token is
+//! listed in [`ModelResult::unannotated`], so that a researcher can annotate what the
+//! models actually propose and rerun (the paper's own workflow). A sentence whose
+//! unannotated share exceeds [`Scoring::max_unannotated_share`] (0.5 by default; our rule,
+//! not the paper's) gets no B and no A and is left out of the group summaries: a B that
+//! rests mostly on zeros nobody rated would read as "neutral". An annotation
 //! key may be any word; one a model cannot propose as one piece is skipped for
 //! that model and counted in its [`Coverage`], never refused.
 
@@ -29,6 +32,39 @@ use serde::{Deserialize, Serialize};
 
 /// The transformers fill-mask pipeline's default `top_k`.
 pub const DEFAULT_TOP_K: NonZeroUsize = NonZeroUsize::new(5).unwrap();
+
+/// The largest unannotated share of a sentence's top-k mass at which it is still scored,
+/// unless the caller says otherwise ([`Scoring::max_unannotated_share`]).
+pub const DEFAULT_MAX_UNANNOTATED_SHARE: f64 = 0.5;
+
+/// How proposals become B and A: how many, and how much of their mass may be unrated.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scoring {
+    /// Proposals scored per sentence.
+    pub top_k: NonZeroUsize,
+    /// A sentence whose unannotated share of the top-k mass exceeds this gets no B and no A;
+    /// 1 scores every sentence, unannotated proposals as 0.
+    pub max_unannotated_share: f64,
+}
+
+impl Scoring {
+    /// `top_k` proposals, guarded at [`DEFAULT_MAX_UNANNOTATED_SHARE`].
+    pub fn new(top_k: NonZeroUsize) -> Scoring {
+        Scoring {
+            top_k,
+            max_unannotated_share: DEFAULT_MAX_UNANNOTATED_SHARE,
+        }
+    }
+
+    /// `top_k` proposals, every sentence scored whatever its unannotated share (x = 0 for
+    /// an unrated proposal), as the paper's formula reads alone.
+    pub fn unguarded(top_k: NonZeroUsize) -> Scoring {
+        Scoring {
+            top_k,
+            max_unannotated_share: 1.0,
+        }
+    }
+}
 
 /// The k at which [`ModelResult::k_sweep`] reports group means. The paper
 /// fixes k; how B moves with k shows how much the conclusion depends on it.
@@ -59,12 +95,16 @@ pub struct SentenceScore {
     pub group: Group,
     /// v(s).
     pub valence: f64,
-    /// B(m, s) = Σ x(t, s) · p(t) over the top k.
-    pub bias: f64,
-    /// A(m, s) = 1 − |v(s) − B(m, s)| / 2.
-    pub adequacy: f64,
+    /// B(m, s) = Σ x(t, s) · p(t) over the top k; `None` when the unannotated share
+    /// exceeds the guard ([`Scoring::max_unannotated_share`]).
+    pub bias: Option<f64>,
+    /// A(m, s) = 1 − |v(s) − B(m, s)| / 2; `None` with B.
+    pub adequacy: Option<f64>,
     /// Total probability of the proposed tokens that had no annotation.
     pub unannotated_mass: f64,
+    /// `unannotated_mass` over the top-k proposals' total probability (0 when they carry
+    /// none): how much of B no source rated.
+    pub unannotated_share: f64,
     /// The top-k proposals, most probable first.
     pub tokens: Vec<TokenScore>,
 }
@@ -123,17 +163,21 @@ fn quantile(sorted: &[f64], p: f64) -> f64 {
     sorted[lo] + (rank - lo as f64) * (sorted[hi] - sorted[lo])
 }
 
-/// The per-group summary the paper plots (its Figures 1 and 2 are box plots of these).
+/// The per-group summary the paper plots (its Figures 1 and 2 are box plots of these), over
+/// the group's scored sentences; a group none of whose sentences was scored is absent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GroupSummary {
     /// The group summarised.
     pub group: Group,
-    /// B over the group's sentences.
+    /// B over the group's scored sentences.
     pub bias: Distribution,
-    /// A over the group's sentences.
+    /// A over the group's scored sentences.
     pub adequacy: Distribution,
-    /// How much of B rests on proposals without an annotation, on average.
-    pub mean_unannotated_mass: f64,
+    /// How much of B rests on proposals without an annotation: the mean unannotated share
+    /// over the scored sentences.
+    pub mean_unannotated_share: f64,
+    /// The group's sentences left out: their unannotated share exceeded the guard.
+    pub excluded: usize,
 }
 
 /// Group means at one k of [`K_SWEEP`].
@@ -143,12 +187,16 @@ pub struct SweepPoint {
     pub k: usize,
     /// The group.
     pub group: Group,
-    /// Mean B over the group at this k.
-    pub mean_bias: f64,
-    /// Mean A over the group at this k.
-    pub mean_adequacy: f64,
-    /// Mean unannotated mass over the group at this k.
-    pub mean_unannotated_mass: f64,
+    /// Mean B over the group's scored sentences at this k; `None` when the guard left out all.
+    pub mean_bias: Option<f64>,
+    /// Mean A over the group's scored sentences at this k; `None` with B.
+    pub mean_adequacy: Option<f64>,
+    /// Mean unannotated share over the group's scored sentences at this k; `None` with B.
+    pub mean_unannotated_share: Option<f64>,
+    /// Sentences scored at this k (the guard may leave out more, or fewer, than at top_k).
+    pub n: usize,
+    /// Sentences left out at this k.
+    pub excluded: usize,
 }
 
 /// A proposed token no annotation covered, over all sentences of one run.
@@ -230,19 +278,27 @@ pub struct ModelResult {
     pub dataset: String,
     /// Proposals scored per sentence.
     pub top_k: usize,
+    /// The guard: a sentence whose unannotated share exceeds it has no B and no A.
+    pub max_unannotated_share: f64,
     /// The annotation keys this model can propose.
     pub coverage: Coverage,
     /// Every sentence, in dataset order.
     pub sentences: Vec<SentenceScore>,
-    /// Groups in scale order (EME, neutral, ME); groups without sentences are absent.
+    /// Groups in scale order (EME, neutral, ME); groups without scored sentences are absent.
     pub groups: Vec<GroupSummary>,
-    /// Group means at each k of [`K_SWEEP`], k by k, groups in scale order.
+    /// Group means at each k of [`K_SWEEP`], k by k, groups in scale order: every group
+    /// with sentences, its means `None` at a k where the guard left out all of them.
     pub k_sweep: Vec<SweepPoint>,
     /// Most total probability first.
     pub unannotated: Vec<UnannotatedToken>,
 }
 
 impl ModelResult {
+    /// The sentences left out by the guard (no B, no A), in dataset order.
+    pub fn excluded(&self) -> impl Iterator<Item = &SentenceScore> {
+        self.sentences.iter().filter(|s| s.bias.is_none())
+    }
+
     /// The share of the top-k probability mass, over all sentences, that fell on
     /// proposals no annotation covers (scored 0): how far B rests on tokens the
     /// annotator never judged. `None` when the proposals carry no mass at all.
@@ -296,6 +352,9 @@ pub enum ValenceStudyError {
         #[source]
         source: EncoderError,
     },
+    /// The guard is not a share.
+    #[error("max_unannotated_share {0}: expected a share from 0 to 1")]
+    Guard(f64),
     /// The model broke the `MaskedLm` contract of one answer per text.
     #[error("{model}: fill-mask answered {got} texts for {expected} sentences")]
     AnswerCount {
@@ -321,7 +380,7 @@ fn is_one_piece(lm: &dyn MaskedLm, lowercase: &str) -> bool {
     lm.piece_id(lowercase).is_some() || lm.piece_id(&capitalised).is_some()
 }
 
-/// Runs the study on one model at `top_k` (and at every k of [`K_SWEEP`]).
+/// Runs the study on one model at `scoring.top_k` (and at every k of [`K_SWEEP`]).
 ///
 /// The dataset's mask string is replaced by the model's own mask token.
 /// Annotation keys the model cannot propose are skipped and counted in
@@ -330,9 +389,9 @@ fn is_one_piece(lm: &dyn MaskedLm, lowercase: &str) -> bool {
 pub fn run(
     lm: &dyn MaskedLm,
     dataset: &ValenceDataset,
-    top_k: NonZeroUsize,
+    scoring: &Scoring,
 ) -> Result<ModelResult, ValenceStudyError> {
-    run_with_corpora(lm, dataset, top_k, None)
+    run_with_corpora(lm, dataset, scoring, None)
 }
 
 /// [`run`], with every proposal no annotation covers rated from two period corpora
@@ -341,9 +400,14 @@ pub fn run(
 pub fn run_with_corpora(
     lm: &dyn MaskedLm,
     dataset: &ValenceDataset,
-    top_k: NonZeroUsize,
+    scoring: &Scoring,
     corpora: Option<&CorpusValence>,
 ) -> Result<ModelResult, ValenceStudyError> {
+    let guard = scoring.max_unannotated_share;
+    if !(0.0..=1.0).contains(&guard) {
+        return Err(ValenceStudyError::Guard(guard));
+    }
+    let top_k = scoring.top_k;
     let coverage = coverage(lm, dataset);
     let model = lm.model_name().to_owned();
     let texts: Vec<String> = dataset
@@ -390,7 +454,7 @@ pub fn run_with_corpora(
             .sentences()
             .iter()
             .zip(&answers)
-            .map(|(s, preds)| score(dataset, s, &preds[..k.min(preds.len())], corpora))
+            .map(|(s, preds)| score(dataset, s, &preds[..k.min(preds.len())], corpora, guard))
             .collect()
     };
     let sentences = score_at(top_k.get());
@@ -404,13 +468,18 @@ pub fn run_with_corpora(
             let scored = score_at(k);
             Group::ALL
                 .into_iter()
-                .filter_map(|g| summarise(&scored, g))
-                .map(|s| SweepPoint {
-                    k,
-                    group: s.group,
-                    mean_bias: s.bias.mean,
-                    mean_adequacy: s.adequacy.mean,
-                    mean_unannotated_mass: s.mean_unannotated_mass,
+                .filter_map(|group| {
+                    let all = scored.iter().filter(|s| s.group == group).count();
+                    let summary = summarise(&scored, group);
+                    (all > 0).then(|| SweepPoint {
+                        k,
+                        group,
+                        mean_bias: summary.as_ref().map(|s| s.bias.mean),
+                        mean_adequacy: summary.as_ref().map(|s| s.adequacy.mean),
+                        mean_unannotated_share: summary.as_ref().map(|s| s.mean_unannotated_share),
+                        n: summary.as_ref().map_or(0, |s| s.bias.n),
+                        excluded: summary.as_ref().map_or(all, |s| s.excluded),
+                    })
                 })
                 .collect::<Vec<_>>()
         })
@@ -420,6 +489,7 @@ pub fn run_with_corpora(
         model,
         dataset: dataset.name().to_owned(),
         top_k: top_k.get(),
+        max_unannotated_share: guard,
         coverage,
         sentences,
         groups,
@@ -428,13 +498,15 @@ pub fn run_with_corpora(
     })
 }
 
-/// B, A and the unannotated mass of one sentence from its top-k proposals; a proposal no
-/// annotation covers is rated from `corpora` when given, beside the mask's neighbours.
+/// B, A and the unannotated share of one sentence from its top-k proposals; a proposal no
+/// annotation covers is rated from `corpora` when given, beside the mask's neighbours. B and
+/// A are `None` when the unannotated share exceeds `max_unannotated_share`.
 pub fn score(
     dataset: &ValenceDataset,
     sentence: &ValenceSentence,
     predictions: &[Prediction],
     corpora: Option<&CorpusValence>,
+    max_unannotated_share: f64,
 ) -> SentenceScore {
     let (left, right) = neighbours(sentence.text(), dataset.mask());
     let tokens: Vec<TokenScore> = predictions
@@ -463,27 +535,40 @@ pub fn score(
             .filter(|t| t.annotation == AnnotationSource::None)
             .map(|t| t.prob),
     );
+    let mass = total(tokens.iter().map(|t| t.prob));
+    let unannotated_share = if mass > 0.0 {
+        unannotated_mass / mass
+    } else {
+        0.0
+    };
     let v = sentence.valence().value();
+    let scored = unannotated_share <= max_unannotated_share;
     SentenceScore {
         id: sentence.id().to_owned(),
         group: sentence.group(),
         valence: v,
-        bias,
-        adequacy: 1.0 - (v - bias).abs() / 2.0,
+        bias: scored.then_some(bias),
+        adequacy: scored.then(|| 1.0 - (v - bias).abs() / 2.0),
         unannotated_mass,
+        unannotated_share,
         tokens,
     }
 }
 
+/// The group's summary over its scored sentences; `None` when it has none.
 fn summarise(sentences: &[SentenceScore], group: Group) -> Option<GroupSummary> {
-    let members: Vec<&SentenceScore> = sentences.iter().filter(|s| s.group == group).collect();
-    let column = |f: fn(&SentenceScore) -> f64| members.iter().map(|s| f(s)).collect::<Vec<_>>();
-    let unannotated = column(|s| s.unannotated_mass);
+    let members = || sentences.iter().filter(|s| s.group == group);
+    let scored: Vec<&SentenceScore> = members().filter(|s| s.bias.is_some()).collect();
+    let column = |f: fn(&SentenceScore) -> Option<f64>| -> Vec<f64> {
+        scored.iter().filter_map(|s| f(s)).collect()
+    };
+    let shares: Vec<f64> = scored.iter().map(|s| s.unannotated_share).collect();
     Some(GroupSummary {
         group,
         bias: Distribution::of(&column(|s| s.bias))?,
         adequacy: Distribution::of(&column(|s| s.adequacy))?,
-        mean_unannotated_mass: total(unannotated.iter().copied()) / unannotated.len() as f64,
+        mean_unannotated_share: total(shares.iter().copied()) / shares.len() as f64,
+        excluded: members().count() - scored.len(),
     })
 }
 

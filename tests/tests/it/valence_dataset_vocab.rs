@@ -10,7 +10,7 @@ use std::num::NonZeroUsize;
 
 use lmbias_core::testing::FakeMaskedLm;
 use lmbias_data::valence::{AnnotationSource, ValenceDataset};
-use lmbias_studies::valence;
+use lmbias_studies::valence::{self, Scoring};
 use lmbias_text::Tokenizer;
 
 #[test]
@@ -62,7 +62,12 @@ fn eme_me_60_keys_an_uncased_bert_splits_are_skipped_and_counted_the_rest_matche
         .map(|s| s.annotations().len())
         .max()
         .unwrap();
-    let result = valence::run(&lm, &dataset, NonZeroUsize::new(most).unwrap()).unwrap();
+    let result = valence::run(
+        &lm,
+        &dataset,
+        &Scoring::new(NonZeroUsize::new(most).unwrap()),
+    )
+    .unwrap();
 
     // Coverage: the split keys, each counted once per sentence that annotates it.
     let c = &result.coverage;

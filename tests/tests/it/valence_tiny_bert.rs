@@ -7,7 +7,7 @@ use std::num::NonZeroUsize;
 
 use lmbias_data::valence::{Group, ValenceDataset};
 use lmbias_model::{Checkpoint, DeviceKind, load_masked_lm};
-use lmbias_studies::valence::{self, ModelResult};
+use lmbias_studies::valence::{self, ModelResult, Scoring};
 use serde_json::Value;
 
 /// transformers' top-10 tokens and probabilities per sentence id.
@@ -35,14 +35,21 @@ fn reference() -> Vec<(String, Vec<String>, Vec<f64>)> {
         .collect()
 }
 
-fn run(k: usize) -> ModelResult {
+/// The study at `k` proposals; `guarded`: at the default guard, else every sentence scored.
+fn run(k: usize, guarded: bool) -> ModelResult {
     let dir = lmbias_testing::fixtures().join("models/tiny-bert-mlm");
     let checkpoint = Checkpoint::resolve(dir.to_str().unwrap()).unwrap();
     let lm = load_masked_lm(&checkpoint, DeviceKind::Cpu).unwrap();
     let dataset =
         ValenceDataset::load(&lmbias_testing::fixtures().join("valence/tiny-bert-mlm.json"))
             .unwrap();
-    valence::run(lm.as_ref(), &dataset, NonZeroUsize::new(k).unwrap()).unwrap()
+    let k = NonZeroUsize::new(k).unwrap();
+    let scoring = if guarded {
+        Scoring::new(k)
+    } else {
+        Scoring::unguarded(k)
+    };
+    valence::run(lm.as_ref(), &dataset, &scoring).unwrap()
 }
 
 /// lmbias-model matches transformers' probabilities within 1e-5 each; B and A
@@ -112,8 +119,9 @@ fn bias_and_adequacy_through_the_model_match_the_hand_computation() {
         let (_, _, probs) = reference.iter().find(|(i, _, _)| i == id).unwrap();
         probs[rank]
     };
-    let r5 = run(5);
-    let r10 = run(10);
+    let r5 = run(5, false);
+    let r10 = run(10, false);
+    let guarded = run(5, true);
     assert_eq!(
         r5.model,
         lmbias_testing::fixtures()
@@ -123,9 +131,24 @@ fn bias_and_adequacy_through_the_model_match_the_hand_computation() {
     );
     let mut worst: f64 = 0.0;
     let (mut unannotated, mut mass) = (0.0, 0.0);
+    let mut left_out = 0;
     for (id, v, b5, u5, b10) in by_hand(&p) {
         unannotated += u5;
-        mass += (0..5).map(|rank| p(id, rank)).sum::<f64>();
+        let mass5 = (0..5).map(|rank| p(id, rank)).sum::<f64>();
+        mass += mass5;
+        // The guard (issue #49, item 3): a sentence more than half of whose top-5 mass is
+        // unrated has no B and no A; the others keep theirs.
+        let g = guarded.sentences.iter().find(|s| s.id == id).unwrap();
+        assert!((g.unannotated_share - u5 / mass5).abs() < TOL, "{id}");
+        if u5 / mass5 > 0.5 {
+            assert_eq!((g.bias, g.adequacy), (None, None), "{id}");
+            left_out += 1;
+        } else {
+            assert_eq!(
+                g.bias,
+                r5.sentences.iter().find(|s| s.id == id).unwrap().bias
+            );
+        }
         let s5 = r5.sentences.iter().find(|s| s.id == id).unwrap();
         let s10 = r10.sentences.iter().find(|s| s.id == id).unwrap();
         // The model proposes what transformers proposes, in the same order.
@@ -133,17 +156,23 @@ fn bias_and_adequacy_through_the_model_match_the_hand_computation() {
         let tokens: Vec<&str> = s10.tokens.iter().map(|t| t.token.as_str()).collect();
         assert_eq!(tokens, ref_tokens[..10], "{id}");
         assert_eq!(s5.valence, v, "{id}");
+        let [b, a, b10_got, a10] =
+            [s5.bias, s5.adequacy, s10.bias, s10.adequacy].map(Option::unwrap);
         for (got, want, what) in [
-            (s5.bias, b5, "B@5"),
-            (s5.adequacy, 1.0 - (v - b5).abs() / 2.0, "A@5"),
+            (b, b5, "B@5"),
+            (a, 1.0 - (v - b5).abs() / 2.0, "A@5"),
             (s5.unannotated_mass, u5, "unannotated@5"),
-            (s10.bias, b10, "B@10"),
-            (s10.adequacy, 1.0 - (v - b10).abs() / 2.0, "A@10"),
+            (b10_got, b10, "B@10"),
+            (a10, 1.0 - (v - b10).abs() / 2.0, "A@10"),
         ] {
             assert!((got - want).abs() < TOL, "{id} {what}: {got} vs {want}");
             worst = worst.max((got - want).abs());
         }
     }
+    assert_eq!(guarded.excluded().count(), left_out);
+    let in_groups: usize = guarded.groups.iter().map(|g| g.bias.n).sum();
+    assert_eq!(in_groups, 5 - left_out);
+    eprintln!("the guard left out {left_out} of 5 sentences");
     // The report's unannotated share of top-k mass, over all five sentences.
     let share = r5.unannotated_share().unwrap();
     assert!((share - unannotated / mass).abs() < TOL, "{share}");
@@ -152,12 +181,13 @@ fn bias_and_adequacy_through_the_model_match_the_hand_computation() {
 
 #[test]
 fn group_summary_and_sweep_are_pinned() {
-    let mut r = run(5);
+    let mut r = run(5, true);
     // The model is named by its path; the snapshot must not depend on the checkout's location.
     r.model = "tiny-bert-mlm".into();
     let groups: Vec<Group> = r.groups.iter().map(|g| g.group).collect();
     assert_eq!(groups, [Group::EarlyModern, Group::Modern]);
-    assert_eq!((r.groups[0].bias.n, r.groups[1].bias.n), (3, 2));
+    let all: Vec<usize> = r.groups.iter().map(|g| g.bias.n + g.excluded).collect();
+    assert_eq!(all, [3, 2]);
     // Three decimals: far above the 1e-5 model-vs-transformers noise.
     insta::assert_snapshot!(
         "tiny_bert_markdown",

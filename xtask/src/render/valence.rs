@@ -178,7 +178,13 @@ pub(super) fn section(
          sentence with no global lexicon. Annotation keys a model cannot propose (not one piece \
          of its vocabulary, e.g. *hath* for bert-base-uncased) are skipped for it; how many each \
          model could use, and the share of its top-k probability mass that no source rated \
-         (scored 0; the next table says which source rated the rest):\n\n{}",
+         (scored 0; the next table says which source rated the rest). A sentence more than {} \
+         of whose top-k mass no source rated gets no B and no A and is left out of the means \
+         and figures (our guard, not the paper's; `--max-unannotated-share`): {} of the {} \
+         sentence scores here.\n\n{}",
+        valence.first().map_or(0.0, |r| r.max_unannotated_share),
+        valence.iter().map(|r| r.excluded().count()).sum::<usize>(),
+        valence.iter().map(|r| r.sentences.len()).sum::<usize>(),
         lmbias_report::valence::coverage_table(valence, 3).to_markdown()
     );
     let _ = writeln!(

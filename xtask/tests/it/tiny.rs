@@ -216,7 +216,7 @@ fn paper_set_resolves_from_the_hf_cache_and_writes_every_study() {
     // the shape is asserted by heading.
     for heading in [
         "## Temporal valence (Cuscito, Ferrara & Ruskov)",
-        "| model | k | annotation keys usable | lexicon keys usable | unannotated share of top-k mass |",
+        "| model | k | annotation keys usable | lexicon keys usable | unannotated share of top-k mass (all sentences) |",
         "| Modern English sentences: the three models in order | BERT Base (bert-base-uncased) > BL Books > MacBERTh |",
         "### Example sentences in the shape of the paper's Tables 1–3 (two of the paper's, one of ours)",
         "The tests of the paper's Figure 1",

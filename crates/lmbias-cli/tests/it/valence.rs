@@ -119,8 +119,21 @@ fn markdown_csv_unannotated_and_figures() {
     // One figure per measure, every model in it (the paper's Figures 1 and 2).
     assert_eq!(svgs, ["adequacy-k10.svg", "bias-k10.svg"]);
     let svg = std::fs::read_to_string(dir.join(&svgs[1])).unwrap();
-    // The model given twice: both results' five sentences, side by side.
-    assert_eq!(svg.matches("<circle").count(), 10);
+    // The model given twice: both results' sentences side by side, less those the guard left
+    // out (issue #49, item 3): at k = 10, eme-3, eme-5 and me-1 have more than half their mass
+    // unrated (tests/it/valence_tiny_bert.rs computes the shares from transformers'), so two
+    // of five sentences a model are drawn, and the axis says so.
+    assert_eq!(svg.matches("<circle").count(), 4);
+    assert!(
+        svg.contains("6 sentences left out: unannotated share &gt; 0.5"),
+        "{svg}"
+    );
+    for note in [
+        "exceeds 0.5 has no B and no A (–)",
+        "3 of 5 sentences left out: eme-3, eme-5, me-1.",
+    ] {
+        assert!(md.contains(note), "{md}");
+    }
     assert!(svg.contains("bias B per sentence group, top-10"), "{svg}");
     // The legend names the model.
     assert!(svg.contains(&format!(">{}</text>", model())), "{svg}");
@@ -135,7 +148,7 @@ fn markdown_csv_unannotated_and_figures() {
     ]);
     assert!(ok, "{err}");
     assert_eq!(csv.lines().count(), 6, "{csv}");
-    assert!(csv.starts_with("model,k,id,group,v,B,A,unannotated mass,proposals\n"));
+    assert!(csv.starts_with("model,k,id,group,v,B,A,unannotated share,proposals\n"));
 
     let (ok, list, err) = lmbias(&[
         "valence",
@@ -212,6 +225,8 @@ fn keys_outside_the_vocabulary_are_skipped_and_the_numbers_match_transformers() 
         path.to_str().unwrap(),
         "--top-k",
         "5",
+        "--max-unannotated-share",
+        "1",
         "--json",
     ]);
     assert!(ok, "{err}");
@@ -599,4 +614,57 @@ fn a_lexicon_rates_every_proposal() {
         !ok && err.contains("the log-odds floor -1 must be a finite number ≥ 0"),
         "{err}"
     );
+}
+
+/// Issue #49, item 3: a sentence the guard leaves out has B and A null in JSON and "–" in CSV,
+/// and a guard that is not a share is refused in one line before any model loads.
+#[test]
+fn the_guard_prints_null_and_dash_and_refuses_a_non_share() {
+    let args = |extra: &[&str]| {
+        let mut args = vec![
+            "valence".to_owned(),
+            "--model".to_owned(),
+            model(),
+            "--dataset".to_owned(),
+            dataset().display().to_string(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let run = |extra: &[&str]| {
+        let args = args(extra);
+        lmbias(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let (ok, out, err) = run(&["--json"]);
+    assert!(ok, "{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let sentences = json["results"][0]["sentences"].as_array().unwrap();
+    let me1 = sentences.iter().find(|s| s["id"] == "me-1").unwrap();
+    assert!(me1["unannotated_share"].as_f64().unwrap() > 0.5, "{me1}");
+    assert_eq!(
+        (&me1["bias"], &me1["adequacy"]),
+        (&Value::Null, &Value::Null)
+    );
+    let me4 = sentences.iter().find(|s| s["id"] == "me-4").unwrap();
+    assert!(me4["unannotated_share"].as_f64().unwrap() <= 0.5, "{me4}");
+    assert!(me4["bias"].is_f64());
+    assert_eq!(json["results"][0]["max_unannotated_share"], 0.5);
+    assert_eq!(
+        json["provenance"][0]["options"]["max_unannotated_share"],
+        "0.5"
+    );
+    let (ok, csv, err) = run(&["--csv"]);
+    assert!(ok, "{err}");
+    let line = csv.lines().find(|l| l.contains(",me-1,")).unwrap();
+    assert!(line.contains(",1,–,–,0.6"), "{line}");
+    for bad in ["1.5", "-0.1", "half"] {
+        let (ok, _, err) = run(&["--max-unannotated-share", bad]);
+        assert!(!ok);
+        assert!(
+            err.starts_with(&format!(
+                "error: invalid value '{bad}' for '--max-unannotated-share <SHARE>': expected a share from 0 to 1"
+            )),
+            "{err}"
+        );
+    }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use lmbias_core::testing::FakeMaskedLm;
 use lmbias_data::valence::{AnnotationSource, Group, ValenceDataset};
-use lmbias_studies::valence::{self, DEFAULT_TOP_K, ModelResult, ValenceStudyError};
+use lmbias_studies::valence::{self, DEFAULT_TOP_K, ModelResult, Scoring, ValenceStudyError};
 
 /// The fake's vocabulary (ids: positions once sorted).
 const VOCAB: [&str; 21] = [
@@ -102,7 +102,12 @@ fn dataset(text: &str) -> ValenceDataset {
 }
 
 fn run(k: usize) -> ModelResult {
-    valence::run(&fake(), &dataset(DATASET), NonZeroUsize::new(k).unwrap()).unwrap()
+    valence::run(
+        &fake(),
+        &dataset(DATASET),
+        &Scoring::new(NonZeroUsize::new(k).unwrap()),
+    )
+    .unwrap()
 }
 
 /// The fake's probabilities are f32; the study sums them in f64.
@@ -123,9 +128,9 @@ fn bias_and_adequacy_by_hand_at_the_default_k() {
     // eme-01: thou −1·.40, not 0, you +1·.15, he 0, "Thou" −1·.05 (matched case-insensitively).
     let s = by_id("eme-01");
     let b = -p(0.40) + p(0.15) - p(0.05);
-    assert!(close(s.bias, b), "{}", s.bias);
-    assert!(close(s.adequacy, 1.0 - (-1.0 - b).abs() / 2.0));
-    assert!((s.bias - -0.30).abs() < 1e-7 && (s.adequacy - 0.65).abs() < 1e-7);
+    assert!(close(s.bias.unwrap(), b), "{:?}", s.bias);
+    assert!(close(s.adequacy.unwrap(), 1.0 - (-1.0 - b).abs() / 2.0));
+    assert!((s.bias.unwrap() - -0.30).abs() < 1e-7 && (s.adequacy.unwrap() - 0.65).abs() < 1e-7);
     assert_eq!(s.unannotated_mass, 0.0);
     assert_eq!(s.tokens.len(), 5);
     assert_eq!(s.tokens[4].token, "Thou");
@@ -134,16 +139,16 @@ fn bias_and_adequacy_by_hand_at_the_default_k() {
 
     // neu-01: eve −0.5·.05; "wind" unannotated (0, mass .1).
     let s = by_id("neu-01");
-    assert!(close(s.bias, -0.5 * p(0.05)));
-    assert!(close(s.adequacy, 1.0 - 0.5 * p(0.05) / 2.0));
+    assert!(close(s.bias.unwrap(), -0.5 * p(0.05)));
+    assert!(close(s.adequacy.unwrap(), 1.0 - 0.5 * p(0.05) / 2.0));
     assert!(close(s.unannotated_mass, p(0.1)));
 
     // me-01: only the lexicon applies: you +.7, ye −.03; we, they, u unannotated.
     let s = by_id("me-01");
     let b = p(0.7) - p(0.03);
-    assert!(close(s.bias, b));
-    assert!(close(s.adequacy, 1.0 - (1.0 - b) / 2.0));
-    assert!((s.adequacy - 0.835).abs() < 1e-7);
+    assert!(close(s.bias.unwrap(), b));
+    assert!(close(s.adequacy.unwrap(), 1.0 - (1.0 - b) / 2.0));
+    assert!((s.adequacy.unwrap() - 0.835).abs() < 1e-7);
     assert!(close(s.unannotated_mass, p(0.1) + p(0.05) + p(0.02)));
     let sources: Vec<AnnotationSource> = s.tokens.iter().map(|t| t.annotation).collect();
     use AnnotationSource::{Lexicon, None};
@@ -152,8 +157,8 @@ fn bias_and_adequacy_by_hand_at_the_default_k() {
     // me-02: did, love, hate +0.5; get +1; saw unannotated.
     let s = by_id("me-02");
     let b = 0.5 * (p(0.3) + p(0.2) + p(0.05)) + p(0.1);
-    assert!(close(s.bias, b));
-    assert!(close(s.adequacy, 1.0 - (0.5 - b).abs() / 2.0));
+    assert!(close(s.bias.unwrap(), b));
+    assert!(close(s.adequacy.unwrap(), 1.0 - (0.5 - b).abs() / 2.0));
 }
 
 #[test]
@@ -181,7 +186,10 @@ fn sweep_over_k_takes_more_proposals() {
         .k_sweep
         .iter()
         .filter(|s| s.group == Group::EarlyModern)
-        .map(|s| (s.k, s.mean_bias, s.mean_unannotated_mass))
+        .map(|s| {
+            let mean = |v: Option<f64>| v.unwrap();
+            (s.k, mean(s.mean_bias), mean(s.mean_unannotated_share))
+        })
         .collect();
     assert_eq!(eme.len(), 3);
     assert_eq!((eme[0].0, eme[1].0, eme[2].0), (5, 10, 20));
@@ -189,7 +197,9 @@ fn sweep_over_k_takes_more_proposals() {
     // The fake proposes only 7 tokens: k = 10 and 20 add "she" (unannotated) and "ye" (lexicon −1).
     let b7 = -p(0.40) + p(0.15) - p(0.05) - p(0.02);
     assert!(close(eme[1].1, b7) && close(eme[2].1, b7));
-    assert!(close(eme[1].2, p(0.03)));
+    // "she" is unrated: .03 of the seven proposals' .95.
+    let seven = p(0.40) + p(0.20) + p(0.15) + p(0.10) + p(0.05) + p(0.03) + p(0.02);
+    assert!(close(eme[1].2, p(0.03) / seven));
     insta::assert_json_snapshot!("hand_k_sweep", r.k_sweep);
 }
 
@@ -245,7 +255,7 @@ fn unannotated_tokens_are_listed_by_probability() {
 /// are those of the complete dataset, since such a token is never proposed.
 #[test]
 fn annotations_the_model_cannot_propose_are_skipped_and_counted() {
-    let complete = valence::run(&fake(), &dataset(DATASET), DEFAULT_TOP_K).unwrap();
+    let complete = valence::run(&fake(), &dataset(DATASET), &Scoring::new(DEFAULT_TOP_K)).unwrap();
     assert!(complete.coverage.is_complete());
     assert_eq!(
         (
@@ -266,7 +276,7 @@ fn annotations_the_model_cannot_propose_are_skipped_and_counted() {
         .replace(r#""he": 0 }"#, r#""he": 0, "hither": -1 }"#)
         .replace(r#""the": 0 }"#, r#""the": 0, "doth": -1, "email": 1 }"#)
         .replace(r#""get": 1 }"#, r#""get": 1, "email": 1 }"#);
-    let partial = valence::run(&fake(), &dataset(&text), DEFAULT_TOP_K).unwrap();
+    let partial = valence::run(&fake(), &dataset(&text), &Scoring::new(DEFAULT_TOP_K)).unwrap();
     let c = &partial.coverage;
     assert_eq!((c.lexicon_keys, c.lexicon_usable), (6, 4));
     assert_eq!((c.annotation_keys, c.annotation_usable), (14, 12));
@@ -297,7 +307,7 @@ fn a_text_the_model_sees_two_masks_in_names_the_sentence() {
     // The dataset counts only its own "[MASK]"; the model's "<mask>" written
     // literally in a text is a second mask for the model.
     let text = DATASET.replace("I [MASK] it.", "I [MASK] it <mask>.");
-    let err = valence::run(&fake(), &dataset(&text), DEFAULT_TOP_K).unwrap_err();
+    let err = valence::run(&fake(), &dataset(&text), &Scoring::new(DEFAULT_TOP_K)).unwrap_err();
     assert!(matches!(err, ValenceStudyError::Sentence { .. }), "{err}");
     // As anyhow's `{:#}` prints it: the sentence, then the encoder's reason, once.
     let cause = std::error::Error::source(&err).unwrap();
@@ -315,7 +325,7 @@ fn a_nan_probability_names_the_model_and_sentence() {
     let mut proposals = proposals.to_vec();
     proposals[2].1 = f32::NAN;
     let lm = fake().with_answer(&masked(text), &proposals);
-    let err = valence::run(&lm, &dataset(DATASET), DEFAULT_TOP_K).unwrap_err();
+    let err = valence::run(&lm, &dataset(DATASET), &Scoring::new(DEFAULT_TOP_K)).unwrap_err();
     assert!(matches!(err, ValenceStudyError::Sentence { .. }), "{err}");
     let cause = std::error::Error::source(&err).unwrap();
     assert_eq!(
@@ -338,8 +348,10 @@ fn corpora_rate_every_proposal_the_annotations_leave() {
     let me = [lines("the wind blew", 40), lines(even, 20)].concat();
     let corpora = CorpusValence::new(&eme, &me, 100.0, Thresholds::default(), 5, 0.0).unwrap();
     let k = NonZeroUsize::new(7).unwrap();
-    let plain = valence::run(&fake(), &dataset(DATASET), k).unwrap();
-    let rated = valence::run_with_corpora(&fake(), &dataset(DATASET), k, Some(&corpora)).unwrap();
+    let plain = valence::run(&fake(), &dataset(DATASET), &Scoring::new(k)).unwrap();
+    let rated =
+        valence::run_with_corpora(&fake(), &dataset(DATASET), &Scoring::new(k), Some(&corpora))
+            .unwrap();
     assert_eq!(rated.unannotated_share(), Some(0.0));
     assert!(rated.unannotated.is_empty());
     let expected_shift = |id: &str| match id {
@@ -349,7 +361,10 @@ fn corpora_rate_every_proposal_the_annotations_leave() {
     };
     for (before, after) in plain.sentences.iter().zip(&rated.sentences) {
         assert!(
-            close(after.bias, before.bias + expected_shift(&before.id)),
+            close(
+                after.bias.unwrap(),
+                before.bias.unwrap() + expected_shift(&before.id)
+            ),
             "{}",
             before.id
         );
@@ -360,5 +375,68 @@ fn corpora_rate_every_proposal_the_annotations_leave() {
                 kept => assert_eq!((a.annotation, a.valence), (kept, b.valence)),
             }
         }
+    }
+}
+
+/// Issue #49, item 3: a sentence whose unannotated share exceeds the guard has no B and no A
+/// and is left out of its group's summary, counted there; one at the guard exactly is kept.
+/// Shares at k = 5: eme-01 0; neu-01 .1/.89; me-01 (we, they, u) .17/.9; me-02 (saw) .05/.7.
+#[test]
+fn the_guard_leaves_out_sentences_mostly_unrated() {
+    let share_me01 = (p(0.1) + p(0.05) + p(0.02)) / (p(0.7) + p(0.1) + p(0.05) + p(0.03) + p(0.02));
+    let at = |guard: f64| {
+        valence::run(
+            &fake(),
+            &dataset(DATASET),
+            &Scoring {
+                top_k: DEFAULT_TOP_K,
+                max_unannotated_share: guard,
+            },
+        )
+        .unwrap()
+    };
+    let r = at(0.15);
+    let me01 = r.sentences.iter().find(|s| s.id == "me-01").unwrap();
+    assert!(
+        close(me01.unannotated_share, share_me01),
+        "{}",
+        me01.unannotated_share
+    );
+    assert_eq!((me01.bias, me01.adequacy), (None, None));
+    let left_out: Vec<&str> = r.excluded().map(|s| s.id.as_str()).collect();
+    assert_eq!(left_out, ["me-01"]);
+    let me = r.groups.iter().find(|g| g.group == Group::Modern).unwrap();
+    let b2 = 0.5 * (p(0.3) + p(0.2) + p(0.05)) + p(0.1);
+    assert_eq!((me.bias.n, me.excluded), (1, 1));
+    assert!(close(me.bias.mean, b2));
+    assert!(close(
+        me.mean_unannotated_share,
+        p(0.05) / (p(0.3) + p(0.2) + p(0.1) + p(0.05) + p(0.05))
+    ));
+    let sweep5 = r
+        .k_sweep
+        .iter()
+        .find(|s| s.k == 5 && s.group == Group::Modern)
+        .unwrap();
+    assert_eq!((sweep5.n, sweep5.excluded), (1, 1));
+    // At the guard exactly, the sentence is scored; the default keeps every sentence here.
+    let exact = at(share_me01);
+    assert_eq!(exact.excluded().count(), 0);
+    assert_eq!(run(5).excluded().count(), 0);
+    // Every sentence out of a group: the group has no summary.
+    let none = at(0.0);
+    let groups: Vec<Group> = none.groups.iter().map(|g| g.group).collect();
+    assert_eq!(groups, [Group::EarlyModern]);
+    for bad in [-0.1, 1.5, f64::NAN] {
+        let err = valence::run(
+            &fake(),
+            &dataset(DATASET),
+            &Scoring {
+                top_k: DEFAULT_TOP_K,
+                max_unannotated_share: bad,
+            },
+        )
+        .unwrap_err();
+        assert!(matches!(err, ValenceStudyError::Guard(_)), "{err}");
     }
 }
