@@ -5,11 +5,11 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Context;
 use lmbias_report::crows as report;
 use lmbias_runs::Ctx;
 use lmbias_runs::crows::{self, CrowsOutput, CrowsRun, CrowsSettings, Pairs};
 
+use crate::model_args::ModelContext;
 use crate::output::out;
 
 #[derive(clap::Args, Debug)]
@@ -75,7 +75,7 @@ pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
                 ..Ctx::none()
             },
         )
-        .with_context(|| format!("--model {name}"))?;
+        .model_context(name)?;
         bar.finish();
         runs.push(run);
     }

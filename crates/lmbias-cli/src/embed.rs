@@ -1,7 +1,6 @@
 //! `lmbias embed`: sentence vectors from any supported checkpoint (BERT, T5/mT5 encoder)
 //! or static word vectors (GloVe, word2vec).
 
-use anyhow::Context;
 use lmbias_runs::encoder::EncoderError;
 use lmbias_runs::text::Tokenizer;
 use lmbias_runs::{Layer, Pooling};
@@ -9,6 +8,7 @@ use serde_json::json;
 
 use crate::input::{self, InputArgs};
 use crate::model_args::ModelArgs;
+use crate::model_args::ModelContext;
 use crate::output::{Spool, out, outln};
 
 #[derive(clap::Args, Debug)]
@@ -38,9 +38,7 @@ pub struct EmbedArgs {
 pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
     let texts = input::Texts::open(&args.input, args.texts)?;
     let loaded = args.model.open()?;
-    let model = loaded
-        .embedder()
-        .with_context(|| format!("--model {}", args.model.model))?;
+    let model = loaded.embedder().model_context(&args.model.model)?;
     let model = model.as_ref();
     let pooling = args.pooling.unwrap_or_else(|| model.default_pooling());
     // Checked before the header: a layer the model lacks printed one, then failed.

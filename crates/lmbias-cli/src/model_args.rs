@@ -2,7 +2,6 @@
 //! precision); the model itself is opened by lmbias-runs, which decides static vectors or
 //! checkpoint.
 
-use anyhow::Context;
 pub use lmbias_frontend::ComputeArgs;
 use lmbias_runs::{Model, SharedMaskedLm};
 
@@ -31,11 +30,31 @@ impl ModelArgs {
     }
 }
 
+/// An error about `--model SPEC`, said once: `--model SPEC: …`, or `--model: …` when the
+/// error names the model already (a folder's path would be printed twice).
+pub trait ModelContext<T> {
+    /// The error, with the flag (and the model, unless the error names it) before it.
+    fn model_context(self, spec: &str) -> anyhow::Result<T>;
+}
+
+impl<T, E: Into<anyhow::Error>> ModelContext<T> for Result<T, E> {
+    fn model_context(self, spec: &str) -> anyhow::Result<T> {
+        self.map_err(|e| {
+            let e: anyhow::Error = e.into();
+            if e.to_string().contains(spec) {
+                e.context("--model")
+            } else {
+                e.context(format!("--model {spec}"))
+            }
+        })
+    }
+}
+
 /// `--model SPEC`, opened.
 pub fn open(spec: &str, compute: &ComputeArgs) -> anyhow::Result<Model> {
     let compute = compute.compute()?;
     let model = lmbias_runs::open_with(spec, compute, &lmbias_frontend::hub_settings())
-        .with_context(|| format!("--model {spec}"))?;
+        .model_context(spec)?;
     // Said, not kept silently: a JSON embeddings file with a repeated key is refused.
     match model.duplicate_words() {
         0 => {}
@@ -52,14 +71,12 @@ pub fn open(spec: &str, compute: &ComputeArgs) -> anyhow::Result<Model> {
 /// before anything is read.
 pub fn open_masked(spec: &str, compute: &ComputeArgs) -> anyhow::Result<Model> {
     if lmbias_runs::names_static(spec) {
-        return Err(lmbias_runs::RunError::NotMasked).with_context(|| format!("--model {spec}"));
+        return Err(lmbias_runs::RunError::NotMasked).model_context(spec);
     }
     open(spec, compute)
 }
 
 /// `--model SPEC` as a masked language model.
 pub fn masked_lm(spec: &str, compute: &ComputeArgs) -> anyhow::Result<SharedMaskedLm> {
-    open_masked(spec, compute)?
-        .masked_lm()
-        .with_context(|| format!("--model {spec}"))
+    open_masked(spec, compute)?.masked_lm().model_context(spec)
 }

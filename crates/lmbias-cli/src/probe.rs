@@ -12,6 +12,7 @@ use lmbias_runs::Layer;
 use lmbias_runs::inputs::Vectors;
 use lmbias_runs::probe::{self, Lists, ProbeOutput, ProbeResult, ProbeSettings, Words};
 
+use crate::model_args::ModelContext;
 use crate::output::{self, out, outln};
 
 #[derive(clap::Args, Debug)]
@@ -87,8 +88,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
         }
         (None, Some(spec)) => {
             let model = crate::model_args::open(spec, &args.compute)?;
-            probe::run(&model, &lists, &settings, &Ctx::none())
-                .with_context(|| format!("--model {spec}"))?
+            probe::run(&model, &lists, &settings, &Ctx::none()).model_context(spec)?
         }
         (None, None) => anyhow::bail!("give --embeddings FILE, or --model M with --templates FILE"),
     };

@@ -13,6 +13,7 @@ use lmbias_runs::valence::{
     self, CorpusSettings, Dataset, PeriodCorpora, ValenceOutput, ValenceRun, ValenceSettings,
 };
 
+use crate::model_args::ModelContext;
 use crate::output::{self, out};
 
 #[derive(clap::Args, Debug)]
@@ -143,7 +144,7 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
                 },
                 &Ctx::none(),
             )
-            .with_context(|| format!("--model {name}"))?,
+            .model_context(name)?,
         );
     }
     let results: Vec<ModelResult> = runs.iter().map(|r| r.result.clone()).collect();

@@ -332,12 +332,67 @@ impl ValenceDataset {
     /// Parses and validates a dataset; `file` only names it in errors.
     pub fn from_json(text: &str, file: &Path) -> Result<ValenceDataset, ValenceError> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let raw: RawDataset = serde_json::from_str(text).map_err(|e| ValenceError::Json {
+        let json = |e| ValenceError::Json {
             file: file.to_path_buf(),
             source: e,
-        })?;
+        };
+        let value: serde_json::Value = serde_json::from_str(text).map_err(json)?;
+        // Every required field that is missing, in one error: serde would name the first only.
+        if let Some(missing) = missing_fields(&value) {
+            return Err(ValenceError::Dataset {
+                file: file.to_path_buf(),
+                problem: missing,
+            });
+        }
+        let raw: RawDataset = serde_json::from_value(value).map_err(json)?;
         raw.validate(file)
     }
+}
+
+/// The required fields of a dataset.
+const REQUIRED: [&str; 2] = ["name", "sentences"];
+/// The required fields of a sentence.
+const REQUIRED_IN_SENTENCE: [&str; 5] = ["id", "group", "valence", "source", "text"];
+
+/// "missing required fields: …" naming every required field absent from the dataset and from
+/// each sentence (by position counting from 1, and id where it has one); `None` when none is, or when the
+/// JSON is not shaped as a dataset at all (the typed reader says what is wrong then).
+fn missing_fields(value: &serde_json::Value) -> Option<String> {
+    let object = value.as_object()?;
+    let absent = |o: &serde_json::Map<String, serde_json::Value>, fields: &[&str]| -> Vec<String> {
+        fields
+            .iter()
+            .filter(|f| !o.contains_key(**f))
+            .map(|f| f.to_string())
+            .collect()
+    };
+    let mut parts = Vec::new();
+    let top = absent(object, &REQUIRED);
+    if !top.is_empty() {
+        parts.push(top.join(", "));
+    }
+    let sentences = object.get("sentences").and_then(|s| s.as_array());
+    for (i, sentence) in sentences.into_iter().flatten().enumerate() {
+        let Some(o) = sentence.as_object() else {
+            continue;
+        };
+        let fields = absent(o, &REQUIRED_IN_SENTENCE);
+        if !fields.is_empty() {
+            let id = o
+                .get("id")
+                .and_then(|id| id.as_str())
+                .map_or(String::new(), |id| format!(" ({})", quote(id)));
+            parts.push(format!("sentence #{}{id}: {}", i + 1, fields.join(", ")));
+        }
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "missing required fields: {} (a dataset needs {}; each sentence {})",
+            parts.join("; "),
+            REQUIRED.join(", "),
+            REQUIRED_IN_SENTENCE.join(", ")
+        )
+    })
 }
 
 /// Why a dataset was rejected. One line, naming the file and the sentence id
@@ -822,8 +877,20 @@ mod tests {
     #[test]
     fn structural_errors_name_the_file() {
         assert!(err("{").starts_with("v.json: not a valence dataset: "));
+        // Issue #49, item 7: every missing required field at once, the sentences by position.
         let e = err(&broken(r#""source": "constructed","#, ""));
-        assert!(e.contains("missing field `source`"), "{e}");
+        assert_eq!(
+            e,
+            "v.json: missing required fields: sentence #2 (\"me-01\"): source (a dataset needs \
+             name, sentences; each sentence id, group, valence, source, text)"
+        );
+        let e = err(r#"{ "sentences": [ { "id": "a", "text": "x [MASK]" }, { "group": "EME" } ] }"#);
+        assert_eq!(
+            e,
+            "v.json: missing required fields: name; sentence #1 (\"a\"): group, valence, source; \
+             sentence #2: id, valence, source, text (a dataset needs name, sentences; each sentence \
+             id, group, valence, source, text)"
+        );
         let e = err(&broken(
             r#""annotations": { "thou""#,
             r#""annotation": { "thou""#,

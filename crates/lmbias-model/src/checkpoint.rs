@@ -257,6 +257,11 @@ impl Checkpoint {
                 source,
             });
         }
+        if !could_be_hub_id(model) {
+            return Err(ModelError::NoSuchFolder {
+                path: path.to_path_buf(),
+            });
+        }
         let cached = hub::cached_snapshot(&hub.cache, model);
         if let Some(dir) = &cached
             && is_complete(dir)
@@ -478,9 +483,61 @@ fn t5_architecture(
     }
 }
 
+/// Whether `name` has the shape of a Hugging Face id, `NAME` or `ORG/NAME` (letters, digits,
+/// `-`, `_`, `.`; no part starting with `.` or `-`): `./models/bert`, `/data/bert` or
+/// `a/b/c` is a path, and one that does not exist is not worth asking the hub for.
+fn could_be_hub_id(name: &str) -> bool {
+    let parts: Vec<&str> = name.split('/').collect();
+    parts.len() <= 2
+        && parts.iter().all(|part| {
+            !part.is_empty()
+                && !part.starts_with(['.', '-'])
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue #49, item 7: a mistyped local path is said as a missing folder, not sent to the
+    /// hub with advice to download it; a name of a hub id's shape still goes to the hub.
+    #[test]
+    fn a_missing_path_is_no_such_folder_and_only_a_hub_shaped_name_asks_the_hub() {
+        for path in [
+            "./models/my-bert",
+            "../bert",
+            "/data/bert",
+            "models/my/bert",
+            "~/bert",
+            "bert/",
+        ] {
+            assert!(!could_be_hub_id(path), "{path}");
+            let hub = HubSettings {
+                offline: true,
+                ..HubSettings::new("http://hub.invalid", Path::new("/nonexistent-cache"))
+            };
+            let err = Checkpoint::resolve_with(path, &hub).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "{path}: no such folder (a model is a folder with config.json, or a Hugging \
+                     Face id ORG/NAME)"
+                )
+            );
+            assert_eq!(err.io_kind(), Some(std::io::ErrorKind::NotFound));
+        }
+        for id in [
+            "bert-base-uncased",
+            "emanjavacas/MacBERTh",
+            "dbmdz/bert-base-turkish-128k-cased",
+            "org/model.v2",
+        ] {
+            assert!(could_be_hub_id(id), "{id}");
+        }
+    }
 
     #[test]
     fn architecture_comes_from_config() {

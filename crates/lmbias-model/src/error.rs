@@ -60,6 +60,17 @@ pub enum ModelError {
         #[source]
         source: io::Error,
     },
+    /// A model named by a path (`./models/my-bert`, `/data/bert/`) that does not exist: no
+    /// Hugging Face id looks like that, so the hub is not asked.
+    #[error(
+        "{}: no such folder (a model is a folder with config.json, or a Hugging Face id \
+         ORG/NAME)",
+        path.display()
+    )]
+    NoSuchFolder {
+        /// The path given.
+        path: PathBuf,
+    },
     /// A model named by a path that exists but is not a folder.
     #[error(
         "{path} is not a model: a checkpoint is a folder (config.json and model.safetensors \
@@ -264,6 +275,7 @@ impl ModelError {
         match self {
             ModelError::NotFound { .. }
             | ModelError::Incomplete { .. }
+            | ModelError::NoSuchFolder { .. }
             | ModelError::NoWeights { .. } => return Some(io::ErrorKind::NotFound),
             ModelError::NotAFolder { .. } => return Some(io::ErrorKind::NotADirectory),
             ModelError::Download(_) => return None,

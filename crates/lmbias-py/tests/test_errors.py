@@ -26,6 +26,8 @@ def test_missing_test_file_is_file_not_found_with_cli_message(tmp_path, cli_erro
 def test_missing_model_is_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError, match="not found: it is neither a folder nor in the Hugging Face cache"):
         lmbias.Model("no-such-org/no-such-model")
+    with pytest.raises(FileNotFoundError, match=r"^\./models/my-bert: no such folder"):
+        lmbias.Model("./models/my-bert")
 
 
 def test_missing_vectors_file_is_file_not_found(tmp_path, cli_error):

@@ -91,6 +91,17 @@ fn model_errors_are_one_line() {
         stderr.contains("no masked-language-modelling head"),
         "{stderr}"
     );
+    // Issue #49, item 7: the folder's path once, not after --model and again in the error.
+    assert_eq!(stderr.matches(model.to_str().unwrap()).count(), 1, "{stderr}");
+    assert!(stderr.starts_with("error: --model: "), "{stderr}");
+    // A mistyped local path is a missing folder, not a model to download.
+    let (ok, _, stderr) = lmbias(&["fill-mask", "--model", "./models/my-bert", "a [MASK]"]);
+    assert!(!ok);
+    assert_eq!(
+        stderr.trim_end(),
+        "error: --model: ./models/my-bert: no such folder (a model is a folder with config.json, \
+         or a Hugging Face id ORG/NAME)"
+    );
     let model = fixtures().join("models/tiny-bert-mlm");
     let (ok, _, stderr) = lmbias(&["fill-mask", "--model", model.to_str().unwrap(), "no mask"]);
     assert!(!ok);

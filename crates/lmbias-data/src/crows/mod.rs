@@ -134,9 +134,16 @@ impl PairSet {
             return Err(PairsError::file(
                 path,
                 format!(
-                    "no column {}: a pairs file has a header naming {} (CrowS-Pairs' CSV)",
+                    "no column {}: a pairs file has a header naming {} (CrowS-Pairs' CSV){}",
                     missing.join(", "),
-                    COLUMNS.join(", ")
+                    COLUMNS.join(", "),
+                    // A header read as one column that holds tabs: a TSV given for the CSV.
+                    if csv.header.len() == 1 && csv.header[0].contains('\t') {
+                        "; its header is one column holding tabs: is the file tab-separated? \
+                         Pairs are comma-separated"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }
@@ -457,6 +464,24 @@ impl PairsError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue #49, item 7: a tab-separated pairs file is named as such; a comma-separated one
+    /// missing a column gets no such guess.
+    #[test]
+    fn a_tab_separated_file_gets_a_hint() {
+        let tsv = "sent_more\tsent_less\tstereo_antistereo\tbias_type\nA\tB\tstereo\trace\n";
+        let err = PairSet::from_slice(Path::new("p.tsv"), tsv.as_bytes()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "p.tsv: no column sent_more, sent_less, stereo_antistereo, bias_type: a pairs file has \
+             a header naming sent_more, sent_less, stereo_antistereo, bias_type (CrowS-Pairs' CSV); \
+             its header is one column holding tabs: is the file tab-separated? Pairs are \
+             comma-separated"
+        );
+        let csv = "sent_more,sent_less,bias_type\nA,B,race\n";
+        let err = PairSet::from_slice(Path::new("p.csv"), csv.as_bytes()).unwrap_err();
+        assert!(!err.to_string().contains("tab"), "{err}");
+    }
 
     /// Three rows share id 7 and one of them differs in two spans: only that row is flagged
     /// (issue #47: exclusion matched ids, and left out all three).
