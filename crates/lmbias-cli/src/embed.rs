@@ -113,7 +113,7 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
             }
         }
         match &mut json {
-            Some(out) => out.push(&vectors, &tokens, &unknown),
+            Some(out) => out.push(chunk, &vectors, &tokens, &unknown),
             None => print_chunk(chunk, &vectors, &tokens, &unknown),
         }
     })?;
@@ -151,12 +151,14 @@ fn print_chunk(
 }
 
 /// `--json`: one object, `{"layer", "model", "pooling", "static", ("precision": "bf16",)
-/// "vectors": […], "tokens": […], "no_vector": […]}`. The chunks' vectors, tokens and words
-/// without a vector go to three unnamed temporary files as they come, so memory holds a chunk
-/// and not the input, and stdout gets the object only once every text is embedded: an error
-/// on the last text leaves no half document there.
+/// "texts": […], "vectors": […], "tokens": […], "no_vector": […]}`, which `lmbias weat
+/// --embeddings` reads back. The chunks' texts, vectors, tokens and words without a vector go
+/// to unnamed temporary files as they come, so memory holds a chunk and not the input, and
+/// stdout gets the object only once every text is embedded: an error on the last text leaves
+/// no half document there.
 struct JsonOut {
     head: String,
+    texts: Spool,
     vectors: Spool,
     tokens: Spool,
     unknown: Spool,
@@ -166,6 +168,7 @@ impl JsonOut {
     fn start(head: &serde_json::Value) -> anyhow::Result<JsonOut> {
         Ok(JsonOut {
             head: serde_json::to_string(head)?,
+            texts: Spool::new()?,
             vectors: Spool::new()?,
             tokens: Spool::new()?,
             unknown: Spool::new()?,
@@ -174,10 +177,12 @@ impl JsonOut {
 
     fn push(
         &mut self,
+        texts: &[&str],
         vectors: &[Vec<f32>],
         tokens: &[Vec<String>],
         unknown: &[Vec<String>],
     ) -> anyhow::Result<()> {
+        self.texts.push(texts)?;
         self.vectors.push(vectors)?;
         self.tokens.push(tokens)?;
         self.unknown.push(unknown)
@@ -185,7 +190,9 @@ impl JsonOut {
 
     fn finish(self) -> anyhow::Result<()> {
         let open = self.head.strip_suffix('}').expect("an object");
-        out!("{open},\"vectors\":[")?;
+        out!("{open},\"texts\":[")?;
+        self.texts.copy_out()?;
+        out!("],\"vectors\":[")?;
         self.vectors.copy_out()?;
         out!("],\"tokens\":[")?;
         self.tokens.copy_out()?;

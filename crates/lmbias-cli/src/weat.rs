@@ -16,9 +16,14 @@ use crate::output::{out, outln};
 
 #[derive(clap::Args, Debug)]
 pub struct WeatArgs {
-    /// Vectors: a JSON object {text: [numbers]} or word2vec/GloVe text (optional "count dim" header).
-    #[arg(long)]
-    embeddings: PathBuf,
+    /// Vectors: a JSON object {text: [numbers]}, `lmbias embed --json`'s output, or
+    /// word2vec/GloVe text (optional "count dim" header). To run a test on a model, embedding
+    /// its texts there, use `lmbias seat --model M --test FILE` (the same statistics).
+    #[arg(long, required_unless_present = "model")]
+    embeddings: Option<PathBuf>,
+    /// Not an option of weat: `lmbias seat --model M --test FILE` runs a test on a model.
+    #[arg(long, hide = true, num_args = 0..)]
+    model: Vec<String>,
     /// The association test: sent-bias's format {"targ1", "targ2", "attr1", "attr2"}.
     #[arg(long)]
     test: PathBuf,
@@ -46,6 +51,18 @@ pub struct WeatArgs {
 }
 
 pub fn run(args: WeatArgs) -> anyhow::Result<()> {
+    // A user who has a model, not vectors, is shown the command that embeds the test there.
+    let embeddings = match (&args.embeddings, args.model.is_empty()) {
+        (_, false) => anyhow::bail!(
+            "weat reads precomputed vectors (--embeddings FILE); to run the test on a model, \
+             run `lmbias seat --model {} --test {}` (the same statistics, each text embedded by \
+             the model), or `lmbias embed --json` and give its output as --embeddings",
+            args.model.first().map_or("M", String::as_str),
+            args.test.display()
+        ),
+        // clap requires --embeddings when --model is absent.
+        (path, true) => path.clone().unwrap_or_default(),
+    };
     let settings = WeatSettings {
         options: Options {
             n_samples: args.n_samples,
@@ -57,7 +74,7 @@ pub fn run(args: WeatArgs) -> anyhow::Result<()> {
         merge_duplicates: args.merge_duplicates,
     };
     let test = Test::load(&args.test, &settings.load_options())?;
-    let vectors = Vectors::load(&args.embeddings)?;
+    let vectors = Vectors::load(&embeddings)?;
     let run = lmbias_runs::weat::run(&vectors, &test, &settings, &Ctx::none())?;
     if args.json {
         outln!(
@@ -94,7 +111,7 @@ fn as_json(run: &WeatRun, args: &WeatArgs, options: &Options) -> serde_json::Val
     json!({
         "test": test.name(),
         "test_file": args.test.display().to_string(),
-        "embeddings": args.embeddings.display().to_string(),
+        "embeddings": run.provenance.model.id,
         "categories": per_set(|r| json!(test.set(r).category())),
         "sizes": per_set(|r| json!(test.set(r).len())),
         "effect_size": result.effect_size,

@@ -2,7 +2,10 @@
 //!
 //! Two formats, told apart by the first non-blank character:
 //! - JSON: one object mapping each word or sentence to an array of numbers,
-//!   `{"This is an aster.": [0.1, -0.2, …], …}`; a text may appear once;
+//!   `{"This is an aster.": [0.1, -0.2, …], …}`; a text may appear once; or what `lmbias
+//!   embed --json` prints, `{"texts": [...], "vectors": [[...], ...], …}`, each text paired with
+//!   the vector at its position (a text embedded twice keeps one vector; two different
+//!   vectors for one text are refused);
 //! - word2vec/GloVe text, read by the one reader of that format, whose rules
 //!   [`crate::word_vectors`] lists (an optional `COUNT DIM` header, a word may hold spaces, a
 //!   repeated word keeps its first vector): `lmbias --model g.txt` reads the same file alike.
@@ -52,10 +55,14 @@ impl Embeddings {
                         path: path.to_path_buf(),
                         source,
                     })?;
-                parse_json(text).map_err(|source| EmbeddingsError::Json {
+                let json = |source| EmbeddingsError::Json {
                     path: path.to_path_buf(),
                     source,
-                })?
+                };
+                match serde_json::from_str::<EmbedOutput>(text) {
+                    Ok(output) => output.vectors().map_err(json)?,
+                    Err(_) => parse_json(text).map_err(json)?,
+                }
             }
             Some(_) => WordVectors::read_text_from(path, bytes)?,
         };
@@ -120,6 +127,51 @@ impl Embeddings {
                 texts: missing,
             })
         }
+    }
+}
+
+/// What `lmbias embed --json` prints, less what the vectors do not need (model, pooling,
+/// tokens). A file of `{text: vector}` fails to read as this and is read as that.
+#[derive(serde::Deserialize)]
+struct EmbedOutput {
+    texts: Vec<String>,
+    vectors: Vec<Vec<f64>>,
+}
+
+impl EmbedOutput {
+    /// Each text with the vector at its position. serde_json reads the up to 9 significant
+    /// digits that embed writes of an f32 exactly (its fast path), so no exact re-reading is
+    /// needed here.
+    fn vectors(self) -> Result<WordVectors<f64>, serde_json::Error> {
+        if self.texts.len() != self.vectors.len() {
+            return Err(de::Error::custom(format!(
+                "{} texts but {} vectors",
+                self.texts.len(),
+                self.vectors.len()
+            )));
+        }
+        if self.texts.is_empty() {
+            return Err(de::Error::custom("no vectors"));
+        }
+        let mut vectors = WordVectors::new();
+        for (text, vector) in self.texts.into_iter().zip(self.vectors) {
+            if let Some(row) = vectors.row(&text) {
+                // A text embedded twice by one model has one vector; two differ only if the
+                // file was put together by hand.
+                if vectors.row_vector(row) != vector.as_slice() {
+                    return Err(de::Error::custom(format!(
+                        "{} has two different vectors",
+                        quote(&text)
+                    )));
+                }
+                continue;
+            }
+            let shown = quote(&text);
+            vectors
+                .push(text, &vector)
+                .map_err(|problem| de::Error::custom(format!("{shown}: {problem}")))?;
+        }
+        Ok(vectors)
     }
 }
 

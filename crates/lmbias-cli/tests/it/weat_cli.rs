@@ -365,3 +365,77 @@ fn one_target_against_a_thousand_is_an_exact_test_over_its_1001_splits() {
         "{p}"
     );
 }
+
+/// Issue #49, item 3: the commands chain. `embed --json` of a test's texts, given to `weat
+/// --embeddings`, gives what `seat` gives on the same model and test: the same exact p (a
+/// count of splits) and d within what writing f32 vectors as decimals can move it.
+#[test]
+fn embed_json_is_read_back_by_weat_and_agrees_with_seat() {
+    let model = crate::support::minilm_dir().display().to_string();
+    let test = lmbias_testing::repo_root().join("datasets/seat/en/weat6.jsonl");
+    let spec: Value = serde_json::from_str(&std::fs::read_to_string(&test).unwrap()).unwrap();
+    let texts: Vec<String> = ["targ1", "targ2", "attr1", "attr2"]
+        .iter()
+        .flat_map(|set| spec[set]["examples"].as_array().unwrap().clone())
+        .map(|e| e.as_str().unwrap().to_owned())
+        .collect();
+    let dir = std::env::temp_dir().join(format!("lmbias-chain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("texts.txt");
+    std::fs::write(&input, texts.join("\n") + "\n").unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_lmbias"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    let embedded = run(&["embed", "--model", &model, "--pooling", "mean", "--input", input.to_str().unwrap(), "--json"]);
+    let object: Value = serde_json::from_slice(&embedded).unwrap();
+    assert_eq!(object["texts"].as_array().unwrap().len(), texts.len());
+    assert_eq!(object["texts"][0], texts[0].as_str());
+    let vectors = dir.join("vectors.json");
+    std::fs::write(&vectors, &embedded).unwrap();
+    let weat: Value = serde_json::from_slice(&run(&[
+        "weat",
+        "--embeddings",
+        vectors.to_str().unwrap(),
+        "--test",
+        test.to_str().unwrap(),
+        "--json",
+    ]))
+    .unwrap();
+    let seat: Value = serde_json::from_slice(&run(&[
+        "seat",
+        "--model",
+        &model,
+        "--test",
+        test.to_str().unwrap(),
+        "--pooling",
+        "mean",
+        "--json",
+    ]))
+    .unwrap();
+    let row = &seat["rows"][0];
+    assert_eq!(weat["exact"], true);
+    assert_eq!(weat["n_extreme"].as_u64().is_some(), true);
+    assert_eq!(weat["p_value"], row["p_value"], "{weat} {row}");
+    let (d_weat, d_seat) = (weat["effect_size"].as_f64().unwrap(), row["effect_size"].as_f64().unwrap());
+    assert!((d_weat - d_seat).abs() < 1e-5, "{d_weat} vs {d_seat}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `weat --model` is no option of weat: the error names the command that runs a test on a
+/// model, in one line.
+#[test]
+fn weat_with_a_model_points_to_seat() {
+    let out = lmbias(&["--model", "bert-base-uncased", "--test", "t.jsonl"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("run `lmbias seat --model bert-base-uncased --test t.jsonl`"),
+        "{err}"
+    );
+}

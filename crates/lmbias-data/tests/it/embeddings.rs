@@ -266,3 +266,28 @@ fn bad_text_files_are_one_line_errors() {
         "{err:?}"
     );
 }
+
+/// `lmbias embed --json`'s object is read as texts paired with vectors (issue #49, item 3); a
+/// text embedded twice keeps one vector, and a file whose counts or vectors disagree is refused.
+#[test]
+fn embed_output_pairs_texts_with_vectors() {
+    let e = parse(
+        r#"{"model": "m", "static": false, "pooling": "mean", "layer": 3,
+            "texts": ["a rose", "a bee", "a rose"],
+            "vectors": [[0.5, -1.0], [2.0, 0.25], [0.5, -1.0]],
+            "tokens": [["a", "rose"], ["a", "bee"], ["a", "rose"]], "no_vector": [[], [], []]}"#,
+    )
+    .unwrap();
+    assert_eq!(e.len(), 2);
+    assert_eq!(e.get("a rose"), Some(&[0.5, -1.0][..]));
+    assert_eq!(e.get("a bee"), Some(&[2.0, 0.25][..]));
+    let err = parse(r#"{"texts": ["a", "b"], "vectors": [[1.0]]}"#).unwrap_err();
+    assert!(err.contains("2 texts but 1 vectors"), "{err}");
+    let err = parse(r#"{"texts": ["a", "a"], "vectors": [[1.0], [2.0]]}"#).unwrap_err();
+    assert!(err.contains("\"a\" has two different vectors"), "{err}");
+    let err = parse(r#"{"texts": ["a", "b"], "vectors": [[1.0], [2.0, 3.0]]}"#).unwrap_err();
+    assert!(err.contains("\"b\""), "{err}");
+    // A word file whose words are "texts" and "vectors" is still a word file.
+    let words = parse(r#"{"texts": [1.0, 2.0], "vectors": [3.0, 4.0]}"#).unwrap();
+    assert_eq!(words.get("vectors"), Some(&[3.0, 4.0][..]));
+}
