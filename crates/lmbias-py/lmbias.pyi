@@ -214,9 +214,18 @@ class Model:
     def mask_token(self) -> str:
         """The mask token ``fill_mask`` texts must hold, e.g. "[MASK]"."""
     def embed(
-        self, texts: Texts, pooling: Optional[Pooling] = None, layer: LayerSpec = -1
+        self,
+        texts: Texts,
+        pooling: Optional[Pooling] = None,
+        layer: LayerSpec = -1,
+        normalize: Optional[bool] = None,
     ) -> npt.NDArray[np.float32]:
         """One vector per text: a float32 array of shape (len(texts), hidden_size).
+
+        ``normalize``: None scales each vector to unit length when the folder ends in a
+        sentence-transformers Normalize module (all-MiniLM-L6-v2 does), as
+        ``SentenceTransformer.encode`` returns them; False keeps the raw pooled vectors, True
+        scales any model's.
 
         ``pooling``: "cls" (position 0), "mean" (attention-masked mean, as
         sentence-transformers) or "first" (position 0 of the text without special tokens, as

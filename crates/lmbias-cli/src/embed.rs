@@ -25,6 +25,11 @@ pub struct EmbedArgs {
     /// Hidden-state layer: `last` or 0 (embeddings) … number of layers.
     #[arg(long, default_value = "last")]
     layer: Layer,
+    /// Keep the pooled vectors as they are although the folder ends in a sentence-transformers
+    /// Normalize module (all-MiniLM-L6-v2 does); by default such a folder's vectors are scaled
+    /// to unit length, as `SentenceTransformer.encode` returns them.
+    #[arg(long)]
+    no_normalize: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -41,6 +46,7 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
     let model = loaded.embedder().model_context(&args.model.model)?;
     let model = model.as_ref();
     let pooling = args.pooling.unwrap_or_else(|| model.default_pooling());
+    let normalized = loaded.normalizes() && !args.no_normalize;
     // Checked before the header: a layer the model lacks printed one, then failed.
     args.layer.blocks(model.num_layers())?;
     // The pieces a checkpoint saw, special tokens included (the Embedder trait reports them without).
@@ -55,6 +61,8 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
             // What was done: static vectors take the mean of their words, whatever is asked.
             "pooling": model.pooling_applied(pooling),
             "layer": args.layer,
+            // The folder's Normalize module applied: unit vectors, as sentence-transformers'.
+            "normalized": normalized,
         });
         // As in every provenance: named only when not f32.
         if !loaded.precision().is_f32() {
@@ -70,18 +78,26 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
             )?;
         } else {
             outln!(
-                "{} · pooling {} · layer {} · {} dimensions · {}",
+                "{} · pooling {} · layer {} · {} dimensions · {}{}",
                 model.model_name(),
                 pooling,
                 args.layer,
                 model.hidden_size(),
-                loaded.precision()
+                loaded.precision(),
+                if normalized {
+                    " · normalized (the folder's Normalize module; --no-normalize keeps the raw vectors)"
+                } else {
+                    ""
+                }
             )?;
         }
         None
     };
     input::chunked(texts, "embed", |chunk| {
-        let vectors = model.embed(chunk, pooling, args.layer)?;
+        let mut vectors = model.embed(chunk, pooling, args.layer)?;
+        if normalized {
+            lmbias_runs::normalize(&mut vectors);
+        }
         // Each text's tokens, and those of them that have no vector (static vectors only).
         let mut tokens = Vec::with_capacity(chunk.len());
         let mut unknown = Vec::with_capacity(chunk.len());

@@ -212,7 +212,7 @@ pub struct Checkpoint {
     architectures: Vec<String>,
     weights: PathBuf,
     format: WeightsFormat,
-    declared_pooling: Option<Pooling>,
+    declared: crate::sentence_transformers::Declared,
 }
 
 #[derive(Deserialize)]
@@ -363,7 +363,7 @@ impl Checkpoint {
                 });
             }
         };
-        let declared_pooling = crate::sentence_transformers::declared_pooling(dir)?;
+        let declared = crate::sentence_transformers::declared(dir)?;
         Ok(Self {
             name: name.to_string(),
             dir: dir.to_path_buf(),
@@ -372,7 +372,7 @@ impl Checkpoint {
             architectures: fields.architectures,
             weights,
             format,
-            declared_pooling,
+            declared,
         })
     }
 
@@ -395,7 +395,13 @@ impl Checkpoint {
     /// The pooling a sentence-transformers folder declares (`modules.json` and its
     /// `Pooling` module's config), which is then the model's default sentence vector.
     pub fn declared_pooling(&self) -> Option<Pooling> {
-        self.declared_pooling
+        self.declared.pooling
+    }
+
+    /// Whether a sentence-transformers folder ends in a `Normalize` module, which
+    /// `SentenceTransformer.encode` applies: each vector scaled to unit length.
+    pub fn declares_normalize(&self) -> bool {
+        self.declared.normalize
     }
 
     /// The model family, which decides what can be loaded from it.

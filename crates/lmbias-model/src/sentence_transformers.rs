@@ -2,8 +2,9 @@
 //! lists its modules, and the `Pooling` module's `config.json` (e.g.
 //! `1_Pooling/config.json`) says which pooling its model was trained with.
 //! That pooling is the folder's default, as `SentenceTransformer.encode` uses it.
-//! A `Normalize` module after it scales each vector to unit length, which no
-//! cosine-based statistic (WEAT, SEAT) can see, so it is not applied here.
+//! A `Normalize` module after it scales each vector to unit length: `lmbias embed` applies
+//! it, as `encode` does; the studies take the raw vectors (no cosine-based statistic, WEAT
+//! or SEAT, can see the scaling, and the probe's published setting reads hidden states).
 
 use std::path::Path;
 
@@ -38,22 +39,36 @@ struct PoolingConfig {
     pooling_mode_lasttoken: bool,
 }
 
-/// The pooling `dir` declares, or `None` when it is not a sentence-transformers
-/// folder (no `modules.json`, or no `Pooling` module in it). A declared mode
-/// lmbias cannot compute is an error naming the file and field, never a silent
-/// substitute.
-pub(crate) fn declared_pooling(dir: &Path) -> Result<Option<Pooling>, ModelError> {
+/// What a sentence-transformers folder declares after its transformer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Declared {
+    /// Its `Pooling` module's mode; `None` without one.
+    pub(crate) pooling: Option<Pooling>,
+    /// Whether a `Normalize` module follows.
+    pub(crate) normalize: bool,
+}
+
+/// What `dir` declares; nothing when it is not a sentence-transformers folder (no
+/// `modules.json`). A declared pooling mode lmbias cannot compute is an error naming the
+/// file and field, never a silent substitute.
+pub(crate) fn declared(dir: &Path) -> Result<Declared, ModelError> {
     let modules_path = dir.join("modules.json");
     if !modules_path.is_file() {
-        return Ok(None);
+        return Ok(Declared::default());
     }
     let modules: Vec<Module> = read_json(&modules_path)?;
-    let Some(module) = modules
-        .iter()
-        .find(|m| m.kind.rsplit('.').next() == Some("Pooling"))
-    else {
-        return Ok(None);
-    };
+    let is = |m: &Module, kind: &str| m.kind.rsplit('.').next() == Some(kind);
+    Ok(Declared {
+        pooling: match modules.iter().find(|m| is(m, "Pooling")) {
+            Some(module) => Some(pooling(dir, module)?),
+            None => None,
+        },
+        normalize: modules.iter().any(|m| is(m, "Normalize")),
+    })
+}
+
+/// The mode of the `Pooling` module at `module.path`.
+fn pooling(dir: &Path, module: &Module) -> Result<Pooling, ModelError> {
     let path = dir.join(&module.path).join("config.json");
     let config: PoolingConfig = read_json(&path)?;
     let invalid = |problem: String| ModelError::ConfigValue {
@@ -80,8 +95,8 @@ pub(crate) fn declared_pooling(dir: &Path) -> Result<Option<Pooling>, ModelError
         .map(|(name, _)| *name)
         .collect();
     match on[..] {
-        ["pooling_mode_cls_token"] => Ok(Some(Pooling::Cls)),
-        ["pooling_mode_mean_tokens"] => Ok(Some(Pooling::Mean)),
+        ["pooling_mode_cls_token"] => Ok(Pooling::Cls),
+        ["pooling_mode_mean_tokens"] => Ok(Pooling::Mean),
         [] => Err(invalid("no pooling_mode_* is true".to_owned())),
         [one] => Err(invalid(format!(
             "{one} is true: lmbias pools by [CLS] or by the mean only"

@@ -158,27 +158,33 @@ impl Model {
         Ok(self.loaded_embedder(py)?.default_pooling().as_str())
     }
 
-    /// One vector per text, as a float32 array of shape (len(texts), hidden_size).
-    #[pyo3(signature = (texts, pooling = None, layer = None))]
+    /// One vector per text, as a float32 array of shape (len(texts), hidden_size); unit
+    /// vectors when the folder ends in a sentence-transformers Normalize module (as
+    /// `SentenceTransformer.encode`), unless `normalize=False`.
+    #[pyo3(signature = (texts, pooling = None, layer = None, normalize = None))]
     fn embed<'py>(
         &self,
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
         pooling: Option<&str>,
         layer: Option<&Bound<'py, PyAny>>,
+        normalize: Option<bool>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let texts = convert::texts(texts)?;
         let embedder = self.loaded_embedder(py)?;
         let pooling = convert::pooling(pooling, embedder.as_ref())?;
         let layer = LayerArg::from_py(layer)?.resolve(embedder.as_ref())?;
         // `None` only when cancelled, and then `work::run` raises KeyboardInterrupt instead.
-        let vectors = work::run(py, |cancel| {
+        let mut vectors = work::run(py, |cancel| {
             chunked(&texts, cancel, |chunk| {
                 embedder.embed(chunk, pooling, layer)
             })
         })?
         .map_err(|e| to_py(e.into()))?
         .unwrap_or_default();
+        if normalize.unwrap_or_else(|| self.model().normalizes()) {
+            lmbias_runs::normalize(&mut vectors);
+        }
         let hidden = embedder.hidden_size();
         let flat: Vec<f32> = vectors.into_iter().flatten().collect();
         let array = Array2::from_shape_vec((flat.len() / hidden.max(1), hidden), flat)

@@ -30,6 +30,17 @@ def test_minilm_embed_equals_cli(minilm, cli_json, pooling, layer):
     assert out["pooling"] == (pooling or model.default_pooling)
 
 
+def test_normalize_follows_the_folder_and_equals_cli(minilm, cli_json):
+    model = lmbias.Model(minilm)
+    unit, raw = model.embed(TEXTS), model.embed(TEXTS, normalize=False)
+    np.testing.assert_allclose(np.linalg.norm(unit, axis=1), 1.0, atol=1e-6)
+    np.testing.assert_allclose(unit, raw / np.linalg.norm(raw, axis=1, keepdims=True), atol=1e-6)
+    np.testing.assert_array_equal(raw, cli_vectors(cli_json("embed", "--model", minilm, "--json", "--no-normalize", *TEXTS)))
+    tiny = lmbias.Model(TINY_MLM)
+    assert abs(np.linalg.norm(tiny.embed(TEXTS[0])[0]) - 1.0) > 1e-3
+    np.testing.assert_allclose(np.linalg.norm(tiny.embed(TEXTS[0], normalize=True), axis=1), 1.0, atol=1e-6)
+
+
 def test_negative_layers_count_from_the_last(minilm):
     model = lmbias.Model(minilm)
     # MiniLM's sentence-transformers folder declares mean pooling (1_Pooling/config.json).

@@ -234,6 +234,14 @@ impl Model {
         }
     }
 
+    /// Whether the folder ends in a sentence-transformers `Normalize` module: then
+    /// `SentenceTransformer.encode` returns unit vectors, and so does `lmbias embed` unless
+    /// asked for the raw ones ([`normalize`]). Static vectors and other folders: false.
+    pub fn normalizes(&self) -> bool {
+        self.checkpoint()
+            .is_some_and(|checkpoint| checkpoint.declares_normalize())
+    }
+
     /// `pooling`, or the model's own sentence vector (a sentence-transformers folder's
     /// declared pooling, else cls for BERT, mean for T5 and static vectors).
     pub fn pooling(&self, pooling: Option<Pooling>) -> Result<Pooling, RunError> {
@@ -327,6 +335,15 @@ fn tokenizer_digest(dir: &Path) -> Result<Option<String>, RunError> {
         .find(|path| path.is_file())
         .map(|path| sha256_file(&path))
         .transpose()
+}
+
+/// Scales each vector to unit length, as sentence-transformers' `Normalize` module does
+/// (`torch.nn.functional.normalize`: divided by max(‖v‖, 1e-12), so a zero vector stays zero).
+pub fn normalize(vectors: &mut [Vec<f32>]) {
+    for vector in vectors {
+        let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+        vector.iter_mut().for_each(|x| *x /= norm);
+    }
 }
 
 #[cfg(test)]

@@ -51,6 +51,50 @@ fn embed_json_matches_transformers() {
     }
 }
 
+/// Issue #49, item 5: a folder ending in sentence-transformers' Normalize module (all-MiniLM-
+/// L6-v2's modules.json lists `2_Normalize`) embeds to unit vectors, as
+/// `SentenceTransformer.encode` returns them: each raw vector divided by its norm.
+/// `--no-normalize` gives the raw ones; a folder without the module is never scaled.
+#[test]
+fn embed_applies_a_folders_normalize_module_unless_asked_not_to() {
+    let model = crate::support::minilm_dir().display().to_string();
+    let texts = ["Thou art more lovely.", "You are lovelier."];
+    let run = |extra: &[&str]| -> Value {
+        let mut args = vec!["embed", "--model", &model, "--json"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&texts);
+        let (ok, stdout, stderr) = lmbias(&args);
+        assert!(ok, "{stderr}");
+        serde_json::from_str(&stdout).unwrap()
+    };
+    let vectors = |out: &Value| -> Vec<Vec<f64>> {
+        out["vectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect())
+            .collect()
+    };
+    let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let (unit, raw) = (run(&[]), run(&["--no-normalize"]));
+    assert_eq!((&unit["normalized"], &raw["normalized"]), (&Value::Bool(true), &Value::Bool(false)));
+    for (u, r) in vectors(&unit).iter().zip(&vectors(&raw)) {
+        assert!((norm(u) - 1.0).abs() < 1e-6, "{}", norm(u));
+        assert!(norm(r) > 2.0, "the raw mean-pooled vector: {}", norm(r));
+        for (x, y) in u.iter().zip(r) {
+            assert!((x - y / norm(r)).abs() < 1e-6, "{x} vs {}", y / norm(r));
+        }
+    }
+    let (ok, table, stderr) = lmbias(&["embed", "--model", &model, texts[0]]);
+    assert!(ok, "{stderr}");
+    assert!(table.lines().next().unwrap().ends_with("· normalized (the folder's Normalize module; --no-normalize keeps the raw vectors)"), "{table}");
+    assert!(table.contains("norm 1.0000"), "{table}");
+    let tiny = fixtures().join("models/tiny-bert-mlm");
+    let (ok, stdout, stderr) = lmbias(&["embed", "--model", tiny.to_str().unwrap(), "--json", texts[0]]);
+    assert!(ok, "{stderr}");
+    assert_eq!(serde_json::from_str::<Value>(&stdout).unwrap()["normalized"], false);
+}
+
 #[test]
 fn fill_mask_json_matches_transformers() {
     let s = reference_sentence("eme-2");
