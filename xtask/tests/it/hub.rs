@@ -78,6 +78,20 @@ fn paper_set_is_downloaded_from_the_hub_into_an_empty_cache() {
             stderr.contains(&format!("using {id} from HF cache, revision {COMMIT} (")),
             "{id} not used from the downloaded snapshot:\n{stderr}"
         );
+        // Issue #49, item 4: no download is silent, off a terminal too: each file is said as
+        // it starts, with the size the hub gave, and as it ends.
+        let size = std::fs::metadata(fixture(name).join("model.safetensors"))
+            .unwrap()
+            .len() as f64
+            / 1e6;
+        for line in [
+            format!(
+                "lmbias: downloading {id}/model.safetensors from the Hugging Face hub ({size:.1} MB)"
+            ),
+            format!("lmbias: {id}/model.safetensors: {size:.1} MB here"),
+        ] {
+            assert!(stderr.lines().any(|l| l == line), "{line}:\n{stderr}");
+        }
         assert_eq!(
             std::fs::read_to_string(repo.join("refs/main")).unwrap(),
             COMMIT

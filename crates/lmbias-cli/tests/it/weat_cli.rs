@@ -388,10 +388,23 @@ fn embed_json_is_read_back_by_weat_and_agrees_with_seat() {
             .args(args)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         out.stdout
     };
-    let embedded = run(&["embed", "--model", &model, "--pooling", "mean", "--input", input.to_str().unwrap(), "--json"]);
+    let embedded = run(&[
+        "embed",
+        "--model",
+        &model,
+        "--pooling",
+        "mean",
+        "--input",
+        input.to_str().unwrap(),
+        "--json",
+    ]);
     let object: Value = serde_json::from_slice(&embedded).unwrap();
     assert_eq!(object["texts"].as_array().unwrap().len(), texts.len());
     assert_eq!(object["texts"][0], texts[0].as_str());
@@ -421,7 +434,10 @@ fn embed_json_is_read_back_by_weat_and_agrees_with_seat() {
     assert_eq!(weat["exact"], true);
     assert_eq!(weat["n_extreme"].as_u64().is_some(), true);
     assert_eq!(weat["p_value"], row["p_value"], "{weat} {row}");
-    let (d_weat, d_seat) = (weat["effect_size"].as_f64().unwrap(), row["effect_size"].as_f64().unwrap());
+    let (d_weat, d_seat) = (
+        weat["effect_size"].as_f64().unwrap(),
+        row["effect_size"].as_f64().unwrap(),
+    );
     assert!((d_weat - d_seat).abs() < 1e-5, "{d_weat} vs {d_seat}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

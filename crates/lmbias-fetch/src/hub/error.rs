@@ -68,7 +68,8 @@ pub enum DownloadError {
 pub enum HubMiss {
     /// The name is not a hub id (a path that does not exist), so the hub was not asked.
     NotAHubId,
-    /// `HF_HUB_OFFLINE` is set, so the hub was not asked.
+    /// Fetching is off (`HF_HUB_OFFLINE`, `LMBIAS_OFFLINE`, `--offline`), so the hub was not
+    /// asked.
     Offline,
     /// The hub could not be reached: by this request (`asked`), or by an earlier one
     /// in this process, so it was not asked again.
@@ -99,9 +100,10 @@ impl std::fmt::Display for HubMiss {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             HubMiss::NotAHubId => Ok(()),
-            HubMiss::Offline => {
-                f.write_str(", and HF_HUB_OFFLINE is set, so the hub was not asked")
-            }
+            HubMiss::Offline => f.write_str(
+                ", and fetching is off (HF_HUB_OFFLINE, TRANSFORMERS_OFFLINE, LMBIAS_OFFLINE \
+                     or --offline), so the hub was not asked",
+            ),
             HubMiss::NoClient => f.write_str(
                 ", and this build has no hub client (lmbias-fetch's `download` feature, which \
                  lmbias-runs turns on), so the hub was not asked",

@@ -1,6 +1,7 @@
 //! Where and how the hub is asked: one set of settings, read from the environment the
 //! way huggingface_hub reads it.
 
+use crate::offline::env_true;
 use std::fs;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -110,7 +111,9 @@ impl HubSettings {
                 let token = fs::read_to_string(path).ok()?.trim().to_owned();
                 (!token.is_empty()).then_some(token)
             });
-        settings.offline = env_true("HF_HUB_OFFLINE") || env_true("TRANSFORMERS_OFFLINE");
+        settings.offline = env_true("HF_HUB_OFFLINE")
+            || env_true("TRANSFORMERS_OFFLINE")
+            || crate::offline().is_some();
         if let Some(secs) = env("HF_HUB_DOWNLOAD_TIMEOUT").and_then(|s| s.parse::<f64>().ok())
             && secs.is_finite()
             && secs > 0.0
@@ -136,11 +139,6 @@ fn env(name: &str) -> Option<String> {
         .ok()
         .map(|v| v.trim().to_owned())
         .filter(|v| !v.is_empty())
-}
-
-/// A boolean environment variable as huggingface_hub reads one (1, ON, YES, TRUE).
-fn env_true(name: &str) -> bool {
-    env(name).is_some_and(|v| ["1", "ON", "YES", "TRUE"].contains(&v.to_uppercase().as_str()))
 }
 
 /// Whether `$HF_HUB_DISABLE_PROGRESS_BARS` asks for no progress bars, as huggingface_hub reads it.

@@ -108,7 +108,7 @@ fn offline_makes_no_request_and_says_how_to_provide_the_model() {
         err.to_string(),
         format!(
             "model \"org/tiny\" not found: it is neither a folder nor in the Hugging Face cache {0}, \
-             and HF_HUB_OFFLINE is set, so the hub was not asked; run `huggingface-cli download \
+             and fetching is off (HF_HUB_OFFLINE, TRANSFORMERS_OFFLINE, LMBIAS_OFFLINE or --offline), so the hub was not asked; run `huggingface-cli download \
              org/tiny` where the hub is reachable and copy its models--* folder into {0}, or give \
              the model folder's path instead",
             cache.display()
