@@ -10,7 +10,7 @@ use lmbias_runs::Ctx;
 use lmbias_runs::crows::{self, CrowsOutput, CrowsRun, CrowsSettings, Pairs};
 
 use crate::model_args::ModelContext;
-use crate::output::out;
+use crate::output::{Format, out};
 
 #[derive(clap::Args, Debug)]
 pub struct CrowsArgs {
@@ -37,19 +37,24 @@ pub struct CrowsArgs {
     /// counterpart is flagged.
     #[arg(long, default_value_t = CrowsSettings::default().max_span_gap)]
     max_span_gap: usize,
-    /// Print everything as JSON: {"results": [per model: provenance, summary, data_checks,
-    /// pairs (raw scores, modified pieces, decisions)], "comparisons": [...]}.
-    #[arg(long, conflicts_with = "csv")]
-    json: bool,
-    /// Print one CSV row per model and pair: model, id, line, bias_type, direction, sent_more,
-    /// sent_less, and for each measure (pll, bias_bench, aul, aula) the raw score of sent_more
-    /// and of sent_less and the decision. In an antistereo row sent_more is still the file's
-    /// sent_more, the sentence its writers judged more stereotypical.
-    #[arg(long)]
-    csv: bool,
+    /// JSON: {"results": [per model: provenance, summary, data_checks, pairs (raw scores,
+    /// modified pieces, decisions)], "comparisons": [...]}. CSV: one row per model and pair:
+    /// model, id, line, bias_type, direction, sent_more, sent_less, and for each measure (pll,
+    /// bias_bench, aul, aula) the raw score of sent_more and of sent_less and the decision (in
+    /// an antistereo row sent_more is still the file's sent_more, the sentence its writers
+    /// judged more stereotypical). Markdown: the summary (the default), then with --markdown
+    /// the same per-pair table.
+    #[command(flatten)]
+    format: crate::output::FormatArgs,
+    #[command(flatten)]
+    label: crate::model_args::LabelArgs,
 }
 
 pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
+    let mut inputs = vec![("--pairs", args.pairs.as_path())];
+    inputs.extend(args.group_terms.as_deref().map(|g| ("--group-terms", g)));
+    args.label.check(&args.models)?;
+    let format = args.format.open(&inputs)?;
     let pairs = Pairs::load(&args.pairs, args.group_terms.as_deref())?;
     let settings = CrowsSettings {
         exclude_flagged: args.exclude_flagged,
@@ -57,8 +62,11 @@ pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
     };
     let total = pairs.set().pairs().len() as u64;
     let mut runs: Vec<CrowsRun> = Vec::with_capacity(args.models.len());
-    for name in &args.models {
-        let model = crate::model_args::open_masked(name, &args.compute)?;
+    for (position, name) in args.models.iter().enumerate() {
+        let model = crate::model_args::labelled(
+            crate::model_args::open_masked(name, &args.compute)?,
+            args.label.of(&args.models, position)?,
+        );
         let bar = lmbias_frontend::Bar::count(Some(total), "crows");
         let start = Instant::now();
         let progress = |done: usize| {
@@ -80,26 +88,35 @@ pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
         runs.push(run);
     }
     let comparisons = crows::compare(&runs)?;
-    let text = if args.json {
-        serde_json::to_string_pretty(&CrowsOutput {
-            results: &runs,
-            comparisons,
-        })? + "\n"
-    } else if args.csv {
-        let scored: Vec<report::ScoredPairs<'_>> = runs
-            .iter()
+    let scored = || -> Vec<report::ScoredPairs<'_>> {
+        runs.iter()
             .map(|run| report::ScoredPairs {
                 set: None,
                 model: &run.model,
                 pairs: &run.pairs,
                 sentences: Some(pairs.set().pairs()),
             })
-            .collect();
-        report::pairs_table(&scored).to_csv()
-    } else {
+            .collect()
+    };
+    let summary = || {
         let models: Vec<_> = runs.iter().map(CrowsRun::row).collect();
         let compared: Vec<_> = comparisons.iter().map(|c| c.row()).collect();
         report::markdown(None, &models, &compared, report::STEREOTYPES)
+    };
+    let text = match format {
+        Format::Json => {
+            serde_json::to_string_pretty(&CrowsOutput {
+                results: &runs,
+                comparisons: comparisons.clone(),
+            })? + "\n"
+        }
+        Format::Csv => report::pairs_table(&scored()).to_csv(),
+        Format::Default => summary(),
+        Format::Markdown => format!(
+            "{}\n## Every pair\n\n{}",
+            summary(),
+            report::pairs_table(&scored()).to_markdown()
+        ),
     };
     out!("{text}")?;
     Ok(())

@@ -9,7 +9,8 @@ use serde_json::json;
 use crate::input::{self, InputArgs};
 use crate::model_args::ModelArgs;
 use crate::model_args::ModelContext;
-use crate::output::{Spool, out, outln};
+use crate::output::{self, Format, FormatArgs, Spool, out, outln};
+use lmbias_report::table::Table;
 
 #[derive(clap::Args, Debug)]
 pub struct EmbedArgs {
@@ -30,9 +31,12 @@ pub struct EmbedArgs {
     /// to unit length, as `SentenceTransformer.encode` returns them.
     #[arg(long)]
     no_normalize: bool,
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    json: bool,
+    /// JSON: {"model", "pooling", "layer", "normalized", "texts", "vectors", "tokens",
+    /// "no_vector"} (what `weat --embeddings` reads); CSV: one row per text, its vector's values
+    /// in columns v0, v1, …; Markdown: one row per text with its tokens, norm and first values;
+    /// plain text by default.
+    #[command(flatten)]
+    format: FormatArgs,
     #[command(flatten)]
     input: InputArgs,
     /// Texts to embed (or --input).
@@ -41,6 +45,13 @@ pub struct EmbedArgs {
 }
 
 pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
+    let inputs: Vec<(&str, &std::path::Path)> = args
+        .input
+        .input
+        .iter()
+        .map(|f| ("--input", f.as_path()))
+        .collect();
+    let format = args.format.open(&inputs)?;
     let texts = input::Texts::open(&args.input, args.texts)?;
     let loaded = args.model.open()?;
     let model = loaded.embedder().model_context(&args.model.model)?;
@@ -54,7 +65,7 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
         .checkpoint()
         .map(|checkpoint| Tokenizer::from_dir(checkpoint.dir()))
         .transpose()?;
-    let mut json = if args.json {
+    let mut json = if format == Format::Json {
         let mut head = json!({
             "model": model.model_name(),
             "static": loaded.is_static(),
@@ -69,6 +80,21 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
             head["precision"] = json!(loaded.precision());
         }
         Some(JsonOut::start(&head)?)
+    } else if format == Format::Csv {
+        let mut header = vec!["text".to_owned()];
+        header.extend((0..model.hidden_size()).map(|i| format!("v{i}")));
+        out!("{}", Table::new(header).to_csv())?;
+        None
+    } else if format == Format::Markdown {
+        let header = [
+            "text",
+            "tokens",
+            "no vector",
+            "norm",
+            "vector (first 6 values)",
+        ];
+        out!("{}", Table::new(header).to_markdown())?;
+        None
     } else {
         if loaded.is_static() {
             outln!(
@@ -128,14 +154,50 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
                 }
             }
         }
-        match &mut json {
-            Some(out) => out.push(chunk, &vectors, &tokens, &unknown),
-            None => print_chunk(chunk, &vectors, &tokens, &unknown),
+        match (&mut json, format) {
+            (Some(out), _) => out.push(chunk, &vectors, &tokens, &unknown),
+            (None, Format::Csv | Format::Markdown) => {
+                table_rows(format, chunk, &vectors, &tokens, &unknown)
+            }
+            (None, _) => print_chunk(chunk, &vectors, &tokens, &unknown),
         }
     })?;
     if let Some(out) = json {
         out.finish()?;
     }
+    Ok(())
+}
+
+/// A chunk's rows of the CSV or Markdown table, without the header (printed once, first).
+fn table_rows(
+    format: Format,
+    texts: &[&str],
+    vectors: &[Vec<f32>],
+    tokens: &[Vec<String>],
+    unknown: &[Vec<String>],
+) -> anyhow::Result<()> {
+    let mut table = Table::new(if format == Format::Csv {
+        vec!["text"; 1 + vectors.first().map_or(0, Vec::len)]
+    } else {
+        vec!["text"; 5]
+    });
+    for (((text, vector), tokens), unknown) in texts.iter().zip(vectors).zip(tokens).zip(unknown) {
+        let mut row = vec![text.to_string()];
+        if format == Format::Csv {
+            row.extend(vector.iter().map(f32::to_string));
+        } else {
+            let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+            let head: Vec<String> = vector.iter().take(6).map(|x| format!("{x:+.4}")).collect();
+            row.extend([
+                tokens.join(" "),
+                unknown.join(" "),
+                format!("{norm:.4}"),
+                head.join(", "),
+            ]);
+        }
+        table.push(row);
+    }
+    out!("{}", output::rows_only(&table, format))?;
     Ok(())
 }
 

@@ -33,6 +33,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Print a completion script for SHELL (bash, zsh, fish, elvish, powershell), e.g.
+    /// `lmbias completions bash > ~/.local/share/bash-completion/completions/lmbias`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Likelihood measures on minimal pairs (CrowS-Pairs metric, bias-bench, AUL, AULA) with exact tests against 50 %.
     Crows(crows::CrowsArgs),
     /// Minimal pairs (CrowS-Pairs' CSV) from the held-out passages of two period corpora whose wordings differ in a few words.
@@ -46,14 +52,23 @@ enum Command {
     /// Split two aligned period corpora into training text and held-out passages (the input of draw-sentences and draw-pairs).
     HoldOut(draw::HoldOutArgs),
     /// Dusi 2024's categorical-association probe: χ² p against the n most relevant dimensions.
+    #[command(
+        override_usage = "lmbias probe [OPTIONS] --protected <PROTECTED> --stereotyped <STEREOTYPED> --embeddings <FILE>\n       \
+        lmbias probe [OPTIONS] --protected <PROTECTED> --stereotyped <STEREOTYPED> --model <MODEL> [--templates <FILE>]"
+    )]
     Probe(probe::ProbeArgs),
     /// A battery of association tests (SEAT) on one or more models: effect sizes, p (Holm, BH), coverage, heatmaps.
+    #[command(
+        override_usage = "lmbias seat [OPTIONS] --model <MODEL>... --test <TEST>...\n       \
+        lmbias seat [OPTIONS] --merge <FILE>..."
+    )]
     Seat(seat::SeatArgs),
     /// Train a masked LM: continue a BERT checkpoint on a corpus (domain adaptation) or start from scratch; writes a Hugging Face folder.
     TrainMlm(train_mlm::TrainMlmArgs),
     /// Temporal valence (Cuscito et al.): how Early Modern or Modern the proposals at a mask are.
     Valence(valence::ValenceArgs),
     /// One association test (WEAT/SEAT) on precomputed vectors: effect size and permutation p (sent-bias semantics).
+    #[command(override_usage = "lmbias weat [OPTIONS] --embeddings <EMBEDDINGS> --test <TEST>")]
     Weat(weat::WeatArgs),
 }
 
@@ -82,6 +97,7 @@ fn main() {
         lmbias_runs::fetch::set_offline();
     }
     let result: anyhow::Result<()> = match cli.command {
+        Command::Completions { shell } => completions(shell),
         Command::Crows(args) => crows::run(args),
         Command::DrawPairs(args) => draw::pairs(args),
         Command::DrawSentences(args) => draw::sentences(args),
@@ -94,6 +110,11 @@ fn main() {
         Command::Valence(args) => valence::run(args),
         Command::Weat(args) => weat::run(args),
     };
+    // The `--output` file goes into place only when the command succeeded.
+    let result = match output::finish(result.is_ok()) {
+        Ok(()) => result,
+        Err(err) => result.and(Err(err)),
+    };
     if let Err(err) = result {
         // The reader of our output went away (`lmbias … | head -1`): end quietly and
         // successfully, as ripgrep does; what was asked for was delivered up to the close.
@@ -105,6 +126,14 @@ fn main() {
         eprintln!("error: {err:#}");
         std::process::exit(1);
     }
+}
+
+/// The completion script of `shell` on stdout.
+fn completions(shell: clap_complete::Shell) -> anyhow::Result<()> {
+    use clap::CommandFactory;
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "lmbias", &mut script);
+    Ok(output::write_bytes(&script)?)
 }
 
 /// `message` with each '…'-quoted part longer than [`lmbias_runs::encoder::QUOTED_CHARS`]

@@ -50,6 +50,45 @@ impl<T, E: Into<anyhow::Error>> ModelContext<T> for Result<T, E> {
     }
 }
 
+/// `--label NAME…`: what the results call each `--model`, one per model in order (a folder's
+/// path makes a poor table row or legend); none leaves every model its own name.
+#[derive(clap::Args, Debug)]
+pub struct LabelArgs {
+    /// What the tables, figures and rows call each --model, one per model in the same order
+    /// (the provenance keeps what each model is, and records its label).
+    #[arg(long = "label", value_name = "NAME", num_args = 1..)]
+    pub labels: Vec<String>,
+}
+
+impl LabelArgs {
+    /// The label of the model at `position` of `models`; an error when labels are given but
+    /// not one per model.
+    pub fn of(&self, models: &[String], position: usize) -> anyhow::Result<Option<&str>> {
+        match self.labels.len() {
+            0 => Ok(None),
+            n if n == models.len() => Ok(Some(self.labels[position].as_str())),
+            n => anyhow::bail!(
+                "--label: {n} label{} for {} models: give one per --model, in the same order",
+                if n == 1 { "" } else { "s" },
+                models.len()
+            ),
+        }
+    }
+
+    /// Checks the count before any model loads.
+    pub fn check(&self, models: &[String]) -> anyhow::Result<()> {
+        self.of(models, 0).map(drop)
+    }
+}
+
+/// `model` under `label`, when there is one.
+pub fn labelled(model: Model, label: Option<&str>) -> Model {
+    match label {
+        Some(label) => model.labelled(label),
+        None => model,
+    }
+}
+
 /// `--model SPEC`, opened.
 pub fn open(spec: &str, compute: &ComputeArgs) -> anyhow::Result<Model> {
     let compute = compute.compute()?;

@@ -1,5 +1,5 @@
-//! Everything the CLI writes: standard output, and the files of `--save`, `--figures`
-//! and `--svg`.
+//! Everything the CLI writes: standard output (or the file of `--output`), and the files of
+//! `--save`, `--figures` and `--svg`.
 //!
 //! `println!` panics when stdout fails; here a write returns the error instead, so that
 //! `main` can end quietly on a closed pipe (`lmbias embed … | head -1`, as Unix tools do)
@@ -10,32 +10,148 @@
 
 use std::fmt;
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use anyhow::{Context, Result};
 
-/// What a failed write to stdout says; `main` looks for it to tell a closed pipe.
-#[derive(Debug, thiserror::Error)]
-#[error("writing to standard output")]
-pub struct StdoutError(#[source] pub io::Error);
-
-/// Writes `args` to stdout and flushes, so that an error surfaces here and not when the
-/// buffer is dropped at exit, where it would be lost.
-pub fn write(args: fmt::Arguments<'_>) -> Result<(), StdoutError> {
-    let mut stdout = io::stdout().lock();
-    stdout
-        .write_fmt(args)
-        .and_then(|()| stdout.flush())
-        .map_err(StdoutError)
+/// The output options of every command that prints results: one format flag at most, and
+/// `--output FILE`.
+#[derive(clap::Args, Debug)]
+pub struct FormatArgs {
+    /// Print JSON (docs/results-format.md gives each command's).
+    #[arg(long, group = "format")]
+    pub json: bool,
+    /// Print CSV, one line per result.
+    #[arg(long, group = "format")]
+    pub csv: bool,
+    /// Print Markdown tables (seat, valence, crows and probe print Markdown by default; embed,
+    /// fill-mask and weat print plain text).
+    #[arg(long, group = "format")]
+    pub markdown: bool,
+    /// Write the output to FILE instead of standard output: made under a temporary name beside
+    /// it and renamed when the command succeeds, so a failed run leaves no half file.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
-/// Writes `bytes` to stdout and flushes.
+/// The format asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// The command's own: Markdown for the studies, plain text for the tools.
+    Default,
+    /// `--markdown`.
+    Markdown,
+    /// `--json`.
+    Json,
+    /// `--csv`.
+    Csv,
+}
+
+impl FormatArgs {
+    /// Sends the output to `--output` when given (checked against `inputs` first); the format.
+    pub fn open(&self, inputs: &[(&str, &Path)]) -> Result<Format> {
+        if let Some(path) = &self.output {
+            to_file(path, inputs)?;
+        }
+        Ok(match (self.json, self.csv, self.markdown) {
+            (true, _, _) => Format::Json,
+            (_, true, _) => Format::Csv,
+            (_, _, true) => Format::Markdown,
+            _ => Format::Default,
+        })
+    }
+}
+
+/// A table's rows as CSV or Markdown without its header, which a command that prints chunk
+/// by chunk prints once, first: CSV's header is one line, Markdown's two (names, rule).
+pub fn rows_only(table: &lmbias_report::table::Table, format: Format) -> String {
+    let (text, header_lines) = match format {
+        Format::Csv => (table.to_csv(), 1),
+        _ => (table.to_markdown(), 2),
+    };
+    text.split_inclusive('\n').skip(header_lines).collect()
+}
+
+/// What a failed write of the output says; `main` looks for it to tell a closed pipe.
+#[derive(Debug, thiserror::Error)]
+#[error("writing to {to}")]
+pub struct StdoutError {
+    /// "standard output", or `--output FILE`.
+    pub to: String,
+    /// The operating system's reason.
+    #[source]
+    pub source: io::Error,
+}
+
+/// `--output FILE`: the output goes to a temporary file beside FILE, renamed to it when the
+/// command succeeds ([`finish`]) and removed when it fails, so a failed run never leaves half
+/// a result (or destroys an older one) under the name.
+static SINK: Mutex<Option<(tempfile::NamedTempFile, PathBuf)>> = Mutex::new(None);
+
+/// Sends the output to `path` instead of stdout; checked first, as `--save` is, so that no
+/// input and nothing but a regular file is overwritten.
+pub fn to_file(path: &Path, inputs: &[(&str, &Path)]) -> Result<()> {
+    check_file("--output", path, inputs)?;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map_or_else(|| "lmbias".into(), |n| n.to_string_lossy().into_owned());
+    let temporary = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .with_context(|| format!("--output {}: cannot write here", path.display()))?;
+    *SINK.lock().unwrap_or_else(PoisonError::into_inner) = Some((temporary, path.to_owned()));
+    Ok(())
+}
+
+/// Puts the `--output` file in place when the command succeeded; after a failure the
+/// temporary file is removed and an older file of that name stays as it was.
+pub fn finish(succeeded: bool) -> Result<()> {
+    let sink = SINK.lock().unwrap_or_else(PoisonError::into_inner).take();
+    if let (Some((temporary, path)), true) = (sink, succeeded) {
+        temporary
+            .persist(&path)
+            .map_err(|e| e.error)
+            .with_context(|| format!("--output {}: cannot write", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Writes with `write` to the `--output` file when there is one, else to stdout, flushing so
+/// that an error surfaces here and not when the buffer is dropped at exit, where it would be
+/// lost.
+fn emit(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), StdoutError> {
+    let mut sink = SINK.lock().unwrap_or_else(PoisonError::into_inner);
+    match sink.as_mut() {
+        Some((file, path)) => write(file.as_file_mut()).map_err(|source| StdoutError {
+            to: format!("--output {}", path.display()),
+            source,
+        }),
+        None => {
+            let mut stdout = io::stdout().lock();
+            write(&mut stdout)
+                .and_then(|()| stdout.flush())
+                .map_err(|source| StdoutError {
+                    to: "standard output".to_owned(),
+                    source,
+                })
+        }
+    }
+}
+
+/// Writes `args` to the output.
+pub fn write(args: fmt::Arguments<'_>) -> Result<(), StdoutError> {
+    emit(|w| w.write_fmt(args))
+}
+
+/// Writes `bytes` to the output.
 pub fn write_bytes(bytes: &[u8]) -> Result<(), StdoutError> {
-    let mut stdout = io::stdout().lock();
-    stdout
-        .write_all(bytes)
-        .and_then(|()| stdout.flush())
-        .map_err(StdoutError)
+    emit(|w| w.write_all(bytes))
 }
 
 /// `print!` that returns a [`StdoutError`] instead of panicking.
@@ -61,7 +177,7 @@ pub(crate) use {out, outln};
 pub fn is_closed_stdout(err: &anyhow::Error) -> bool {
     err.chain()
         .filter_map(|e| e.downcast_ref::<StdoutError>())
-        .any(|e| e.0.kind() == io::ErrorKind::BrokenPipe)
+        .any(|e| e.source.kind() == io::ErrorKind::BrokenPipe)
 }
 
 /// Creates `dir` (for `flag`, e.g. `--figures`) and checks that a file can be made in it.

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use lmbias_report::probe::{ClassOrder, p_text, step_markdown, sweep_markdown};
+use lmbias_report::probe::{
+    ClassOrder, figure_file, p_text, step_markdown, sweep_markdown, sweep_table,
+};
 use lmbias_report::pvalue_curve::{PValueSeries, pvalue_curve};
 use lmbias_runs::Ctx;
 use lmbias_runs::Layer;
@@ -13,7 +15,7 @@ use lmbias_runs::inputs::Vectors;
 use lmbias_runs::probe::{self, Lists, ProbeOutput, ProbeResult, ProbeSettings, Words};
 
 use crate::model_args::ModelContext;
-use crate::output::{self, out, outln};
+use crate::output::{self, Format, out, outln};
 
 #[derive(clap::Args, Debug)]
 pub struct ProbeArgs {
@@ -47,30 +49,36 @@ pub struct ProbeArgs {
     /// Test every size from 2 to the hidden size (the default).
     #[arg(long)]
     sweep: bool,
-    /// Write the p-against-n figure (SVG) here.
-    #[arg(long)]
-    svg: Option<PathBuf>,
-    /// Print JSON instead of Markdown.
-    #[arg(long)]
-    json: bool,
+    /// Write the p-against-n figure into DIR, as SVG (its name says the model and pair, as
+    /// reproduce-paper's do).
+    #[arg(long, value_name = "DIR")]
+    figures: Option<PathBuf>,
+    /// JSON: the run with every size's table and test; CSV: one row per size (n, table, χ²,
+    /// p); Markdown (the default): the same, to read.
+    #[command(flatten)]
+    format: output::FormatArgs,
+    /// What the tables and the figure call --model (its provenance keeps what it is).
+    #[arg(long, value_name = "NAME", requires = "model")]
+    label: Option<String>,
 }
 
 pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     // Checked before anything is embedded, so that an unwritable path wastes nothing.
-    if let Some(svg) = &args.svg {
-        let mut inputs = vec![
-            ("--protected", args.protected.as_path()),
-            ("--stereotyped", args.stereotyped.as_path()),
-        ];
-        inputs.extend(args.embeddings.as_deref().map(|p| ("--embeddings", p)));
-        inputs.extend(args.templates.as_deref().map(|p| ("--templates", p)));
-        inputs.extend(
-            args.model
-                .as_deref()
-                .map(|m| ("--model", std::path::Path::new(m))),
-        );
-        output::check_file("--svg", svg, &inputs)?;
+    let mut inputs = vec![
+        ("--protected", args.protected.as_path()),
+        ("--stereotyped", args.stereotyped.as_path()),
+    ];
+    inputs.extend(args.embeddings.as_deref().map(|p| ("--embeddings", p)));
+    inputs.extend(args.templates.as_deref().map(|p| ("--templates", p)));
+    inputs.extend(
+        args.model
+            .as_deref()
+            .map(|m| ("--model", std::path::Path::new(m))),
+    );
+    if let Some(dir) = &args.figures {
+        output::check_dir("--figures", dir)?;
     }
+    let format = args.format.open(&inputs)?;
     let lists = Lists::load(
         &args.protected,
         &args.stereotyped,
@@ -87,7 +95,10 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
             probe::run_on_vectors(&Vectors::load(path)?, &lists, &settings, &Ctx::none())?
         }
         (None, Some(spec)) => {
-            let model = crate::model_args::open(spec, &args.compute)?;
+            let model = crate::model_args::labelled(
+                crate::model_args::open(spec, &args.compute)?,
+                args.label.as_deref(),
+            );
             probe::run(&model, &lists, &settings, &Ctx::none()).model_context(spec)?
         }
         (None, None) => anyhow::bail!("give --embeddings FILE, or --model M with --templates FILE"),
@@ -96,21 +107,31 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     let label = result.run.pair.clone();
     // The figure is written first, the results printed whatever became of it; a failed
     // figure is reported after them.
-    let figure = args.svg.as_ref().map(|svg| {
+    let figure = args.figures.as_ref().map(|dir| {
         let series = PValueSeries {
             label: label.clone(),
             points: steps.iter().map(|s| (s.n, s.p_value())).collect(),
         };
         let title = format!("Categorical association: {label}");
-        lmbias_runs::write_atomically(svg, pvalue_curve(&title, &[series]).as_bytes())
-            .context("--svg")
+        lmbias_runs::write_atomically(
+            &dir.join(figure_file(&result.run)),
+            pvalue_curve(&title, &[series]).as_bytes(),
+        )
+        .context("--figures")
     });
     // Printed whatever became of the figure; a failed figure is reported after.
     let printed = (|| -> anyhow::Result<()> {
-        if args.json {
-            let out = ProbeOutput::of(std::slice::from_ref(&result));
-            outln!("{}", serde_json::to_string(&out)?)?;
-            return Ok(());
+        match format {
+            Format::Json => {
+                let out = ProbeOutput::of(std::slice::from_ref(&result));
+                outln!("{}", serde_json::to_string(&out)?)?;
+                return Ok(());
+            }
+            Format::Csv => {
+                out!("{}", sweep_table(steps, true).to_csv())?;
+                return Ok(());
+            }
+            Format::Default | Format::Markdown => {}
         }
         let top: Vec<String> = result
             .run

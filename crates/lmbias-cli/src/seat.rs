@@ -17,7 +17,7 @@ use lmbias_runs::studies::seat::Copies;
 use lmbias_runs::{Ctx, Layer, Pooling};
 
 use crate::model_args;
-use crate::output::{self, out, outln};
+use crate::output::{self, Format, out, outln};
 
 #[derive(clap::Args, Debug)]
 pub struct SeatArgs {
@@ -26,11 +26,11 @@ pub struct SeatArgs {
     /// file (*.txt, *.vec, *.bin) or a folder of vectors.npy + vocab.txt. On those, an example
     /// none of whose words has a vector is dropped from its set (listed as lost), and a test
     /// left with an empty set or with X and Y of unequal size is refused (said on stderr).
-    #[arg(long = "model", required_unless_present = "merge", num_args = 1..)]
+    #[arg(long = "model", required_unless_present = "merge", num_args = 1.., value_name = "MODEL")]
     models: Vec<String>,
     /// A sent-bias-format test file, or a directory of them (*.jsonl and *.json, sorted by name).
     /// Every model runs exactly these files (see --also-lowercased-copy).
-    #[arg(long = "test", required_unless_present = "merge", num_args = 1..)]
+    #[arg(long = "test", required_unless_present = "merge", num_args = 1.., value_name = "TEST")]
     tests: Vec<PathBuf>,
     /// Also run, on each model whose tokenizer lower-cases, the lower-cased copy of every test
     /// that has one (`DIR-uncased/NAME` beside `DIR/NAME`, e.g. datasets/seat/tr-uncased), as
@@ -60,23 +60,16 @@ pub struct SeatArgs {
     two_sided: bool,
     #[command(flatten)]
     compute: crate::model_args::ComputeArgs,
-    /// Print JSON: {"provenance": [one per model: its revision or digest, the tests' sha256,
-    /// the options, lmbias], "rows": [one object per (model, test) that ran], "refused":
-    /// [tests not run]} (docs/results-format.md).
-    #[arg(long, group = "format")]
-    json: bool,
-    /// Print CSV, one row per (model, test).
-    #[arg(long, group = "format")]
-    csv: bool,
-    /// Print a Markdown table (the default).
-    #[arg(long, group = "format")]
-    markdown: bool,
+    #[command(flatten)]
+    format: output::FormatArgs,
+    #[command(flatten)]
+    label: model_args::LabelArgs,
     /// Significance marks: stars (* 0.05, ** 0.01, *** 0.001) or caglidil (Caglidil et al.
     /// 2024's thresholds: † 0.1, * 0.05, ** 0.01).
     #[arg(long, default_value = "stars")]
     marks: Marks,
-    /// Write seat-heatmap.svg (raw p) and seat-heatmap-holm.svg (Holm-adjusted p), each with effect sizes, here.
-    #[arg(long)]
+    /// Write seat-heatmap.svg (raw p) and seat-heatmap-holm.svg (Holm-adjusted p), each with effect sizes, into DIR.
+    #[arg(long, value_name = "DIR")]
     figures: Option<PathBuf>,
     /// Run only the K-th of N slices of the --model list (K = 1 … N; round-robin: the
     /// models at K, K + N, K + 2N, … of the list). With --save, for --merge.
@@ -92,7 +85,7 @@ pub struct SeatArgs {
         long,
         value_name = "FILE",
         num_args = 1..,
-        conflicts_with_all = ["models", "tests", "shard", "save", "pooling", "layer", "n_samples", "seed", "ddof", "two_sided", "device", "precision", "also_lowercased_copy"]
+        conflicts_with_all = ["models", "tests", "shard", "save", "pooling", "layer", "n_samples", "seed", "ddof", "two_sided", "device", "precision", "also_lowercased_copy", "labels"]
     )]
     merge: Vec<PathBuf>,
 }
@@ -127,28 +120,32 @@ pub fn run(args: SeatArgs) -> Result<()> {
     if let Some(dir) = &args.figures {
         output::check_dir("--figures", dir)?;
     }
+    let inputs: Vec<(&str, &std::path::Path)> =
+        (args.tests.iter().map(|t| ("--test", t.as_path())))
+            .chain(args.merge.iter().map(|m| ("--merge", m.as_path())))
+            .chain(
+                args.models
+                    .iter()
+                    .map(|m| ("--model", std::path::Path::new(m))),
+            )
+            .collect();
     if let Some(path) = &args.save {
-        let inputs: Vec<(&str, &std::path::Path)> =
-            (args.tests.iter().map(|t| ("--test", t.as_path())))
-                .chain(args.merge.iter().map(|m| ("--merge", m.as_path())))
-                .chain(
-                    args.models
-                        .iter()
-                        .map(|m| ("--model", std::path::Path::new(m))),
-                )
-                .collect();
         output::check_file("--save", path, &inputs)?;
     }
+    let format = args.format.open(&inputs)?;
     if !args.merge.is_empty() {
-        return merge(&args);
+        return merge(&args, format);
     }
+    args.label.check(&args.models)?;
     let tests = Tests::load(&args.tests)?;
     let settings = args.settings();
     let shard = args.shard.unwrap_or(Shard::new(1, 1)?);
     let mut models = Vec::new();
     for (position, name) in args.models.iter().enumerate() {
         if shard.contains(position) {
-            models.push((position, model_args::open(name, &args.compute)?));
+            let model = model_args::open(name, &args.compute)?;
+            let label = args.label.of(&args.models, position)?;
+            models.push((position, model_args::labelled(model, label)));
         }
     }
     let progress = lmbias_frontend::Bar::count(Some(models.len() as u64), "seat");
@@ -174,21 +171,33 @@ pub fn run(args: SeatArgs) -> Result<()> {
         shards::save(path, &stamp, &saved).context("--save")
     });
     let runs: Vec<SeatRun> = saved.results.into_iter().map(|(_, run)| run).collect();
-    let printed = print(&runs, args.pooling, args.layer, &args);
+    let printed = print(&runs, args.pooling, args.layer, &args, format);
     saved_ok.transpose()?;
     printed
 }
 
 /// `--merge`: the saved shards, checked to be all N shards of one run, printed as it.
-fn merge(args: &SeatArgs) -> Result<()> {
+fn merge(args: &SeatArgs, format: Format) -> Result<()> {
     let merged = shards::merge::<String, SeatSettings, SeatRun>(&args.merge, SAVE_KIND)
         .context("--merge")?;
     let runs: Vec<SeatRun> = merged.results.into_iter().map(|(_, run)| run).collect();
-    print(&runs, merged.shared.pooling, merged.shared.layer, args)
+    print(
+        &runs,
+        merged.shared.pooling,
+        merged.shared.layer,
+        args,
+        format,
+    )
 }
 
 /// Warnings on stderr, figures, and the table on stdout: the same for a run and a merge.
-fn print(runs: &[SeatRun], pooling: Option<Pooling>, layer: Layer, args: &SeatArgs) -> Result<()> {
+fn print(
+    runs: &[SeatRun],
+    pooling: Option<Pooling>,
+    layer: Layer,
+    args: &SeatArgs,
+    format: Format,
+) -> Result<()> {
     let result = seat::combine(runs);
     for row in result.rows.iter().filter(|r| !r.lost.is_empty()) {
         let lost: Vec<String> = row.lost.iter().map(ToString::to_string).collect();
@@ -221,12 +230,10 @@ fn print(runs: &[SeatRun], pooling: Option<Pooling>, layer: Layer, args: &SeatAr
             })
             .context("--figures")
     });
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&SeatOutput::of(runs))?)?;
-    } else if args.csv {
-        out!("{}", table(rows).to_csv())?;
-    } else {
-        out!("{}", battery_markdown(&result, args.marks))?;
+    match format {
+        Format::Json => outln!("{}", serde_json::to_string_pretty(&SeatOutput::of(runs))?)?,
+        Format::Csv => out!("{}", table(rows).to_csv())?,
+        Format::Default | Format::Markdown => out!("{}", battery_markdown(&result, args.marks))?,
     }
     figures.transpose()?;
     // Every test refused is no result: said by the exit status too, so a script stops.

@@ -14,7 +14,7 @@ use lmbias_runs::valence::{
 };
 
 use crate::model_args::ModelContext;
-use crate::output::{self, out};
+use crate::output::{self, Format, out};
 
 #[derive(clap::Args, Debug)]
 pub struct ValenceArgs {
@@ -66,16 +66,13 @@ pub struct ValenceArgs {
     /// difference of rate is not taken for a period.
     #[arg(long, requires = "valence_from", default_value_t = CorpusSettings::default().min_log_odds)]
     valence_min_log_odds: f64,
-    /// Print everything as JSON: {"provenance": [one per model], "results": [per model: per
-    /// sentence, per group, the k sweep, unannotated tokens]} (docs/results-format.md).
-    #[arg(long, group = "format")]
-    json: bool,
-    /// Print one CSV row per model and sentence.
-    #[arg(long, group = "format")]
-    csv: bool,
-    /// Print Markdown tables: model comparison, per-group summary, the k sweep (the default).
-    #[arg(long, group = "format")]
-    markdown: bool,
+    /// JSON: {"provenance": [one per model], "results": [per model: per sentence, per group,
+    /// the k sweep, unannotated tokens]}; CSV: one row per model and sentence; Markdown (the
+    /// default): model comparison, per-group summary, the k sweep, every sentence's scores.
+    #[command(flatten)]
+    format: output::FormatArgs,
+    #[command(flatten)]
+    label: crate::model_args::LabelArgs,
     /// Print instead the proposed tokens that have no annotation (token, how often,
     /// total probability, sentence ids), to annotate them and rerun.
     #[arg(long)]
@@ -93,12 +90,6 @@ fn share(text: &str) -> Result<f64, String> {
     }
 }
 
-enum Format {
-    Json,
-    Csv,
-    Markdown,
-}
-
 /// Digits of the numbers in Markdown tables; CSV keeps six.
 const MARKDOWN_DIGITS: usize = 3;
 const CSV_DIGITS: usize = 6;
@@ -108,6 +99,16 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
     if let Some(dir) = &args.figures {
         output::check_dir("--figures", dir)?;
     }
+    let mut inputs = vec![("--dataset", args.dataset.as_path())];
+    inputs.extend(args.lexicon.as_deref().map(|l| ("--lexicon", l)));
+    inputs.extend(
+        args.valence_from
+            .iter()
+            .flatten()
+            .map(|c| ("--valence-from", c.as_path())),
+    );
+    args.label.check(&args.models)?;
+    let format = args.format.open(&inputs)?;
     let dataset = Dataset::load(&args.dataset)?;
     let dataset = match &args.lexicon {
         Some(lexicon) => dataset.rated_by(lexicon).context("--lexicon")?,
@@ -129,8 +130,11 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
         _ => None,
     };
     let mut runs: Vec<ValenceRun> = Vec::with_capacity(args.models.len());
-    for name in &args.models {
-        let model = crate::model_args::open_masked(name, &args.compute)?;
+    for (position, name) in args.models.iter().enumerate() {
+        let model = crate::model_args::labelled(
+            crate::model_args::open_masked(name, &args.compute)?,
+            args.label.of(&args.models, position)?,
+        );
         runs.push(
             valence::run(
                 &model,
@@ -161,12 +165,6 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
             })
             .context("--figures")
     });
-    // --markdown is the default, so it only matters when neither other flag is given.
-    let format = match (args.json, args.csv, args.markdown) {
-        (true, _, _) => Format::Json,
-        (_, true, _) => Format::Csv,
-        (false, false, _) => Format::Markdown,
-    };
     let out = match (format, args.unannotated) {
         (Format::Json, false) => {
             serde_json::to_string_pretty(&ValenceOutput::of(&runs, agreement))? + "\n"
@@ -182,14 +180,14 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
         }
         (Format::Csv, false) => report::sentence_table(&results, CSV_DIGITS).to_csv(),
         (Format::Csv, true) => report::unannotated_table(&results, CSV_DIGITS).to_csv(),
-        (Format::Markdown, false) => {
+        (Format::Default | Format::Markdown, false) => {
             let mut out = report::markdown(&results, MARKDOWN_DIGITS);
             if let Some(a) = &agreement {
                 out.push_str(&report::corpus_agreement(a, MARKDOWN_DIGITS));
             }
             out
         }
-        (Format::Markdown, true) => {
+        (Format::Default | Format::Markdown, true) => {
             report::unannotated_table(&results, MARKDOWN_DIGITS).to_markdown()
         }
     };

@@ -12,7 +12,8 @@ use lmbias_runs::metrics::weat::{
 use lmbias_runs::weat::{WeatRun, WeatSettings};
 use serde_json::json;
 
-use crate::output::{out, outln};
+use crate::output::{Format, out, outln};
+use lmbias_report::table::Table;
 
 #[derive(clap::Args, Debug)]
 pub struct WeatArgs {
@@ -45,9 +46,10 @@ pub struct WeatArgs {
     /// Keep the first of repeated examples in a set, as sent-bias silently does, instead of failing.
     #[arg(long)]
     merge_duplicates: bool,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
+    /// JSON: one object; CSV and Markdown: one row with the sets' names and sizes, d, p and how
+    /// they were computed; plain text by default.
+    #[command(flatten)]
+    format: crate::output::FormatArgs,
 }
 
 pub fn run(args: WeatArgs) -> anyhow::Result<()> {
@@ -73,16 +75,21 @@ pub fn run(args: WeatArgs) -> anyhow::Result<()> {
         },
         merge_duplicates: args.merge_duplicates,
     };
+    let format = args.format.open(&[
+        ("--test", args.test.as_path()),
+        ("--embeddings", embeddings.as_path()),
+    ])?;
     let test = Test::load(&args.test, &settings.load_options())?;
     let vectors = Vectors::load(&embeddings)?;
     let run = lmbias_runs::weat::run(&vectors, &test, &settings, &Ctx::none())?;
-    if args.json {
-        outln!(
+    match format {
+        Format::Json => outln!(
             "{}",
             serde_json::to_string_pretty(&as_json(&run, &args, &settings.options))?
-        )?;
-    } else {
-        out!("{}", as_text(&run.test, &settings.options, &run.result))?;
+        )?,
+        Format::Csv => out!("{}", as_table(&run).to_csv())?,
+        Format::Markdown => out!("{}", as_table(&run).to_markdown())?,
+        Format::Default => out!("{}", as_text(&run.test, &settings.options, &run.result))?,
     }
     Ok(())
 }
@@ -127,6 +134,46 @@ fn as_json(run: &WeatRun, args: &WeatArgs, options: &Options) -> serde_json::Val
         "seed": options.seed,
         "provenance": run.provenance,
     })
+}
+
+/// One row: the test, its sets' names and sizes, d and its std, p and how it was computed.
+fn as_table(run: &WeatRun) -> Table {
+    let (test, result) = (&run.test, &run.result);
+    let p = &result.permutation;
+    let mut header = vec!["test".to_owned()];
+    header.extend(Role::ALL.iter().map(|r| format!("category_{}", r.key())));
+    header.extend(Role::ALL.iter().map(|r| format!("size_{}", r.key())));
+    header.extend(
+        [
+            "effect_size",
+            "ddof",
+            "p_value",
+            "alternative",
+            "exact",
+            "n_evaluated",
+        ]
+        .map(String::from),
+    );
+    let mut table = Table::new(header);
+    let mut row = vec![test.name().to_owned()];
+    row.extend(Role::ALL.iter().map(|&r| test.set(r).category().to_owned()));
+    row.extend(Role::ALL.iter().map(|&r| test.set(r).len().to_string()));
+    row.extend([
+        result
+            .effect_size
+            .map_or_else(|| "undefined".to_owned(), |d| d.to_string()),
+        result.std.ddof().to_string(),
+        p.p_value.to_string(),
+        match p.alternative {
+            Alternative::Greater => "one-sided",
+            Alternative::TwoSided => "two-sided",
+        }
+        .to_owned(),
+        p.exact.to_string(),
+        p.n_evaluated.to_string(),
+    ]);
+    table.push(row);
+    table
 }
 
 /// `{"targ1": f(targ1), …, "attr2": f(attr2)}`.

@@ -376,6 +376,13 @@ impl Checkpoint {
         })
     }
 
+    /// The same checkpoint under another name, the one its results show (a user's label);
+    /// where it came from is unchanged.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
     /// The name the model was resolved from (a path or hub id), for reports.
     pub fn name(&self) -> &str {
         &self.name

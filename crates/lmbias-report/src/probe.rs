@@ -101,8 +101,9 @@ pub fn p_text(p: f64) -> String {
     }
 }
 
-/// One line per size: n, the table row by row, χ² and p.
-pub fn sweep_markdown(steps: &[ProbeStep]) -> String {
+/// One line per size: n, the table row by row, χ² and p; `exact` writes every digit (for
+/// CSV), else three (for reading).
+pub fn sweep_table(steps: &[ProbeStep], exact: bool) -> Table {
     let mut table = Table::new(["n", "table (rows: stereotyped, cols: predicted)", "χ²", "p"]);
     for step in steps {
         let cells: Vec<String> = step
@@ -111,12 +112,20 @@ pub fn sweep_markdown(steps: &[ProbeStep]) -> String {
             .map(|r| r.iter().map(u64::to_string).collect::<Vec<_>>().join(" "))
             .collect();
         let (chi2, p) = match &step.association {
+            Association::Tested { chi2, p_value, .. } if exact => {
+                (chi2.to_string(), p_value.to_string())
+            }
             Association::Tested { chi2, p_value, .. } => (format!("{chi2:.3}"), p_text(*p_value)),
             Association::NotTestable { reason } => ("–".into(), format!("not testable: {reason}")),
         };
         table.push([step.n.to_string(), cells.join(" / "), chi2, p]);
     }
-    table.to_markdown()
+    table
+}
+
+/// [`sweep_table`] to read, as Markdown.
+pub fn sweep_markdown(steps: &[ProbeStep]) -> String {
+    sweep_table(steps, false).to_markdown()
 }
 
 /// Per model and pair: the smallest p over the sweep, where it occurs, and how

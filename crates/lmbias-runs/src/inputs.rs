@@ -168,6 +168,7 @@ impl Vectors {
             embeddings: Embeddings::from_path(path)?,
             provenance: ModelProvenance {
                 id: path.display().to_string(),
+                label: None,
                 origin: ModelOrigin::File {
                     sha256: sha256_file(path)?,
                 },

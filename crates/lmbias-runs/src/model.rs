@@ -24,6 +24,8 @@ pub type SharedMaskedLm = Arc<dyn MaskedLm + Send + Sync>;
 /// A language model or static word vectors, opened once for every study that runs on it.
 pub struct Model {
     name: String,
+    /// What the results call it, when the user named it (`--label`); `name` stays what it is.
+    label: Option<String>,
     kind: Kind,
     /// Worked out on first use, once: opening a list of models digests none of them, so a
     /// shard of a sweep digests only the folders it runs.
@@ -106,6 +108,7 @@ impl Model {
     ) -> Result<Model, RunError> {
         Ok(Model {
             name: checkpoint.name().to_owned(),
+            label: None,
             kind: Kind::Checkpoint {
                 checkpoint,
                 compute: compute.into(),
@@ -119,6 +122,7 @@ impl Model {
     fn from_static(spec: &str, vectors: StaticEmbeddings) -> Result<Model, RunError> {
         Ok(Model {
             name: spec.to_owned(),
+            label: None,
             kind: Kind::Static(Arc::new(vectors)),
             provenance: OnceLock::new(),
             embedder: Mutex::new(None),
@@ -147,6 +151,7 @@ impl Model {
                 };
                 ModelProvenance {
                     id: self.name.clone(),
+                    label: self.label.clone(),
                     origin,
                     tokenizer_sha256: None,
                     precision: Precision::F32,
@@ -157,6 +162,7 @@ impl Model {
                 compute,
             } => ModelProvenance {
                 id: checkpoint.name().to_owned(),
+                label: self.label.clone(),
                 origin: checkpoint_origin(checkpoint)?,
                 tokenizer_sha256: tokenizer_digest(checkpoint.dir())?,
                 precision: compute.precision(),
@@ -167,6 +173,26 @@ impl Model {
     /// The name the model was opened with.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The model under `label` in every row, table and figure of its results (a folder's
+    /// path makes a poor legend); its provenance keeps what it is and records the label.
+    pub fn labelled(mut self, label: impl Into<String>) -> Model {
+        let label = label.into();
+        if let Kind::Static(vectors) = self.kind {
+            let vectors = Arc::try_unwrap(vectors).unwrap_or_else(|shared| (*shared).clone());
+            self.kind = Kind::Static(Arc::new(vectors.with_name(label.clone())));
+        }
+        self.label = Some(label);
+        self
+    }
+
+    /// The checkpoint to load, under the label when there is one.
+    fn named(&self, checkpoint: &Checkpoint) -> Checkpoint {
+        match &self.label {
+            Some(label) => checkpoint.clone().with_name(label.clone()),
+            None => checkpoint.clone(),
+        }
     }
 
     /// Words a static vectors file lists more than once (each keeps its first vector, as
@@ -264,7 +290,8 @@ impl Model {
         if let Some(embedder) = slot.as_ref() {
             return Ok(embedder.clone());
         }
-        let embedder: SharedEmbedder = lmbias_model::load_embedder(checkpoint, compute)?.into();
+        let embedder: SharedEmbedder =
+            lmbias_model::load_embedder(&self.named(checkpoint), compute)?.into();
         *slot = Some(embedder.clone());
         Ok(embedder)
     }
@@ -285,7 +312,8 @@ impl Model {
         if let Some(lm) = slot.as_ref() {
             return Ok(lm.clone());
         }
-        let lm: SharedMaskedLm = lmbias_model::load_masked_lm(checkpoint, compute)?.into();
+        let lm: SharedMaskedLm =
+            lmbias_model::load_masked_lm(&self.named(checkpoint), compute)?.into();
         *slot = Some(lm.clone());
         Ok(lm)
     }

@@ -92,6 +92,9 @@ fn flatten(name: &str, value: Value, options: &mut BTreeMap<String, String>) {
 pub struct ModelProvenance {
     /// The name it was asked for (a hub id, a folder, `glove-6b-50d`, a file).
     pub id: String,
+    /// What its results call it, when the user named it (`--label`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// What pins its weights.
     pub origin: ModelOrigin,
     /// The sha256 of the tokenizer file it read (`tokenizer.json`, `vocab.txt`,
@@ -278,6 +281,7 @@ mod tests {
         };
         let model = ModelProvenance {
             id: "m".to_owned(),
+            label: None,
             origin: ModelOrigin::File {
                 sha256: "0".repeat(64),
             },

@@ -338,6 +338,7 @@ mod fixtures {
             lmbias: "0.1.0".to_owned(),
             model: ModelProvenance {
                 id: model.to_owned(),
+                label: None,
                 origin: ModelOrigin::HfCache {
                     revision: "0123abcd".to_owned(),
                 },

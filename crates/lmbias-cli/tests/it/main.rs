@@ -1,6 +1,7 @@
 //! lmbias-cli's integration tests, one binary (as ripgrep does): each module
 //! below was a test binary of its own, and each linked the whole dependency tree.
 
+mod contract;
 mod crows;
 mod draw;
 mod families;

@@ -70,7 +70,7 @@ fn tmp(name: &str) -> PathBuf {
 fn sweep_on_planted_vectors() {
     let dir = tmp("sweep");
     let (vectors, protected, stereotyped) = planted(&dir);
-    let svg = dir.join("curve.svg");
+    let figures = dir.join("figures");
     let args = [
         "probe",
         "--embeddings",
@@ -81,8 +81,8 @@ fn sweep_on_planted_vectors() {
         stereotyped.to_str().unwrap(),
         "--sweep",
         "--json",
-        "--svg",
-        svg.to_str().unwrap(),
+        "--figures",
+        figures.to_str().unwrap(),
     ];
     let (ok, stdout, stderr) = lmbias(&args);
     assert!(ok, "{stderr}");
@@ -124,7 +124,17 @@ fn sweep_on_planted_vectors() {
     );
     assert!(first["p_value"].as_f64().unwrap() < 1e-4, "{first}");
     assert_eq!(first["dof"], 1);
-    let figure = std::fs::read_to_string(&svg).unwrap();
+    // One figure, named for the model and the pair, as reproduce-paper names them.
+    let files: Vec<_> = std::fs::read_dir(&figures)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(
+        files[0].to_str().unwrap().ends_with("-p-vs-n.svg"),
+        "{files:?}"
+    );
+    let figure = std::fs::read_to_string(&files[0]).unwrap();
     assert!(
         figure.starts_with("<svg")
             && figure.contains("p = 0.05")

@@ -330,10 +330,10 @@ fn unwritable_output_paths_fail_before_any_model_loads() {
                 "p.csv",
                 "--stereotyped",
                 "s.csv",
-                "--svg",
-                &format!("{under_file}/p.svg"),
+                "--output",
+                &format!("{under_file}/p.md"),
             ],
-            format!("error: --svg {under_file}/p.svg: cannot write here: "),
+            format!("error: --output {under_file}/p.md: cannot write here: "),
         ),
     ];
     for (args, start) in cases {
@@ -345,7 +345,7 @@ fn unwritable_output_paths_fail_before_any_model_loads() {
 }
 
 /// Issue #47, failures 7 and 8: `--save` onto its own `--test` wrote CBOR over the test,
-/// `--svg` onto `--protected` SVG over the word list, and a device node given as an output
+/// `--svg` (now `--output`) onto `--protected` SVG over the word list, and a device node given as an output
 /// was replaced by a regular file (as root, `--save /dev/full` would replace /dev/full).
 /// Each is refused in one line before any model loads, and the path is left as it was.
 #[test]
@@ -385,11 +385,11 @@ fn an_output_never_replaces_an_input_or_a_device() {
                 &words,
                 "--stereotyped",
                 &words,
-                "--svg",
+                "--output",
                 &words,
             ],
             format!(
-                "error: --svg {words}: the same file as --protected {words}: writing it would \
+                "error: --output {words}: the same file as --protected {words}: writing it would \
                  destroy that input"
             ),
         ),

@@ -227,7 +227,10 @@ fn a_missing_model_is_an_error() {
         "--test",
         &english("weat6"),
     ]));
-    assert!(err.contains("--model no-such-org/no-such-model"), "{err}");
+    assert!(
+        err.starts_with("error: --model: model \"no-such-org/no-such-model\" not found"),
+        "{err}"
+    );
 }
 
 /// Issue 7: a T5 encoder (the tiny random mT5, SentencePiece vocabulary) runs the
