@@ -191,6 +191,13 @@ pub(crate) fn render_seat_heatmap(grid: &SeatGrid, labels: &HeatmapLabels) -> St
     let grid_bottom = top + n_tests as f64 * ROW_H;
     let width = left_d + panel_w + 16.0 + (header_len * 0.766 - COL_W / 2.0).max(0.0);
     let height = grid_bottom + 96.0;
+    // The key of a grey cell, when there is one, needs about 330 px beside the d legend.
+    let missing = grid.cells.iter().any(Option::is_none);
+    let width = if missing {
+        width.max(left_d + 350.0)
+    } else {
+        width
+    };
     let mut svg = Svg::new(width.max(460.0), height);
 
     let title = TextStyle {
@@ -264,6 +271,21 @@ pub(crate) fn render_seat_heatmap(grid: &SeatGrid, labels: &HeatmapLabels) -> St
         labels,
     );
     draw_d_legend(&mut svg, left_d, grid_bottom + 18.0, panel_w.max(160.0));
+    // A grey cell is no result; the key says so wherever one is drawn.
+    if missing {
+        let y = grid_bottom + 18.0 + LEGEND_H + 21.0;
+        svg.rect(left_d, y, 12.0, 12.0, MISSING, Some(Rgb::BLACK));
+        let key = TextStyle {
+            size: 10.0,
+            ..TextStyle::default()
+        };
+        svg.text(
+            left_d + 17.0,
+            y + 10.0,
+            "– no result: the model did not run this test, or refused it",
+            key,
+        );
+    }
     svg.finish()
 }
 
@@ -360,6 +382,16 @@ mod tests {
         assert_eq!(grid.cell(0, 1), Some(c(0.2)));
         assert_eq!(grid.cell(1, 0), None);
         assert_eq!(grid.cell(1, 1), Some(c(0.3)));
+        // Issue #49, item 6: a grey cell has a key; a full grid draws none.
+        let labels = HeatmapLabels {
+            title: "t".to_owned(),
+            p_label: "p".to_owned(),
+            marks: lmbias_papers::Marks::Stars,
+        };
+        let key = "no result: the model did not run this test, or refused it";
+        assert!(render_seat_heatmap(&grid, &labels).contains(key));
+        let full = SeatGrid::from_results([("m1", "weat6", c(0.01))]);
+        assert!(!render_seat_heatmap(&full, &labels).contains(key));
     }
 
     #[test]

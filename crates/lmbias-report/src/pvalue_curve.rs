@@ -1,6 +1,8 @@
 //! The categorical-association probe's figure (like Dusi 2024, Figure 1): the
 //! χ² p-value, on a log scale, against n, the number of most relevant
-//! dimensions kept; one line per pair of properties, with the 0.05 level dashed.
+//! dimensions kept; one line per pair of properties, with the 0.05 level dashed and labelled
+//! uncorrected, and beside it 0.05 / m, the level below which a p stands after Holm's
+//! correction over the m sizes tested (its first step; Bonferroni's for every p).
 //!
 //! A size whose table is not testable (a protected class never predicted) has
 //! no p-value: its line is broken there, and the legend counts such sizes.
@@ -20,6 +22,7 @@ pub struct PValueSeries {
 const SIGNIFICANCE: f64 = 0.05;
 const GRID: Rgb = Rgb(225, 225, 225);
 const RED: Rgb = Rgb(200, 30, 30);
+const HOLM: Rgb = Rgb(60, 60, 60);
 /// Lines with at most this many points also get a dot per point.
 const MARKERS_UP_TO: usize = 40;
 
@@ -36,8 +39,8 @@ pub fn pvalue_curve(title: &str, series: &[PValueSeries]) -> String {
     let mut svg = Svg::new(WIDTH, HEIGHT);
     titles(&mut svg, title);
     grid(&mut svg, &axes);
-    let y05 = significance(&mut svg, &axes);
-    lines_and_legend(&mut svg, &axes, series, y05);
+    let levels = significance(&mut svg, &axes, tested(series));
+    lines_and_legend(&mut svg, &axes, series, &levels);
     frame(&mut svg, &axes);
     svg.finish()
 }
@@ -65,7 +68,7 @@ impl Axes {
             .iter()
             .flat_map(|s| s.points.iter().filter_map(|p| p.1))
             .filter(|p| *p > 0.0)
-            .fold(SIGNIFICANCE, f64::min);
+            .fold(SIGNIFICANCE / tested(series).max(1) as f64, f64::min);
         Axes {
             n_min,
             n_max,
@@ -146,28 +149,56 @@ fn grid(svg: &mut Svg, axes: &Axes) {
     }
 }
 
-/// The dashed 0.05 level, labelled in the right margin beside the line's end, where no curve
-/// runs; returns its height.
-fn significance(svg: &mut Svg, axes: &Axes) -> f64 {
+/// The p-values the figure shows: the tests Holm's correction counts.
+fn tested(series: &[PValueSeries]) -> usize {
+    series
+        .iter()
+        .map(|s| s.points.iter().filter(|p| p.1.is_some()).count())
+        .sum()
+}
+
+/// The dashed 0.05 level, "uncorrected", and with more than one test the level 0.05 / m
+/// under which a p stands after Holm's correction over all m: each labelled in the right
+/// margin beside its line's end, where no curve runs; returns their heights.
+fn significance(svg: &mut Svg, axes: &Axes, m: usize) -> Vec<f64> {
+    let label = |svg: &mut Svg, y: f64, lines: [&str; 2], fill: Rgb| {
+        for (i, line) in lines.iter().enumerate() {
+            svg.text(
+                LEFT + axes.plot_w + 6.0,
+                y + 3.5 + 11.0 * i as f64,
+                line,
+                TextStyle {
+                    size: 10.0,
+                    anchor: Anchor::Start,
+                    fill,
+                    ..TextStyle::default()
+                },
+            );
+        }
+    };
     let y05 = axes.y(SIGNIFICANCE);
     svg.dashed_line(LEFT, y05, LEFT + axes.plot_w, y05, RED, 1.5);
-    svg.text(
-        LEFT + axes.plot_w + 6.0,
-        y05 + 3.5,
-        "p = 0.05",
-        TextStyle {
-            size: 10.0,
-            anchor: Anchor::Start,
-            fill: RED,
-            ..TextStyle::default()
-        },
+    label(svg, y05, ["p = 0.05", "(uncorrected)"], RED);
+    if m < 2 {
+        return vec![y05];
+    }
+    let y_holm = axes.y(SIGNIFICANCE / m as f64);
+    svg.dashed_line(LEFT, y_holm, LEFT + axes.plot_w, y_holm, HOLM, 1.5);
+    label(
+        svg,
+        y_holm,
+        [
+            &format!("p = 0.05 / {m} tests"),
+            "(below: holds after Holm)",
+        ],
+        HOLM,
     );
-    y05
+    vec![y05, y_holm]
 }
 
 /// Each series' line (broken where not testable, dotted when short) and its legend entry in
-/// the right margin, moved below the 0.05 label where they would meet.
-fn lines_and_legend(svg: &mut Svg, axes: &Axes, series: &[PValueSeries], y05: f64) {
+/// the right margin, moved below a level's label where they would meet.
+fn lines_and_legend(svg: &mut Svg, axes: &Axes, series: &[PValueSeries], levels: &[f64]) {
     let mut legend_y = TOP + 12.0;
     for (k, s) in series.iter().enumerate() {
         let colour = PALETTE[k % PALETTE.len()];
@@ -191,8 +222,12 @@ fn lines_and_legend(svg: &mut Svg, axes: &Axes, series: &[PValueSeries], y05: f6
             }
         }
         let mut ly = legend_y;
-        if ly - 10.0 < y05 + 8.0 && ly + 22.0 > y05 - 10.0 {
-            ly = y05 + 22.0;
+        // A level's label takes two lines; an entry that would meet one goes below it.
+        while let Some(y) = levels
+            .iter()
+            .find(|y| ly - 10.0 < **y + 19.0 && ly + 22.0 > **y - 10.0)
+        {
+            ly = y + 33.0;
         }
         legend_y = ly + 34.0;
         let lx = LEFT + axes.plot_w + 16.0;
@@ -331,6 +366,22 @@ mod tests {
         let y1 = attr(dashed, "y1");
         assert!((y1 - y05).abs() < 0.01, "{dashed} vs {y05}");
         assert!(svg.contains("1 size(s) not testable"));
+        // Issue #49, item 6: 0.05 is said to be uncorrected, and 0.05 / m is drawn for the 9
+        // sizes tested, at its place on the log scale.
+        assert!(
+            svg.contains(">(uncorrected)<") && svg.contains(">p = 0.05 / 9 tests<"),
+            "{svg}"
+        );
+        let y_holm = TOP + (0.05f64 / 9.0).log10() / -7.0 * (HEIGHT - TOP - BOTTOM);
+        let holm = svg
+            .lines()
+            .filter(|l| l.contains("stroke-dasharray"))
+            .nth(1)
+            .unwrap();
+        assert!(
+            (attr(holm, "y1") - y_holm).abs() < 0.01,
+            "{holm} vs {y_holm}"
+        );
         // First series: segments 2-3 and 3-4 only (5 is untestable, so 4-5 and 5-6 are missing).
         let blue = svg
             .matches("stroke=\"#0072b2\" stroke-width=\"1.6\"")

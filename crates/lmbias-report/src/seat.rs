@@ -251,6 +251,46 @@ pub fn pooling_label(rows: &[SeatRow]) -> String {
         .join("; ")
 }
 
+/// `a` against `b` with each run of digits compared as a number: `weat2` before `weat10`,
+/// `sent-weat6b` after `sent-weat6`.
+pub fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
+    fn chunks(s: &str) -> Vec<(bool, &str)> {
+        let mut out: Vec<(bool, &str)> = Vec::new();
+        let mut start = 0;
+        for (i, c) in s.char_indices().skip(1) {
+            let prev = s[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|p| p.is_ascii_digit());
+            if prev != c.is_ascii_digit() {
+                out.push((prev, &s[start..i]));
+                start = i;
+            }
+        }
+        if !s.is_empty() {
+            out.push((
+                s[start..].starts_with(|c: char| c.is_ascii_digit()),
+                &s[start..],
+            ));
+        }
+        out
+    }
+    let (x, y) = (chunks(a), chunks(b));
+    for (p, q) in x.iter().zip(&y) {
+        let order = match (p, q) {
+            ((true, m), (true, n)) => {
+                let (m, n) = (m.trim_start_matches('0'), n.trim_start_matches('0'));
+                m.len().cmp(&n.len()).then_with(|| m.cmp(n))
+            }
+            ((_, m), (_, n)) => m.cmp(n),
+        };
+        if order.is_ne() {
+            return order;
+        }
+    }
+    x.len().cmp(&y.len()).then_with(|| a.cmp(b))
+}
+
 /// Per model, in first-seen order, how many of its tests also ran their lower-cased
 /// copy (models that ran none are left out).
 pub fn lowercased_copies(rows: &[SeatRow]) -> Vec<(String, usize)> {
@@ -292,8 +332,11 @@ fn cell(r: &SeatRow, p_of: fn(&SeatRow) -> f64) -> SeatCell {
 /// The two heatmaps of a battery, as `(file name, SVG)`: raw p and Holm-adjusted p,
 /// each beside the effect sizes. `title` names the battery, pooling and layer.
 pub fn heatmaps(rows: &[SeatRow], title: &str, marks: Marks) -> [(&'static str, String); 2] {
+    // Tests in natural order (weat2 before weat10), as a reader looks them up.
+    let mut rows: Vec<&SeatRow> = rows.iter().collect();
+    rows.sort_by(|a, b| natural_order(&a.test, &b.test));
     let figure = |p_label: &str, p_of: fn(&SeatRow) -> f64| {
-        let labels: Vec<String> = rows.iter().map(model_label).collect();
+        let labels: Vec<String> = rows.iter().map(|r| model_label(r)).collect();
         let grid = SeatGrid::from_results(
             rows.iter()
                 .zip(&labels)
@@ -386,6 +429,40 @@ mod tests {
     /// Issue #49, item 4: a row says what its d and p mean: the four sets by name, the
     /// tails of p in the header and the std and the sign of d in the note below; CSV has
     /// them per row.
+    /// Issue #49, item 6: test names sort as a reader expects, numbers by value.
+    #[test]
+    fn tests_sort_naturally() {
+        let mut names = [
+            "weat10",
+            "weat2",
+            "sent-weat6b",
+            "weat1",
+            "sent-weat6",
+            "weat10b",
+            "weat02",
+        ];
+        names.sort_by(|a, b| natural_order(a, b));
+        assert_eq!(
+            names,
+            [
+                "sent-weat6",
+                "sent-weat6b",
+                "weat1",
+                "weat02",
+                "weat2",
+                "weat10",
+                "weat10b"
+            ]
+        );
+        let rows: Vec<SeatRow> = ["weat10", "weat2", "weat1"].map(|t| row(t, vec![])).into();
+        let [(_, svg), _] = heatmaps(&rows, "t", Marks::Stars);
+        let at = |name: &str| svg.find(&format!(">{name}<")).unwrap();
+        assert!(
+            at("weat1") < at("weat2") && at("weat2") < at("weat10"),
+            "{svg}"
+        );
+    }
+
     #[test]
     fn rows_name_their_sets_the_direction_and_the_tails() {
         let one_sided = [row("weat1", vec![])];

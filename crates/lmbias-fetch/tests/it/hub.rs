@@ -492,8 +492,9 @@ fn offline_makes_no_request_and_says_so() {
     assert_eq!(
         err.to_string(),
         format!(
-            "model \"org/tiny\" could not be downloaded into {}, and HF_HUB_OFFLINE is set, so \
-             the hub was not asked",
+            "model \"org/tiny\" could not be downloaded into {}, and fetching is off \
+             (HF_HUB_OFFLINE, TRANSFORMERS_OFFLINE, LMBIAS_OFFLINE or --offline), so the hub was \
+             not asked",
             cache.display()
         )
     );
