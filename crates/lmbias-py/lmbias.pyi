@@ -77,14 +77,18 @@ class Provenance(TypedDict):
     options: Dict[str, str]
 
 class Prediction(TypedDict):
-    """One proposal at a mask."""
+    """One proposal at a mask, with the keys of transformers' fill-mask pipeline."""
 
-    token: str
-    """The piece as the vocabulary writes it (``Ġthou`` in RoBERTa)."""
-    text: str
-    """The piece as text, without the space a word-initial marker stands for (``thou``)."""
-    id: int
-    prob: float
+    score: float
+    """Its softmax probability at the mask."""
+    token: int
+    """Its vocabulary id."""
+    token_str: str
+    """The piece as text, without the space a word-initial marker stands for (``thou`` for
+    RoBERTa's ``Ġthou``, where transformers' decode gives " thou")."""
+    sequence: str
+    """The text as given with this mask filled by ``token_str`` (transformers decodes the
+    ids instead: lower-cased by an uncased tokenizer)."""
 
 class WeatResult:
     """The outcome of ``weat``."""
@@ -234,10 +238,13 @@ class Model:
         Hugging Face's ``hidden_states``: 0 is the embedding output, -1 (or "last") the last
         block's. Same numbers as ``lmbias embed`` (texts go to the model 512 at a time, as
         the CLI sends them; Ctrl-C stops between them with KeyboardInterrupt)."""
-    def fill_mask(self, texts: Texts, top_k: int = 5) -> List[List[Prediction]]:
-        """The ``top_k`` most probable tokens at the one mask of each text, most probable
-        first (masked language models only; a text without exactly one mask is ValueError).
-        Ctrl-C stops it with KeyboardInterrupt."""
+    def fill_mask(
+        self, texts: Texts, top_k: int = 5
+    ) -> List[Union[List[Prediction], List[List[Prediction]]]]:
+        """The ``top_k`` most probable tokens at each mask of each text, most probable first,
+        as transformers' fill-mask pipeline answers: per text a list of predictions, or one
+        list per mask for a text of several (masked language models only; a text without a
+        mask is ValueError). Ctrl-C stops it with KeyboardInterrupt."""
 
 def seat(
     model: Union[Model, Sequence[Model]],

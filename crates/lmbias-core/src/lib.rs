@@ -300,6 +300,22 @@ pub trait MaskedLm {
     fn fill_mask(&self, texts: &[&str], top_k: usize)
     -> Result<Vec<Vec<Prediction>>, EncoderError>;
 
+    /// The `top_k` most probable tokens at each mask of each text, as transformers'
+    /// fill-mask pipeline answers a text with several masks: one list per mask, in the
+    /// order of the masks, each read from the one forward pass of its text (the other masks
+    /// stay masked). A text without a mask is an error. The default answers texts of one mask.
+    fn fill_masks(
+        &self,
+        texts: &[&str],
+        top_k: usize,
+    ) -> Result<Vec<Vec<Vec<Prediction>>>, EncoderError> {
+        Ok(self
+            .fill_mask(texts, top_k)?
+            .into_iter()
+            .map(|one| vec![one])
+            .collect())
+    }
+
     /// The vocabulary id of `token` if the tokenizer can produce it as one piece.
     fn piece_id(&self, token: &str) -> Option<u32>;
 
@@ -367,6 +383,16 @@ pub enum EncoderError {
         mask: String,
         /// How many masks the text has.
         found: usize,
+        /// The text.
+        text: String,
+    },
+    /// A fill-mask text without any mask ([`MaskedLm::fill_masks`]).
+    #[error("text {index} must contain at least one {mask}: {}", quote(text))]
+    NoMask {
+        /// Index of the text in the call.
+        index: usize,
+        /// The model's mask token.
+        mask: String,
         /// The text.
         text: String,
     },
@@ -478,6 +504,7 @@ impl EncoderError {
     pub fn index(&self) -> Option<usize> {
         match self {
             EncoderError::MaskCount { index, .. }
+            | EncoderError::NoMask { index, .. }
             | EncoderError::WordRange { index, .. }
             | EncoderError::TooLong { index, .. }
             | EncoderError::EmptyText { index }
@@ -495,6 +522,7 @@ impl EncoderError {
     pub fn offset(mut self, start: usize) -> Self {
         match &mut self {
             EncoderError::MaskCount { index, .. }
+            | EncoderError::NoMask { index, .. }
             | EncoderError::WordRange { index, .. }
             | EncoderError::TooLong { index, .. }
             | EncoderError::EmptyText { index }

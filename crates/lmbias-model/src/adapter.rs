@@ -180,6 +180,35 @@ impl<N: Network> Adapter<N> {
 
     /// Softmax over the vocabulary at the single mask of each text: `[n][vocab]`; a NaN
     /// (an overflow in the logits) is an error naming the text, never a probability.
+    /// The `k` most probable ids of `probs`, highest first (equal probabilities by id, as a
+    /// stable top-k), as predictions.
+    fn top(&self, probs: &[f32], k: usize) -> Result<Vec<Prediction>, EncoderError> {
+        let mut order: Vec<usize> = (0..probs.len()).collect();
+        order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]).then(a.cmp(&b)));
+        order
+            .into_iter()
+            .take(k)
+            .map(|id| {
+                let id = id as u32;
+                let token = self.tokenizer.token(id).ok_or_else(|| {
+                    EncoderError::Backend(format!(
+                        "the model predicts id {id}, which the tokenizer's vocabulary does not have"
+                    ))
+                })?;
+                let text = self
+                    .tokenizer
+                    .piece_text(id)
+                    .unwrap_or_else(|| token.clone());
+                Ok(Prediction {
+                    token,
+                    text,
+                    id,
+                    prob: probs[id as usize],
+                })
+            })
+            .collect()
+    }
+
     fn mask_probs(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EncoderError>
     where
         N: MaskedNetwork,
@@ -369,6 +398,7 @@ fn text_error(e: TextError) -> EncoderError {
             found,
             text,
         },
+        TextError::NoMask { index, mask, text } => EncoderError::NoMask { index, mask, text },
         TextError::Encode { index, message } => EncoderError::Tokenizer { index, message },
         other => EncoderError::Backend(other.to_string()),
     }
@@ -504,28 +534,40 @@ impl<N: MaskedNetwork> MaskedLm for Adapter<N> {
     ) -> Result<Vec<Vec<Prediction>>, EncoderError> {
         self.mask_probs(texts)?
             .into_iter()
-            .map(|probs| {
-                let mut order: Vec<usize> = (0..probs.len()).collect();
-                // Highest probability first; equal probabilities by id, as a stable top-k.
-                order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]).then(a.cmp(&b)));
-                order
-                    .into_iter()
-                    .take(top_k)
-                    .map(|id| {
-                        let id = id as u32;
-                        let token = self.tokenizer.token(id).ok_or_else(|| {
-                            EncoderError::Backend(format!(
-                                "the model predicts id {id}, which the tokenizer's vocabulary does not have"
-                            ))
-                        })?;
-                        let text = self.tokenizer.piece_text(id).unwrap_or_else(|| token.clone());
-                        Ok(Prediction {
-                            token,
-                            text,
-                            id,
-                            prob: probs[id as usize],
-                        })
-                    })
+            .map(|probs| self.top(&probs, top_k))
+            .collect()
+    }
+
+    fn fill_masks(
+        &self,
+        texts: &[&str],
+        top_k: usize,
+    ) -> Result<Vec<Vec<Vec<Prediction>>>, EncoderError> {
+        // One row per mask: its text's ids and its position. The rows of one text are the
+        // same sequence, so each mask reads the logits one forward pass gives there.
+        let (mut sequences, mut positions, mut counts) = (Vec::new(), Vec::new(), Vec::new());
+        for (index, text) in texts.iter().enumerate() {
+            let (encoding, masks) = self
+                .tokenizer
+                .encode_masks(index, text)
+                .map_err(text_error)?;
+            self.check(index, text, &encoding)?;
+            counts.push(masks.len());
+            for position in masks {
+                sequences.push(encoding.ids().to_vec());
+                positions.push(position);
+            }
+        }
+        let probs = check_finite(
+            self.at_positions(&sequences, &positions, |_, logits| Ok(softmax_f64(logits)))?,
+        )?;
+        let mut rows = probs.iter();
+        counts
+            .into_iter()
+            .map(|n| {
+                rows.by_ref()
+                    .take(n)
+                    .map(|probs| self.top(probs, top_k))
                     .collect()
             })
             .collect()

@@ -9,7 +9,6 @@ use lmbias_runs::{DeviceKind, Precision, RunError, SharedEmbedder, SharedMaskedL
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
 
 use crate::convert::{self, LayerArg, to_python};
 use crate::errors::{to_py, value_error};
@@ -192,36 +191,30 @@ impl Model {
         Ok(array.into_pyarray(py))
     }
 
-    /// The top_k most probable tokens at the one mask of each text: one list of
-    /// {"token", "id", "prob"} dicts per text, most probable first.
+    /// The top_k most probable tokens at each mask of each text, as transformers' fill-mask
+    /// pipeline answers: per text, a list of {"score", "token", "token_str", "sequence"} dicts,
+    /// most probable first, or one such list per mask for a text of several.
     #[pyo3(signature = (texts, top_k = 5))]
     fn fill_mask<'py>(
         &self,
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
         top_k: i128,
-    ) -> PyResult<Bound<'py, PyList>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         let texts = convert::texts(texts)?;
         let top_k = convert::unsigned("top_k", top_k)? as usize;
-        let predictions = work::run(py, |cancel| {
+        let (answers, mask) = work::run(py, |cancel| {
             let lm = self.masked_lm()?;
-            chunked(&texts, cancel, |chunk| lm.fill_mask(chunk, top_k)).map_err(|e| to_py(e.into()))
-        })??
-        .unwrap_or_default();
-        let out = PyList::empty(py);
-        for text in predictions {
-            let list = PyList::empty(py);
-            for p in text {
-                let dict = PyDict::new(py);
-                dict.set_item("token", p.token)?;
-                dict.set_item("text", p.text)?;
-                dict.set_item("id", p.id)?;
-                dict.set_item("prob", p.prob)?;
-                list.append(dict)?;
-            }
-            out.append(list)?;
-        }
-        Ok(out)
+            let answers = chunked(&texts, cancel, |chunk| lm.fill_masks(chunk, top_k))
+                .map_err(|e| to_py(e.into()))?;
+            Ok::<_, PyErr>((answers, lm.mask_token().to_owned()))
+        })??;
+        let answers: Vec<_> = texts
+            .iter()
+            .zip(answers.unwrap_or_default())
+            .map(|(text, per_mask)| lmbias_runs::fill_mask::answer(text, &mask, per_mask))
+            .collect();
+        convert::to_python(py, &answers)
     }
 
     /// The mask token texts must hold for fill_mask (e.g. "[MASK]"; loads the head).

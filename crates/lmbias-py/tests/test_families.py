@@ -69,7 +69,6 @@ def test_model_embeds_and_fills_masks_as_transformers(name, has_head):
     masked = [s for s in ref["sentences"] if "fill_mask" in s]
     answers = model.fill_mask([s["text"] for s in masked], top_k=10)
     for s, got in zip(masked, answers):
-        assert [p["id"] for p in got] == s["fill_mask"]["top10_ids"]
-        assert [p["token"] for p in got] == s["fill_mask"]["top10_tokens"]
-        assert [p["text"] for p in got] == [piece_text(name, t) for t in s["fill_mask"]["top10_tokens"]]
-        np.testing.assert_allclose([p["prob"] for p in got], s["fill_mask"]["top10_probs"], atol=1e-5, rtol=0)
+        assert [p["token"] for p in got] == s["fill_mask"]["top10_ids"]
+        assert [p["token_str"] for p in got] == [piece_text(name, t) for t in s["fill_mask"]["top10_tokens"]]
+        np.testing.assert_allclose([p["score"] for p in got], s["fill_mask"]["top10_probs"], atol=1e-5, rtol=0)

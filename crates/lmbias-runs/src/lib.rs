@@ -31,6 +31,7 @@ pub mod crows;
 mod ctx;
 pub mod draw;
 mod error;
+pub mod fill_mask;
 pub mod inputs;
 mod model;
 mod output;

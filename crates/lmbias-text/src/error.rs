@@ -64,6 +64,17 @@ pub enum TextError {
         text: String,
     },
 
+    /// A fill-mask text without any mask.
+    #[error("text {index} must contain at least one {mask}: {text:?}")]
+    NoMask {
+        /// Index of the text in the call.
+        index: usize,
+        /// The mask token.
+        mask: String,
+        /// The text.
+        text: String,
+    },
+
     /// Words can be added only to a WordPiece vocabulary.
     #[error(
         "{}: words can be added to a WordPiece vocabulary (BERT's) only: this tokenizer is {model}",

@@ -351,6 +351,29 @@ impl Tokenizer {
         }
     }
 
+    /// Encodes text `index` of a fill-mask query with several masks allowed, as transformers'
+    /// pipeline takes it; returns every mask's position, in order. A text without a mask is an
+    /// error naming `index`.
+    pub fn encode_masks(
+        &self,
+        index: usize,
+        text: &str,
+    ) -> Result<(Encoding, Vec<usize>), TextError> {
+        let mask = self.mask.as_ref().ok_or_else(|| TextError::NoMaskToken {
+            tokenizer: self.dir.display().to_string(),
+        })?;
+        let encoding = self.encode_indexed(index, text, true)?;
+        let positions = self.mask_positions(&encoding);
+        if positions.is_empty() {
+            return Err(TextError::NoMask {
+                index,
+                mask: mask.token.clone(),
+                text: text.to_owned(),
+            });
+        }
+        Ok((encoding, positions))
+    }
+
     /// Applies the tokenizer's normalizer (for BERT uncased: lowercase, strip accents,
     /// spaces around CJK characters), as it happens before the text is cut into pieces.
     pub fn normalize(&self, text: &str) -> Result<String, TextError> {

@@ -132,19 +132,25 @@ fn fill_mask_runs_on_every_masked_lm_family() {
         assert!(ok, "{name}: {stderr}");
         let out: Value = serde_json::from_str(&stdout).unwrap();
         let predictions = out[0]["predictions"].as_array().unwrap();
-        let ids: Vec<&Value> = predictions.iter().map(|p| &p["id"]).collect();
+        // The pipeline's shape: token is the id, score the probability, token_str the text.
+        let ids: Vec<&Value> = predictions.iter().map(|p| &p["token"]).collect();
         let want: Vec<&Value> = s["fill_mask"]["top10_ids"]
             .as_array()
             .unwrap()
             .iter()
             .collect();
         assert_eq!(ids, want, "{name}");
-        let probs: Vec<Value> = predictions.iter().map(|p| p["prob"].clone()).collect();
+        let probs: Vec<Value> = predictions.iter().map(|p| p["score"].clone()).collect();
         let diff = max_diff(&Value::from(probs), &s["fill_mask"]["top10_probs"]);
         assert!(diff <= 1e-5, "{name}: {diff}");
-        for p in predictions {
-            let (token, text) = (p["token"].as_str().unwrap(), p["text"].as_str().unwrap());
-            assert_eq!(text, piece_text(name, token), "{name}: {token}");
+        let tokens = s["fill_mask"]["top10_tokens"].as_array().unwrap();
+        for (p, token) in predictions.iter().zip(tokens) {
+            let token = token.as_str().unwrap();
+            assert_eq!(
+                p["token_str"],
+                piece_text(name, token).as_str(),
+                "{name}: {token}"
+            );
         }
     }
     // A checkpoint without a head says so in one line.
