@@ -119,8 +119,48 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
         }
         None
     };
-    input::chunked(texts, "embed", |chunk| {
-        let mut vectors = model.embed(chunk, pooling, args.layer)?;
+    // Static vectors: a text none of whose words has a vector cannot be embedded. As SEAT
+    // drops such an example, it is left out here, said on stderr, and the others go on.
+    let mut lost_count = 0usize;
+    let mut embedded = 0usize;
+    input::chunked(texts, "embed", |whole| {
+        let mut kept: Vec<&str> = Vec::with_capacity(whole.len());
+        let mut at: Vec<usize> = Vec::with_capacity(whole.len());
+        let mut lost: Vec<&str> = Vec::new();
+        for (index, text) in whole.iter().enumerate() {
+            let none_known = loaded.is_static()
+                && model
+                    .tokenize(text)
+                    .map_err(|e| e.offset(index))?
+                    .iter()
+                    .all(|p| p.unknown);
+            if none_known {
+                lost.push(text);
+            } else {
+                kept.push(text);
+                at.push(index);
+            }
+        }
+        for text in &lost {
+            eprintln!(
+                "warning: {}: left out, none of its words has a vector in {}",
+                lmbias_runs::encoder::quote(text),
+                model.model_name()
+            );
+        }
+        lost_count += lost.len();
+        embedded += kept.len();
+        if let Some(out) = &mut json {
+            out.lose(&lost)?;
+        }
+        let chunk = kept.as_slice();
+        // An error about the i-th kept text names it by its place in the input.
+        let mut vectors = model
+            .embed(chunk, pooling, args.layer)
+            .map_err(|e| match e.index() {
+                Some(i) => e.offset(at[i] - i),
+                None => e,
+            })?;
         if normalized {
             lmbias_runs::normalize(&mut vectors);
         }
@@ -164,6 +204,12 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
     })?;
     if let Some(out) = json {
         out.finish()?;
+    }
+    if embedded == 0 && lost_count > 0 {
+        anyhow::bail!(
+            "no text could be embedded: none of their words has a vector in {}",
+            model.model_name()
+        );
     }
     Ok(())
 }
@@ -229,14 +275,16 @@ fn print_chunk(
 }
 
 /// `--json`: one object, `{"layer", "model", "pooling", "static", ("precision": "bf16",)
-/// "texts": […], "vectors": […], "tokens": […], "no_vector": […]}`, which `lmbias weat
-/// --embeddings` reads back. The chunks' texts, vectors, tokens and words without a vector go
+/// "texts": […], "vectors": […], "tokens": […], "no_vector": […], "lost": […]}`, which `lmbias
+/// weat --embeddings` reads back; `lost` lists the texts left out (static vectors that know
+/// none of their words). The chunks' texts, vectors, tokens and words without a vector go
 /// to unnamed temporary files as they come, so memory holds a chunk and not the input, and
 /// stdout gets the object only once every text is embedded: an error on the last text leaves
 /// no half document there.
 struct JsonOut {
     head: String,
     texts: Spool,
+    lost: Spool,
     vectors: Spool,
     tokens: Spool,
     unknown: Spool,
@@ -247,10 +295,15 @@ impl JsonOut {
         Ok(JsonOut {
             head: serde_json::to_string(head)?,
             texts: Spool::new()?,
+            lost: Spool::new()?,
             vectors: Spool::new()?,
             tokens: Spool::new()?,
             unknown: Spool::new()?,
         })
+    }
+
+    fn lose(&mut self, texts: &[&str]) -> anyhow::Result<()> {
+        self.lost.push(texts)
     }
 
     fn push(
@@ -276,6 +329,8 @@ impl JsonOut {
         self.tokens.copy_out()?;
         out!("],\"no_vector\":[")?;
         self.unknown.copy_out()?;
+        out!("],\"lost\":[")?;
+        self.lost.copy_out()?;
         outln!("]}}")?;
         Ok(())
     }

@@ -407,3 +407,46 @@ fn fetches_are_announced_and_offline_forbids_them() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Issue #49, item 5: on static vectors, a text none of whose words has a vector is left out
+/// with a warning naming it, as SEAT drops such an example, and the others are embedded; JSON
+/// lists it under `lost`; when every text is lost the command fails in one line.
+#[test]
+fn embed_leaves_out_a_text_without_a_known_word_and_goes_on() {
+    let (ok, stdout, stderr) = lmbias(&[
+        "embed",
+        "--model",
+        "glove-6b-50d",
+        "--json",
+        "hello world",
+        "zzqxx qqzz",
+        "the cat",
+    ]);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        "warning: \"zzqxx qqzz\": left out, none of its words has a vector in glove-6b-50d"
+    );
+    let out: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(out["texts"], serde_json::json!(["hello world", "the cat"]));
+    assert_eq!(out["lost"], serde_json::json!(["zzqxx qqzz"]));
+    assert_eq!(out["vectors"].as_array().unwrap().len(), 2);
+    // The mean of "the" and "cat", GloVe's own vectors.
+    let (the, cat) = (
+        glove().vector("the").unwrap(),
+        glove().vector("cat").unwrap(),
+    );
+    let first = out["vectors"][1][0].as_f64().unwrap();
+    assert!(
+        (first - f64::from((the[0] + cat[0]) / 2.0)).abs() < 1e-6,
+        "{first}"
+    );
+    let (ok, _, stderr) = lmbias(&["embed", "--model", "glove-6b-50d", "zzqxx"]);
+    assert!(!ok);
+    assert!(
+        stderr.trim_end().ends_with(
+            "error: no text could be embedded: none of their words has a vector in glove-6b-50d"
+        ),
+        "{stderr}"
+    );
+}
