@@ -63,6 +63,17 @@ impl FormatArgs {
     }
 }
 
+/// A figure at `svg_path` (in a `--figures` folder), and beside it as PNG and PDF
+/// (`lmbias_report::export`), each written under a temporary name and renamed.
+pub fn write_figure(svg_path: &Path, svg: &str) -> Result<()> {
+    let files =
+        lmbias_report::export::formats(svg).with_context(|| format!("{}", svg_path.display()))?;
+    for (ext, bytes) in lmbias_report::export::FORMATS.iter().zip(files) {
+        lmbias_runs::write_atomically(&svg_path.with_extension(ext), bytes)?;
+    }
+    Ok(())
+}
+
 /// A table's rows as CSV or Markdown without its header, which a command that prints chunk
 /// by chunk prints once, first: CSV's header is one line, Markdown's two (names, rule).
 pub fn rows_only(table: &lmbias_report::table::Table, format: Format) -> String {

@@ -49,8 +49,8 @@ pub struct ProbeArgs {
     /// Test every size from 2 to the hidden size (the default).
     #[arg(long)]
     sweep: bool,
-    /// Write the p-against-n figure into DIR, as SVG (its name says the model and pair, as
-    /// reproduce-paper's do).
+    /// Write the p-against-n figure into DIR, as SVG, PNG and PDF (its name says the model and
+    /// pair, as reproduce-paper's do).
     #[arg(long, value_name = "DIR")]
     figures: Option<PathBuf>,
     /// JSON: the run with every size's table and test; CSV: one row per size (n, table, χ²,
@@ -113,9 +113,9 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
             points: steps.iter().map(|s| (s.n, s.p_value())).collect(),
         };
         let title = format!("Categorical association: {label}");
-        lmbias_runs::write_atomically(
+        output::write_figure(
             &dir.join(figure_file(&result.run)),
-            pvalue_curve(&title, &[series]).as_bytes(),
+            &pvalue_curve(&title, &[series]),
         )
         .context("--figures")
     });

@@ -68,7 +68,7 @@ pub struct SeatArgs {
     /// 2024's thresholds: † 0.1, * 0.05, ** 0.01).
     #[arg(long, default_value = "stars")]
     marks: Marks,
-    /// Write seat-heatmap.svg (raw p) and seat-heatmap-holm.svg (Holm-adjusted p), each with effect sizes, into DIR.
+    /// Write seat-heatmap.svg (raw p) and seat-heatmap-holm.svg (Holm-adjusted p), each with effect sizes, into DIR, each also as .png and .pdf.
     #[arg(long, value_name = "DIR")]
     figures: Option<PathBuf>,
     /// Run only the K-th of N slices of the --model list (K = 1 … N; round-robin: the
@@ -222,12 +222,7 @@ fn print(
         let title = format!("SEAT, {pooling}, {}", layer_label(layer));
         heatmaps(rows, &title, args.marks)
             .into_iter()
-            .try_for_each(|(file, svg)| -> anyhow::Result<()> {
-                Ok(lmbias_runs::write_atomically(
-                    &dir.join(file),
-                    svg.as_bytes(),
-                )?)
-            })
+            .try_for_each(|(file, svg)| output::write_figure(&dir.join(file), &svg))
             .context("--figures")
     });
     match format {

@@ -77,7 +77,7 @@ pub struct ValenceArgs {
     /// total probability, sentence ids), to annotate them and rerun.
     #[arg(long)]
     unannotated: bool,
-    /// Write box plots of B and A per group, every model side by side (the paper's Figures 1 and 2), as SVG into DIR: bias-kK.svg, adequacy-kK.svg.
+    /// Write box plots of B and A per group, every model side by side (the paper's Figures 1 and 2), as SVG into DIR: bias-kK.svg, adequacy-kK.svg, each also as .png and .pdf.
     #[arg(long, value_name = "DIR")]
     figures: Option<PathBuf>,
 }
@@ -160,8 +160,7 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
             .into_iter()
             .try_for_each(|measure| -> anyhow::Result<()> {
                 let path = dir.join(report::figure_file_name(measure, args.top_k.get()));
-                let svg = report::figure(&results, measure);
-                Ok(lmbias_runs::write_atomically(&path, svg.as_bytes())?)
+                output::write_figure(&path, &report::figure(&results, measure))
             })
             .context("--figures")
     });

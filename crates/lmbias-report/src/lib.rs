@@ -4,6 +4,7 @@
 
 mod boxplot;
 pub mod crows;
+pub mod export;
 pub mod heatmap;
 pub mod papers;
 pub mod probe;

@@ -358,6 +358,34 @@ pub fn heatmaps(rows: &[SeatRow], title: &str, marks: Marks) -> [(&'static str, 
     ]
 }
 
+/// [`selected_heatmap`] in parts of at most `per_part` columns, one below the other in one
+/// figure, each part titled "(part i of n)": a figure of many tests that reads at one page
+/// width (Caglidil et al.'s Figure 1 has 19).
+pub fn selected_heatmap_in_parts(
+    rows: &[SeatRow],
+    columns: &[(&str, &str)],
+    labels: &HeatmapLabels,
+    per_part: usize,
+) -> Option<String> {
+    let chunks: Vec<&[(&str, &str)]> = columns.chunks(per_part.max(1)).collect();
+    let parts: Vec<String> = chunks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, chunk)| {
+            let labels = HeatmapLabels {
+                title: if chunks.len() > 1 {
+                    format!("{} (part {} of {})", labels.title, i + 1, chunks.len())
+                } else {
+                    labels.title.clone()
+                },
+                ..labels.clone()
+            };
+            selected_heatmap(rows, chunk, &labels)
+        })
+        .collect();
+    (!parts.is_empty()).then(|| crate::svg::stack(&parts))
+}
+
 /// A heatmap with the models as rows (a lower-cased copy's rows as a row of
 /// their own, see [`model_label`]) and the given tests as columns, each column
 /// under its label (`(label, test name)`), in the given order; tests no model ran

@@ -225,6 +225,36 @@ impl Svg {
     }
 }
 
+/// Figures made by [`Svg::finish`], one below the other in one figure as wide as the widest:
+/// a figure too wide for a page, split into parts, reads at one page width.
+pub(crate) fn stack(parts: &[String]) -> String {
+    let size = |svg: &str, name: &str| -> f64 {
+        svg.split(&format!(" {name}=\""))
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|v| v.parse().ok())
+            .expect("a figure of Svg::finish names its size")
+    };
+    let width = parts.iter().map(|p| size(p, "width")).fold(0.0, f64::max);
+    let mut body = String::new();
+    let mut top = 0.0;
+    for part in parts {
+        // Svg::finish writes the opening tag, then the background, on lines of their own.
+        let inner: Vec<&str> = part
+            .lines()
+            .skip(2)
+            .take_while(|l| *l != "</svg>")
+            .collect();
+        let _ = writeln!(body, r#"<g transform="translate(0 {})">"#, num(top));
+        body.push_str(&inner.join("\n"));
+        body.push_str("\n</g>\n");
+        top += size(part, "height");
+    }
+    let mut svg = Svg::new(width, top);
+    svg.body = body;
+    svg.finish()
+}
+
 /// Coordinates with at most two decimals: stable snapshots, small files.
 fn num(v: f64) -> String {
     let s = format!("{:.2}", v);

@@ -313,6 +313,16 @@ pub(super) fn write_file(path: &Path, contents: impl AsRef<[u8]>) -> Result<()> 
     Ok(lmbias_runs::write_atomically(path, contents)?)
 }
 
+/// A figure at `svg_path`, and beside it as PNG and PDF (`lmbias_report::export`).
+pub(super) fn write_figure(svg_path: &Path, svg: &str) -> Result<()> {
+    let files =
+        lmbias_report::export::formats(svg).with_context(|| format!("{}", svg_path.display()))?;
+    for (ext, bytes) in lmbias_report::export::FORMATS.iter().zip(files) {
+        write_file(&svg_path.with_extension(ext), bytes)?;
+    }
+    Ok(())
+}
+
 pub(super) fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     write_file(path, serde_json::to_string_pretty(value)? + "\n")
 }

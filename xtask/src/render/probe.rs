@@ -10,7 +10,7 @@ use lmbias_report::papers::dusi as layout;
 use lmbias_report::table::Table;
 use lmbias_runs::probe::ProbeOutput;
 
-use super::{reported, write_file as write, write_json};
+use super::{reported, write_figure, write_file as write, write_json};
 use crate::analysis::Analysis;
 
 /// Writes the probe's files; unlike the other studies, also when every model failed
@@ -29,9 +29,9 @@ pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
             run.width(),
             run.model
         );
-        write(
+        write_figure(
             &dir.join(lmbias_report::probe::figure_file(run)),
-            lmbias_report::pvalue_curve::pvalue_curve(&title, &[series]),
+            &lmbias_report::pvalue_curve::pvalue_curve(&title, &[series]),
         )?;
     }
     write_json(
@@ -113,7 +113,7 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) -> Result<()> {
         md,
         "Ours, on our word lists (`datasets/probe/`), swept over n = 2 … hidden size; p is the \
          test of independence's. Figures, one per model and pair as the paper's Figure 1 draws \
-         each pair, n up to the model's width: `probe/MODEL-PAIR-p-vs-n.svg`; every table: \
+         each pair, n up to the model's width: `probe/MODEL-PAIR-p-vs-n.svg` (and `.png`, `.pdf`); every table: \
          `probe/results.json`.\n\n{}",
         table.to_markdown()
     );

@@ -12,7 +12,7 @@ use lmbias_report::table::Table;
 use lmbias_runs::seat::SeatOutput;
 use lmbias_runs::studies::seat::{BatteryResult, SeatRow};
 
-use super::{reported, write_file as write, write_json};
+use super::{reported, write_figure, write_file as write, write_json};
 use crate::analysis::{Analysis, Turkish};
 use crate::models::ModelInfo;
 
@@ -38,7 +38,7 @@ pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
             lmbias_report::seat::pooling_label(rows)
         );
         for (file, svg) in lmbias_report::seat::heatmaps(rows, &title, marks) {
-            write(&sub.join(file), svg)?;
+            write_figure(&sub.join(file), &svg)?;
         }
         if let Some(turkish) = analysis.turkish.as_ref().filter(|_| name == "tr") {
             caglidil_outputs(&sub, turkish)?;
@@ -55,15 +55,17 @@ fn caglidil_outputs(dir: &Path, turkish: &Turkish) -> Result<()> {
     use lmbias_report::heatmap::HeatmapLabels;
     use lmbias_report::papers::caglidil::findings_table;
     let labels = HeatmapLabels {
-        title: "Caglidil et al. 2024, Figure 1 tests: p (left) and d (right), models as rows \
-                in the paper's order (\"lower-cased copy\": datasets/seat/tr-uncased, last)"
+        title: "Caglidil et al. 2024, Figure 1 tests: p and d, models in the paper's order"
             .to_owned(),
         p_label: "p".to_owned(),
         marks: Marks::Caglidil,
     };
-    if let Some(svg) = lmbias_report::seat::selected_heatmap(&turkish.figure_1, &FIGURE_1, &labels)
+    // 19 tests side by side are some 3,800 units wide: in parts of 5, one below the other, the
+    // figure is about 1,300 wide and reads across a landscape page.
+    if let Some(svg) =
+        lmbias_report::seat::selected_heatmap_in_parts(&turkish.figure_1, &FIGURE_1, &labels, 5)
     {
-        write(&dir.join("figure-1.svg"), svg)?;
+        write_figure(&dir.join("figure-1.svg"), &svg)?;
     }
     let table = findings_table(&turkish.findings);
     write(&dir.join("findings.md"), table.to_markdown())?;
@@ -111,7 +113,8 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) {
             md,
             "Ours, battery `{battery}`: {}; {significant} of {} distinct results with p < 0.05 \
              (before correction){}. Heatmaps: `seat/{battery}/seat-heatmap.svg` (raw p) and \
-             `seat-heatmap-holm.svg`; all rows: `seat/{battery}/results.md`.\n",
+             `seat-heatmap-holm.svg` (each also `.png` and `.pdf`); all rows: \
+             `seat/{battery}/results.md`.\n",
             battery_counts(run),
             distinct.len(),
             if repeated == 0 {
@@ -248,7 +251,8 @@ fn turkish_section(md: &mut String, rows: &[SeatRow], models: &[&str], turkish: 
         "The tests of the paper's Figure 1, word and sentence level of C6, C6 religious, C8 and \
          C8b side by side (§4.1), then C4 at sentence level and the Double Bind tests (models as \
          rows in the paper's order, then other models, then the lower-cased copies' rows; figure: \
-         `seat/tr/figure-1.svg`; which file stands for each label: \
+         `seat/tr/figure-1.svg` (and `.png`, `.pdf`; the 19 tests in four parts, one below the \
+         other, so that it reads across a page); which file stands for each label: \
          `datasets/seat/tr/PROVENANCE.md`; C7 and C8 keep Caliskan's and sent-bias's roles, \
          math or science / arts as targets and male/female names or terms as attributes, where \
          §4.1 words Test 8 as \

@@ -12,7 +12,7 @@ use lmbias_runs::studies::corpus_valence::Agreement;
 use lmbias_runs::studies::valence::ModelResult;
 use lmbias_runs::valence::{ValenceOutput, ValenceRun};
 
-use super::{reported, write_file as write, write_json};
+use super::{reported, write_figure, write_file as write, write_json};
 use crate::analysis::Analysis;
 use crate::models::{ModelInfo, Skipped, Study};
 use crate::period_models;
@@ -90,9 +90,9 @@ fn write_valence_set(
     };
     if let Some(first) = results.first() {
         for measure in Measure::ALL {
-            write(
+            write_figure(
                 &dir.join(figure_file_name(measure, first.top_k)),
-                figure(results, measure),
+                &figure(results, measure),
             )?;
         }
     }
@@ -212,7 +212,7 @@ pub(super) fn section(
     let _ = writeln!(
         md,
         "Mean bias B (−1 Early Modern … 1 Modern) and adequacy A per group. Figures: \
-         `valence/*.svg`; per-sentence numbers: `valence/sentences.csv`.\n\n{}",
+         `valence/*.svg` (and `.png`, `.pdf`); per-sentence numbers: `valence/sentences.csv`.\n\n{}",
         lmbias_report::valence::comparison_table(valence, 3).to_markdown()
     );
     if let Some(neutral) = cuscito::neutral_adequacy(valence) {

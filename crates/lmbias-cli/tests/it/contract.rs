@@ -236,12 +236,12 @@ fn the_tools_print_csv_and_markdown() {
         texts[0],
         texts[1],
     ]);
-    assert!(csv.starts_with("text,rank,token,id,prob\n"), "{csv}");
+    assert!(csv.starts_with("text,mask,rank,token,id,prob\n"), "{csv}");
     let got = rows(&csv);
     assert_eq!(got.len(), 6);
     assert_eq!(
-        (&got[0][0], &got[0][1], &got[5][0], &got[5][1]),
-        (texts[0], "1", texts[1], "3")
+        (&got[0][0], &got[0][1], &got[0][2], &got[5][0], &got[5][2]),
+        (texts[0], "1", "1", texts[1], "3")
     );
     let md = help(&[
         "fill-mask",

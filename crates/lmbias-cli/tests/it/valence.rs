@@ -115,10 +115,30 @@ fn markdown_csv_unannotated_and_figures() {
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     svgs.sort();
-    assert_eq!(svgs.len(), 2, "{svgs:?}");
-    // One figure per measure, every model in it (the paper's Figures 1 and 2).
-    assert_eq!(svgs, ["adequacy-k10.svg", "bias-k10.svg"]);
-    let svg = std::fs::read_to_string(dir.join(&svgs[1])).unwrap();
+    // One figure per measure, every model in it (the paper's Figures 1 and 2), each also as
+    // PNG and PDF (issue #49, item 6).
+    assert_eq!(
+        svgs,
+        [
+            "adequacy-k10.pdf",
+            "adequacy-k10.png",
+            "adequacy-k10.svg",
+            "bias-k10.pdf",
+            "bias-k10.png",
+            "bias-k10.svg"
+        ]
+    );
+    assert!(
+        std::fs::read(dir.join("bias-k10.png"))
+            .unwrap()
+            .starts_with(b"\x89PNG")
+    );
+    assert!(
+        std::fs::read(dir.join("bias-k10.pdf"))
+            .unwrap()
+            .starts_with(b"%PDF-")
+    );
+    let svg = std::fs::read_to_string(dir.join("bias-k10.svg")).unwrap();
     // The model given twice: both results' sentences side by side, less those the guard left
     // out (issue #49, item 3): at k = 10, eme-3, eme-5 and me-1 have more than half their mass
     // unrated (tests/it/valence_tiny_bert.rs computes the shares from transformers'), so two
