@@ -182,8 +182,12 @@ class Model:
         name_or_path: PathLike,
         device: Literal["cpu", "wgpu"] = "cpu",
         precision: Literal["f32", "bf16"] = "f32",
+        *,
+        label: Optional[str] = None,
     ) -> None:
-        """``precision="bf16"``: the linear layers' weights stored in bf16 and multiplied on the
+        """``label``: what the studies' rows and tables call this model (the CLI's ``--label``;
+        the provenance keeps ``name_or_path`` as its id and records the label).
+        ``precision="bf16"``: the linear layers' weights stored in bf16 and multiplied on the
         CPU's bf16 units (AVX512-BF16) with f32 accumulation, everything else f32 (the CLI's
         ``--precision``; parity in docs/benchmarks.md). A CPU without bf16 units runs f32 and
         says so on stderr; ``precision`` tells which ran."""

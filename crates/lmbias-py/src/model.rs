@@ -77,12 +77,13 @@ impl Model {
     /// `precision="bf16"` runs the linear layers on the CPU's bf16 units (see the CLI's
     /// `--precision`); on a CPU without them the model runs f32, with a notice.
     #[new]
-    #[pyo3(signature = (name_or_path, device = "cpu", precision = "f32"))]
+    #[pyo3(signature = (name_or_path, device = "cpu", precision = "f32", *, label = None))]
     fn new(
         py: Python<'_>,
         name_or_path: &Bound<'_, PyAny>,
         device: &str,
         precision: &str,
+        label: Option<String>,
     ) -> PyResult<Model> {
         let name: String = match name_or_path.extract::<std::path::PathBuf>() {
             Ok(path) => path.to_string_lossy().into_owned(),
@@ -97,6 +98,11 @@ impl Model {
         let model = work::run(py, |_| {
             lmbias_runs::open(&name, compute).map_err(|e| to_py(e.into()))
         })??;
+        // What the results call it (the CLI's --label); the provenance keeps what it is.
+        let model = match label {
+            Some(label) => model.labelled(label),
+            None => model,
+        };
         Ok(Model { model })
     }
 

@@ -28,6 +28,14 @@ def test_seat_rows_equal_cli(minilm, cli_json):
     assert list(rows[0])[:2] == ["model", "test"]
 
 
+def test_a_label_names_the_model_in_rows_and_provenance(minilm, cli_json):
+    rows, provenance = lmbias.seat(lmbias.Model(minilm, label="MiniLM"), TESTS, n_samples=1000, provenance=True)
+    assert {r["model"] for r in rows} == {"MiniLM"}
+    assert provenance[0]["model"]["label"] == "MiniLM" and provenance[0]["model"]["id"] == str(minilm)
+    out = cli_json("seat", "--model", minilm, "--label", "MiniLM", "--test", *TESTS, "--n-samples", 1000, "--json")
+    assert rows == out["rows"]
+
+
 def test_seat_two_sided_and_ddof_equal_cli(minilm, cli_json):
     rows = lmbias.seat(lmbias.Model(minilm), TESTS, n_samples=1000, seed=3, ddof=0, alternative="two-sided")
     out = cli_json("seat", "--model", minilm, "--test", *TESTS, "--n-samples", 1000, "--seed", 3,
