@@ -45,13 +45,7 @@ pub struct EmbedArgs {
 }
 
 pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
-    let inputs: Vec<(&str, &std::path::Path)> = args
-        .input
-        .input
-        .iter()
-        .map(|f| ("--input", f.as_path()))
-        .collect();
-    let format = args.format.open(&inputs)?;
+    let format = args.format.open(&args.input.files())?;
     let texts = input::Texts::open(&args.input, args.texts)?;
     let loaded = args.model.open()?;
     let model = loaded.embedder().model_context(&args.model.model)?;

@@ -33,13 +33,7 @@ pub struct FillMaskArgs {
 }
 
 pub fn run(args: FillMaskArgs) -> anyhow::Result<()> {
-    let inputs: Vec<(&str, &std::path::Path)> = args
-        .input
-        .input
-        .iter()
-        .map(|f| ("--input", f.as_path()))
-        .collect();
-    let format = args.format.open(&inputs)?;
+    let format = args.format.open(&args.input.files())?;
     let texts = input::Texts::open(&args.input, args.texts)?;
     let model = args.model.masked_lm()?;
     // --json: one array of {"predictions", "text"}, kept in a spool until the last text is

@@ -35,6 +35,16 @@ pub struct InputArgs {
     pub input: Option<PathBuf>,
 }
 
+impl InputArgs {
+    /// `--input FILE`, when given, as an input an output must not overwrite.
+    pub fn files(&self) -> Vec<(&'static str, &std::path::Path)> {
+        self.input
+            .iter()
+            .map(|f| ("--input", f.as_path()))
+            .collect()
+    }
+}
+
 /// The texts given, chunk by chunk: from `--input`, else the positional ones.
 pub struct Texts {
     source: Source,

