@@ -68,9 +68,10 @@ impl LabelArgs {
             0 => Ok(None),
             n if n == models.len() => Ok(Some(self.labels[position].as_str())),
             n => anyhow::bail!(
-                "--label: {n} label{} for {} models: give one per --model, in the same order",
+                "--label: {n} label{} for {} model{}: give one per --model, in the same order",
                 if n == 1 { "" } else { "s" },
-                models.len()
+                models.len(),
+                if models.len() == 1 { "" } else { "s" }
             ),
         }
     }

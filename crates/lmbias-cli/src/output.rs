@@ -106,9 +106,40 @@ pub fn to_file(path: &Path, inputs: &[(&str, &Path)]) -> Result<()> {
     check_file("--output", path, inputs)?;
     let temporary = lmbias_runs::temporary_beside(path)
         .with_context(|| format!("--output {}: cannot write here", path.display()))?;
+    remove_on_interrupt(temporary.path());
     *SINK.lock().unwrap_or_else(PoisonError::into_inner) = Some((temporary, path.to_owned()));
     Ok(())
 }
+
+/// The temporary file of `--output` is removed when the run is interrupted (Ctrl-C, SIGTERM),
+/// which ends the process without running destructors: a run of hours stopped by hand leaves
+/// no hidden half file beside its output. The handler does only what a signal handler may
+/// (`unlink`, `_exit`), and exits as the shell reports a signal (128 + its number).
+#[cfg(unix)]
+fn remove_on_interrupt(temporary: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    static TEMPORARY: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
+    extern "C" fn handler(signal: libc::c_int) {
+        if let Some(path) = TEMPORARY.get() {
+            // SAFETY: `path` is a NUL-terminated string that lives for the whole process.
+            unsafe { libc::unlink(path.as_ptr()) };
+        }
+        // SAFETY: `_exit` ends the process at once, as a signal handler may.
+        unsafe { libc::_exit(128 + signal) };
+    }
+    let Ok(path) = std::ffi::CString::new(temporary.as_os_str().as_bytes()) else {
+        return;
+    };
+    if TEMPORARY.set(path).is_ok() {
+        for signal in [libc::SIGINT, libc::SIGTERM] {
+            // SAFETY: `handler` is an `extern "C" fn(c_int)`, what `signal` installs.
+            unsafe { libc::signal(signal, handler as libc::sighandler_t) };
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn remove_on_interrupt(_temporary: &Path) {}
 
 /// Puts the `--output` file in place when the command succeeded; after a failure the
 /// temporary file is removed and an older file of that name stays as it was.

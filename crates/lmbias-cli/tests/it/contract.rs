@@ -373,3 +373,45 @@ fn the_readme_quickstart_runs_as_written() {
     );
     std::fs::remove_dir_all(&scratch).unwrap();
 }
+
+/// An interrupted run (Ctrl-C, SIGTERM) leaves neither its `--output` file nor the temporary
+/// file beside it, and exits as a shell reports the signal (128 + 2).
+#[cfg(unix)]
+#[test]
+fn an_interrupted_run_leaves_no_output_and_no_temporary_file() {
+    let dir = std::env::temp_dir().join(format!("lmbias-interrupt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("vectors.csv");
+    // Texts read from a pipe that stays open: the run waits for more, as a long one would.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lmbias"))
+        .args(["embed", "--model"])
+        .arg(fixtures().join("models/tiny-bert-mlm"))
+        .args(["--csv", "--input", "-", "--output"])
+        .arg(&out)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, b"thou art\n").unwrap();
+    // Wait until the temporary file exists, then interrupt.
+    let started = std::time::Instant::now();
+    while std::fs::read_dir(&dir).unwrap().count() == 0 {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "no temporary file appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    drop(stdin);
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
