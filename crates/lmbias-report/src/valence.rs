@@ -250,6 +250,19 @@ pub fn sweep_table(results: &[ModelResult], digits: usize) -> Table {
     table
 }
 
+/// A sentence's id, group, v, B, A (– when left out) and unannotated share, as both sentence
+/// tables give them.
+fn sentence_cells(s: &lmbias_studies::valence::SentenceScore, digits: usize) -> [String; 6] {
+    [
+        s.id.clone(),
+        s.group.to_string(),
+        s.valence.to_string(),
+        score(s.bias, digits),
+        score(s.adequacy, digits),
+        num(s.unannotated_share, digits),
+    ]
+}
+
 /// B or A, "–" for a sentence the guard left out.
 fn score(v: Option<f64>, digits: usize) -> String {
     v.map_or("–".to_owned(), |v| num(v, digits))
@@ -282,17 +295,10 @@ pub fn sentence_table(results: &[ModelResult], digits: usize) -> Table {
                     format!("{} {} ({x})", t.token, num(t.prob, digits))
                 })
                 .collect();
-            table.push([
-                r.model.clone(),
-                r.top_k.to_string(),
-                s.id.clone(),
-                s.group.to_string(),
-                s.valence.to_string(),
-                score(s.bias, digits),
-                score(s.adequacy, digits),
-                num(s.unannotated_share, digits),
-                proposals.join("; "),
-            ]);
+            let mut row = vec![r.model.clone(), r.top_k.to_string()];
+            row.extend(sentence_cells(s, digits));
+            row.push(proposals.join("; "));
+            table.push(row);
         }
     }
     table
@@ -401,15 +407,9 @@ pub fn sentence_scores(results: &[ModelResult], digits: usize) -> Table {
     let mut table = Table::new(["model", "id", "group", "v", "B", "A", "unannotated share"]);
     for r in results {
         for s in &r.sentences {
-            table.push([
-                r.model.clone(),
-                s.id.clone(),
-                s.group.to_string(),
-                s.valence.to_string(),
-                score(s.bias, digits),
-                score(s.adequacy, digits),
-                num(s.unannotated_share, digits),
-            ]);
+            let mut row = vec![r.model.clone()];
+            row.extend(sentence_cells(s, digits));
+            table.push(row);
         }
     }
     table
