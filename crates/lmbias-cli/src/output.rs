@@ -1,5 +1,5 @@
 //! Everything the CLI writes: standard output (or the file of `--output`), and the files of
-//! `--save`, `--figures` and `--svg`.
+//! `--save` and `--figures`.
 //!
 //! `println!` panics when stdout fails; here a write returns the error instead, so that
 //! `main` can end quietly on a closed pipe (`lmbias embed … | head -1`, as Unix tools do)
@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use anyhow::{Context, Result};
+use lmbias_report::export::FontSize;
 
 /// The output options of every command that prints results: one format flag at most, and
 /// `--output FILE`.
@@ -63,14 +64,45 @@ impl FormatArgs {
     }
 }
 
+/// `--font-size PT`, beside `--figures DIR` on the commands that draw figures.
+#[derive(clap::Args, Debug)]
+pub struct FontArgs {
+    /// Print the figures' body text (labels) at PT points, 5 to 36, titles and ticks in
+    /// proportion [default: 11]. The whole figure scales with its text, so it prints at the
+    /// size said on stderr (in points, in the SVG and PDF; the PNG at 300 dpi).
+    #[arg(long, value_name = "PT", requires = "figures", value_parser = font_size)]
+    font_size: Option<FontSize>,
+}
+
+impl FontArgs {
+    /// The size asked for, or the default.
+    pub fn font(&self) -> FontSize {
+        self.font_size.unwrap_or_default()
+    }
+}
+
+fn font_size(text: &str) -> Result<FontSize, String> {
+    let points: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of points"))?;
+    FontSize::points(points).map_err(|e| e.to_string())
+}
+
 /// A figure at `svg_path` (in a `--figures` folder), and beside it as PNG and PDF
-/// (`lmbias_report::export`), each written under a temporary name and renamed.
-pub fn write_figure(svg_path: &Path, svg: &str) -> Result<()> {
-    let files =
-        lmbias_report::export::formats(svg).with_context(|| format!("{}", svg_path.display()))?;
-    for (ext, bytes) in lmbias_report::export::FORMATS.iter().zip(files) {
+/// (`lmbias_report::export`), its text at `font`; each written under a temporary name and
+/// renamed. Stderr says where it went and the size it prints at.
+pub fn write_figure(svg_path: &Path, svg: &str, font: FontSize) -> Result<()> {
+    let figure = lmbias_report::export::formats(svg, font)
+        .with_context(|| format!("{}", svg_path.display()))?;
+    for (ext, bytes) in lmbias_report::export::FORMATS.iter().zip(figure.files) {
         lmbias_runs::write_atomically(&svg_path.with_extension(ext), bytes)?;
     }
+    eprintln!(
+        "figure: {} (.svg, .png, .pdf): {:.0} × {:.0} pt, text {font}",
+        svg_path.with_extension("").display(),
+        figure.width_pt,
+        figure.height_pt
+    );
     Ok(())
 }
 
@@ -133,7 +165,7 @@ fn remove_on_interrupt(temporary: &Path) {
     if TEMPORARY.set(path).is_ok() {
         for signal in [libc::SIGINT, libc::SIGTERM] {
             // SAFETY: `handler` is an `extern "C" fn(c_int)`, what `signal` installs.
-            unsafe { libc::signal(signal, handler as libc::sighandler_t) };
+            unsafe { libc::signal(signal, handler as *const () as libc::sighandler_t) };
         }
     }
 }

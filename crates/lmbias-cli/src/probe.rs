@@ -53,6 +53,8 @@ pub struct ProbeArgs {
     /// pair, as reproduce-paper's do).
     #[arg(long, value_name = "DIR")]
     figures: Option<PathBuf>,
+    #[command(flatten)]
+    font: output::FontArgs,
     /// JSON: the run with every size's table and test; CSV: one row per size (n, table, χ²,
     /// p); Markdown (the default): the same, to read.
     #[command(flatten)]
@@ -116,6 +118,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
         output::write_figure(
             &dir.join(figure_file(&result.run)),
             &pvalue_curve(&title, &[series]),
+            args.font.font(),
         )
         .context("--figures")
     });

@@ -71,6 +71,8 @@ pub struct SeatArgs {
     /// Write seat-heatmap.svg (raw p) and seat-heatmap-holm.svg (Holm-adjusted p), each with effect sizes, into DIR, each also as .png and .pdf.
     #[arg(long, value_name = "DIR")]
     figures: Option<PathBuf>,
+    #[command(flatten)]
+    font: output::FontArgs,
     /// Run only the K-th of N slices of the --model list (K = 1 … N; round-robin: the
     /// models at K, K + N, K + 2N, … of the list). With --save, for --merge.
     #[arg(long, value_name = "K/N")]
@@ -222,7 +224,9 @@ fn print(
         let title = format!("SEAT, {pooling}, {}", layer_label(layer));
         heatmaps(rows, &title, args.marks)
             .into_iter()
-            .try_for_each(|(file, svg)| output::write_figure(&dir.join(file), &svg))
+            .try_for_each(|(file, svg)| {
+                output::write_figure(&dir.join(file), &svg, args.font.font())
+            })
             .context("--figures")
     });
     match format {

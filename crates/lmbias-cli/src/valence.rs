@@ -80,6 +80,8 @@ pub struct ValenceArgs {
     /// Write box plots of B and A per group, every model side by side (the paper's Figures 1 and 2), as SVG into DIR: bias-kK.svg, adequacy-kK.svg, each also as .png and .pdf.
     #[arg(long, value_name = "DIR")]
     figures: Option<PathBuf>,
+    #[command(flatten)]
+    font: output::FontArgs,
 }
 
 /// A share: a number from 0 to 1.
@@ -160,7 +162,7 @@ pub fn run(args: ValenceArgs) -> anyhow::Result<()> {
             .into_iter()
             .try_for_each(|measure| -> anyhow::Result<()> {
                 let path = dir.join(report::figure_file_name(measure, args.top_k.get()));
-                output::write_figure(&path, &report::figure(&results, measure))
+                output::write_figure(&path, &report::figure(&results, measure), args.font.font())
             })
             .context("--figures")
     });

@@ -340,6 +340,80 @@ pub fn markdown(
     md
 }
 
+/// One model's scored pairs for [`pairs_table`]: the set's name when the table holds several
+/// sets, and the pairs as read when the table shows the sentences (matched by line).
+pub struct ScoredPairs<'a> {
+    /// The pair set's name (`crows-pairs`, `period-pairs`); `None`: a table of one set.
+    pub set: Option<&'a str>,
+    /// The model's name.
+    pub model: &'a str,
+    /// Its scores, pair by pair.
+    pub pairs: &'a [PairScore],
+    /// The pairs as read, for their two sentences; `None`: no sentence columns.
+    pub sentences: Option<&'a [MinimalPair]>,
+}
+
+/// Every pair of every run, one row each: its id, line, bias type and direction (with the
+/// sentences, `sent_more` first, where given), then each measure's raw score of `sent_more`
+/// and of `sent_less` (before any rounding) and its decision. A `set` column and the sentence
+/// columns appear when the first run has them.
+pub fn pairs_table(runs: &[ScoredPairs<'_>]) -> Table {
+    let first = runs.first();
+    let with_set = first.is_some_and(|r| r.set.is_some());
+    let with_sentences = first.is_some_and(|r| r.sentences.is_some());
+    let mut header: Vec<String> = Vec::new();
+    if with_set {
+        header.push("set".to_owned());
+    }
+    header.extend(["model", "id"].map(str::to_owned));
+    if with_sentences {
+        header.push("line".to_owned());
+    }
+    header.extend(["bias_type", "direction"].map(str::to_owned));
+    if with_sentences {
+        header.extend(["sent_more", "sent_less"].map(str::to_owned));
+    }
+    for m in Measure::ALL {
+        header.push(format!("{}_more", m.as_str()));
+        header.push(format!("{}_less", m.as_str()));
+        header.push(format!("{}_decision", m.as_str()));
+    }
+    let name = |v: serde_json::Result<serde_json::Value>| {
+        v.ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default()
+    };
+    let mut table = Table::new(header);
+    for run in runs {
+        for p in run.pairs {
+            let mut cells = Vec::new();
+            if with_set {
+                cells.push(run.set.unwrap_or_default().to_owned());
+            }
+            cells.extend([run.model.to_owned(), p.id.clone()]);
+            if with_sentences {
+                cells.push(p.line.to_string());
+            }
+            cells.extend([p.bias_type.clone(), name(serde_json::to_value(p.direction))]);
+            if with_sentences {
+                let read = run
+                    .sentences
+                    .and_then(|all| all.iter().find(|m| m.line == p.line));
+                cells.push(read.map_or_else(String::new, |m| m.more.clone()));
+                cells.push(read.map_or_else(String::new, |m| m.less.clone()));
+            }
+            for m in Measure::ALL {
+                let score = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
+                cells.push(score(p.more.get(m)));
+                cells.push(score(p.less.get(m)));
+                cells.push(name(serde_json::to_value(p.decisions.get(m))));
+            }
+            table.push(cells);
+        }
+    }
+    table
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -440,78 +514,4 @@ mod tests {
             "{note}"
         );
     }
-}
-
-/// One model's scored pairs for [`pairs_table`]: the set's name when the table holds several
-/// sets, and the pairs as read when the table shows the sentences (matched by line).
-pub struct ScoredPairs<'a> {
-    /// The pair set's name (`crows-pairs`, `period-pairs`); `None`: a table of one set.
-    pub set: Option<&'a str>,
-    /// The model's name.
-    pub model: &'a str,
-    /// Its scores, pair by pair.
-    pub pairs: &'a [PairScore],
-    /// The pairs as read, for their two sentences; `None`: no sentence columns.
-    pub sentences: Option<&'a [MinimalPair]>,
-}
-
-/// Every pair of every run, one row each: its id, line, bias type and direction (with the
-/// sentences, `sent_more` first, where given), then each measure's raw score of `sent_more`
-/// and of `sent_less` (before any rounding) and its decision. A `set` column and the sentence
-/// columns appear when the first run has them.
-pub fn pairs_table(runs: &[ScoredPairs<'_>]) -> Table {
-    let first = runs.first();
-    let with_set = first.is_some_and(|r| r.set.is_some());
-    let with_sentences = first.is_some_and(|r| r.sentences.is_some());
-    let mut header: Vec<String> = Vec::new();
-    if with_set {
-        header.push("set".to_owned());
-    }
-    header.extend(["model", "id"].map(str::to_owned));
-    if with_sentences {
-        header.push("line".to_owned());
-    }
-    header.extend(["bias_type", "direction"].map(str::to_owned));
-    if with_sentences {
-        header.extend(["sent_more", "sent_less"].map(str::to_owned));
-    }
-    for m in Measure::ALL {
-        header.push(format!("{}_more", m.as_str()));
-        header.push(format!("{}_less", m.as_str()));
-        header.push(format!("{}_decision", m.as_str()));
-    }
-    let name = |v: serde_json::Result<serde_json::Value>| {
-        v.ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default()
-    };
-    let mut table = Table::new(header);
-    for run in runs {
-        for p in run.pairs {
-            let mut cells = Vec::new();
-            if with_set {
-                cells.push(run.set.unwrap_or_default().to_owned());
-            }
-            cells.extend([run.model.to_owned(), p.id.clone()]);
-            if with_sentences {
-                cells.push(p.line.to_string());
-            }
-            cells.extend([p.bias_type.clone(), name(serde_json::to_value(p.direction))]);
-            if with_sentences {
-                let read = run
-                    .sentences
-                    .and_then(|all| all.iter().find(|m| m.line == p.line));
-                cells.push(read.map_or_else(String::new, |m| m.more.clone()));
-                cells.push(read.map_or_else(String::new, |m| m.less.clone()));
-            }
-            for m in Measure::ALL {
-                let score = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
-                cells.push(score(p.more.get(m)));
-                cells.push(score(p.less.get(m)));
-                cells.push(name(serde_json::to_value(p.decisions.get(m))));
-            }
-            table.push(cells);
-        }
-    }
-    table
 }

@@ -1,20 +1,78 @@
-//! Every figure as SVG, PNG and PDF: the SVG is what the renderers draw; resvg rasterises it
-//! (twice its size in pixels, on white) and svg2pdf writes it as vector PDF (a page of one
-//! point per SVG unit: a 460-unit figure is 460 pt, 6.4 in, wide; text as outlines), both
-//! from one
-//! parsed tree with the DejaVu Sans shipped in `fonts/` as the only fonts, so that a figure
-//! looks the same on every machine (system fonts are never read).
+//! Every figure as SVG, PNG and PDF, sized in points for print. The renderers draw in units
+//! laid out around their text (body text 11 units, titles 14, ticks 9); [`FontSize`] says
+//! how large the body text is printed, and the whole drawing scales with it, so a figure keeps
+//! its proportions and its text the size asked for: at the default 11 pt a unit is a point
+//! (a 460-unit figure is 460 pt, 6.4 in, wide), at 9 pt the same figure is 376 pt wide. The SVG
+//! states its size in points; resvg rasterises it at [`PNG_DPI`] on white and svg2pdf writes
+//! it as one vector PDF page of that size (text as outlines), both from one parsed tree with
+//! the DejaVu Sans shipped in `fonts/` as the only fonts, so that a figure looks the same on
+//! every machine (system fonts are never read).
 
 use std::sync::Arc;
 
 use resvg::{tiny_skia, usvg};
 
-/// How many pixels a PNG gives each SVG unit: 2, about 192 dpi for a figure drawn at 96.
-pub const PNG_SCALE: f32 = 2.0;
+use crate::svg::BODY_TEXT;
+
+/// A PNG's resolution: 300 dots per inch of the printed size, what journals ask of figures.
+pub const PNG_DPI: f32 = 300.0;
+
+/// How large a figure's body text (row and axis labels) is printed, in points; titles, ticks
+/// and cell text keep their proportions to it, and the drawing scales with it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FontSize(f64);
+
+impl FontSize {
+    /// The size the renderers draw at: one unit a point.
+    pub const DEFAULT: FontSize = FontSize(BODY_TEXT);
+    /// The sizes accepted: a figure's smallest text (ticks) stays above 4 pt, which print
+    /// still shows, and its largest below 50 pt.
+    pub const RANGE: std::ops::RangeInclusive<f64> = 5.0..=36.0;
+
+    /// Body text of `points`, if within [`FontSize::RANGE`].
+    pub fn points(points: f64) -> Result<FontSize, ExportError> {
+        if Self::RANGE.contains(&points) {
+            Ok(FontSize(points))
+        } else {
+            Err(ExportError::FontSize(points))
+        }
+    }
+
+    /// How many points a unit of the drawing is.
+    fn scale(self) -> f64 {
+        self.0 / BODY_TEXT
+    }
+}
+
+impl Default for FontSize {
+    fn default() -> Self {
+        FontSize::DEFAULT
+    }
+}
+
+impl std::fmt::Display for FontSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} pt", self.0)
+    }
+}
+
+/// One figure in every format, and the size it prints at.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    /// The bytes of each of [`FORMATS`], in order.
+    pub files: [Vec<u8>; 3],
+    /// Its printed width in points (the SVG's and the PDF page's).
+    pub width_pt: f64,
+    /// Its printed height in points.
+    pub height_pt: f64,
+}
 
 /// Why a figure could not be turned into PNG or PDF.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
+    /// A font size outside [`FontSize::RANGE`].
+    #[error("a font size of {0} pt: give 5 to 36 pt")]
+    FontSize(f64),
     /// Our SVG did not parse: a renderer's bug.
     #[error("the figure's SVG does not parse: {0}")]
     Parse(String),
@@ -39,10 +97,46 @@ pub enum ExportError {
 /// The file extensions written beside each other for one figure, in order.
 pub const FORMATS: [&str; 3] = ["svg", "png", "pdf"];
 
-/// The figure `svg` as the bytes of each of [`FORMATS`].
-pub fn formats(svg: &str) -> Result<[Vec<u8>; 3], ExportError> {
-    let tree = tree(svg)?;
-    Ok([svg.as_bytes().to_vec(), png(&tree)?, pdf(&tree)?])
+/// The figure `svg`, as a renderer drew it, in each of [`FORMATS`] with its body text at
+/// `font`.
+pub fn formats(svg: &str, font: FontSize) -> Result<Figure, ExportError> {
+    let (svg, width_pt, height_pt) = in_points(svg, font.scale())?;
+    let tree = tree(&svg)?;
+    let (png, pdf) = (png(&tree)?, pdf(&tree)?);
+    Ok(Figure {
+        files: [svg.into_bytes(), png, pdf],
+        width_pt,
+        height_pt,
+    })
+}
+
+/// `svg` with the size in its opening tag (`width="460" height="300"`, in units) stated in
+/// points, `scale` points a unit; its viewBox keeps the units, so nothing inside changes.
+fn in_points(svg: &str, scale: f64) -> Result<(String, f64, f64), ExportError> {
+    let not_ours = || ExportError::Parse("the opening <svg> tag gives no width and height".into());
+    let end = svg.find('>').ok_or_else(not_ours)?;
+    let (tag, rest) = svg.split_at(end);
+    let mut out = String::with_capacity(svg.len() + 8);
+    let mut sizes = [0.0; 2];
+    let mut tail = tag;
+    for (i, name) in [" width=\"", " height=\""].into_iter().enumerate() {
+        let start = tail.find(name).ok_or_else(not_ours)? + name.len();
+        let len = tail[start..].find('"').ok_or_else(not_ours)?;
+        let units: f64 = tail[start..start + len].parse().map_err(|_| not_ours())?;
+        sizes[i] = units * scale;
+        out.push_str(&tail[..start]);
+        out.push_str(&format!("{}pt", points(sizes[i])));
+        tail = &tail[start + len..];
+    }
+    out.push_str(tail);
+    out.push_str(rest);
+    Ok((out, sizes[0], sizes[1]))
+}
+
+/// A size in points with at most two decimals.
+fn points(v: f64) -> String {
+    let s = format!("{v:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 fn tree(svg: &str) -> Result<usvg::Tree, ExportError> {
@@ -64,7 +158,9 @@ fn png(tree: &usvg::Tree) -> Result<Vec<u8>, ExportError> {
         width: size.width(),
         height: size.height(),
     };
-    let pixels = size.to_int_size().scale_by(PNG_SCALE).ok_or(too_large)?;
+    // usvg gives the size in CSS pixels, 96 an inch.
+    let scale = PNG_DPI / 96.0;
+    let pixels = size.to_int_size().scale_by(scale).ok_or(too_large)?;
     let mut pixmap =
         tiny_skia::Pixmap::new(pixels.width(), pixels.height()).ok_or(ExportError::Size {
             width: size.width(),
@@ -73,7 +169,7 @@ fn png(tree: &usvg::Tree) -> Result<Vec<u8>, ExportError> {
     pixmap.fill(tiny_skia::Color::WHITE);
     resvg::render(
         tree,
-        tiny_skia::Transform::from_scale(PNG_SCALE, PNG_SCALE),
+        tiny_skia::Transform::from_scale(scale, scale),
         &mut pixmap.as_mut(),
     );
     pixmap.encode_png().map_err(|e| ExportError::Write {
@@ -93,7 +189,8 @@ fn pdf(tree: &usvg::Tree) -> Result<Vec<u8>, ExportError> {
             embed_text: false,
             ..svg2pdf::ConversionOptions::default()
         },
-        svg2pdf::PageOptions::default(),
+        // usvg's pixels are 96 an inch: the page is the SVG's size in points.
+        svg2pdf::PageOptions { dpi: 96.0 },
     )
     .map(in_order)
     .map_err(|e| ExportError::Write {
@@ -132,18 +229,36 @@ fn in_order(pdf: Vec<u8>) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    /// A figure's PNG is its size twice over, white where nothing is drawn, and shows its text
-    /// (glyphs drawn: dark pixels where a label is); its PDF is one page of the figure's size,
-    /// one point per SVG unit, its text drawn as outlines (no font listed).
+    const FIGURE: &str = r#"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="50" viewBox="0 0 200 50"><text x="10" y="30" font-family="DejaVu Sans" font-size="20">weat6</text></svg>"#;
+
+    /// At the default size a unit is a point: the SVG says 200 × 50 pt and keeps its units
+    /// inside; the PNG is that size at 300 dpi (200 pt = 2.78 in = 833 px), white where nothing
+    /// is drawn, and shows its text (glyphs drawn: dark pixels where a label is); the PDF is
+    /// one page of 200 × 50 pt, its text drawn as outlines (no font listed).
     #[test]
-    fn a_figure_becomes_a_png_and_a_pdf() {
-        let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="50" viewBox="0 0 200 50"><text x="10" y="30" font-family="DejaVu Sans" font-size="20">weat6</text></svg>"#;
-        let [same, png, pdf] = formats(svg).unwrap();
-        assert_eq!(same, svg.as_bytes());
+    fn a_figure_becomes_a_png_and_a_pdf_of_its_size_in_points() {
+        let figure = formats(FIGURE, FontSize::DEFAULT).unwrap();
+        assert_eq!((figure.width_pt, figure.height_pt), (200.0, 50.0));
+        let [svg, png, pdf] = figure.files;
+        assert_eq!(
+            String::from_utf8(svg).unwrap(),
+            FIGURE.replace(
+                r#"width="200" height="50""#,
+                r#"width="200pt" height="50pt""#
+            )
+        );
         let pixmap = tiny_skia::Pixmap::decode_png(&png).unwrap();
-        assert_eq!((pixmap.width(), pixmap.height()), (400, 100));
+        let inches = (200.0 / 72.0, 50.0 / 72.0);
+        let expected = (inches.0 * 300.0, inches.1 * 300.0);
+        assert!(
+            (f64::from(pixmap.width()) - expected.0).abs() <= 1.5
+                && (f64::from(pixmap.height()) - expected.1).abs() <= 1.5,
+            "{} × {} px, not {expected:?}",
+            pixmap.width(),
+            pixmap.height()
+        );
         let dark = pixmap.pixels().iter().filter(|p| p.red() < 128).count();
-        assert!(dark > 200, "{dark} dark pixels: the text was not drawn");
+        assert!(dark > 500, "{dark} dark pixels: the text was not drawn");
         let corner = pixmap.pixel(0, 0).unwrap();
         assert_eq!(
             (corner.red(), corner.green(), corner.blue()),
@@ -157,6 +272,37 @@ mod tests {
         );
         assert!(!text.contains("/Font"), "a font is listed");
         assert!(pdf.len() > 1000, "{} bytes: no outlines drawn", pdf.len());
+    }
+
+    /// Body text at 5.5 pt, half the drawn 11 units: every format is half the size, and the
+    /// text inside is untouched (its 20 units now print at 10 pt).
+    #[test]
+    fn a_font_size_scales_the_whole_figure() {
+        let figure = formats(FIGURE, FontSize::points(5.5).unwrap()).unwrap();
+        assert_eq!((figure.width_pt, figure.height_pt), (100.0, 25.0));
+        let [svg, png, pdf] = figure.files;
+        let svg = String::from_utf8(svg).unwrap();
+        assert!(
+            svg.contains(r#"width="100pt" height="25pt" viewBox="0 0 200 50""#),
+            "{svg}"
+        );
+        assert!(svg.contains(r#"font-size="20""#), "{svg}");
+        let pixmap = tiny_skia::Pixmap::decode_png(&png).unwrap();
+        assert!(
+            (f64::from(pixmap.width()) - 100.0 / 72.0 * 300.0).abs() <= 1.5,
+            "{} px",
+            pixmap.width()
+        );
+        assert!(String::from_utf8_lossy(&pdf).contains("/MediaBox [0 0 100 25]"));
+    }
+
+    #[test]
+    fn a_font_size_out_of_range_is_refused() {
+        for points in [4.9, 36.5, f64::NAN, 0.0, -11.0] {
+            let err = FontSize::points(points).unwrap_err();
+            assert!(err.to_string().contains("give 5 to 36 pt"), "{err}");
+        }
+        assert_eq!(FontSize::points(11.0).unwrap(), FontSize::DEFAULT);
     }
 
     /// Resources dictionaries come out sorted, and nothing else moves.
@@ -175,6 +321,13 @@ mod tests {
 
     #[test]
     fn a_broken_svg_is_an_error() {
-        assert!(matches!(formats("<svg"), Err(ExportError::Parse(_))));
+        assert!(matches!(
+            formats("<svg", FontSize::DEFAULT),
+            Err(ExportError::Parse(_))
+        ));
+        assert!(matches!(
+            formats("<svg><text>no size</text></svg>", FontSize::DEFAULT),
+            Err(ExportError::Parse(_))
+        ));
     }
 }

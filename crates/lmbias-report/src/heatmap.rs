@@ -152,6 +152,27 @@ pub struct HeatmapLabels {
     pub p_label: String,
     /// Which significance marks the cells and the key use.
     pub marks: Marks,
+    /// Whether the effect sizes are drawn beside p; Caglidil et al.'s Figure 1 draws p only
+    /// (§4.1: "Figure 1 shows the statistical significance (p-value)").
+    pub effect_sizes: bool,
+}
+
+/// Which of a heatmap's frame is drawn: the parts of a figure split one below the other share
+/// the first part's title and the last part's legend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Frame {
+    /// The figure's title above the panels.
+    pub title: bool,
+    /// The colour bars and keys below them.
+    pub legend: bool,
+}
+
+impl Frame {
+    /// A figure of its own: title and legend.
+    pub(crate) const WHOLE: Frame = Frame {
+        title: true,
+        legend: true,
+    };
 }
 
 const ROW_H: f64 = 22.0;
@@ -160,9 +181,9 @@ const CHAR_W: f64 = 6.6;
 const GAP: f64 = 36.0;
 const P_LEGEND_W: f64 = 200.0;
 
-/// Renders the grid as one SVG: p-value heatmap (left), effect-size table (right),
-/// colour bars and the star key underneath.
-pub(crate) fn render_seat_heatmap(grid: &SeatGrid, labels: &HeatmapLabels) -> String {
+/// Renders the grid as one SVG: p-value heatmap (left), effect-size table (right, when
+/// `labels.effect_sizes`), colour bars and the star key underneath (what `frame` asks).
+pub(crate) fn render_seat_heatmap(grid: &SeatGrid, labels: &HeatmapLabels, frame: Frame) -> String {
     let n_models = grid.models.len();
     let n_tests = grid.tests.len();
     let label_w = grid
@@ -183,37 +204,58 @@ pub(crate) fn render_seat_heatmap(grid: &SeatGrid, labels: &HeatmapLabels) -> St
         .unwrap_or(0) as f64
         * 5.6;
     let header_h = header_len * 0.643 + 12.0;
-    let top = 34.0 + 18.0 + header_h;
+    let top = if frame.title { 34.0 + 18.0 } else { 0.0 } + header_h;
     let panel_w = n_models as f64 * COL_W;
     let left_p = label_w;
-    // The p legend needs about 200 px for its tick labels, even under one column.
+    // The p legend needs about 200 units for its tick labels, even under one column.
     let left_d = left_p + panel_w.max(P_LEGEND_W) + GAP;
     let grid_bottom = top + n_tests as f64 * ROW_H;
-    let width = left_d + panel_w + 16.0 + (header_len * 0.766 - COL_W / 2.0).max(0.0);
-    let height = grid_bottom + 96.0;
-    // The key of a grey cell, when there is one, needs about 330 px beside the d legend.
-    let missing = grid.cells.iter().any(Option::is_none);
-    let width = if missing {
-        width.max(left_d + 350.0)
+    let right = if labels.effect_sizes {
+        left_d + panel_w
     } else {
-        width
+        left_p + panel_w
     };
-    let mut svg = Svg::new(width.max(460.0), height);
+    let width = right + 16.0 + (header_len * 0.766 - COL_W / 2.0).max(0.0);
+    let missing = grid.cells.iter().any(Option::is_none);
+    // The key of a grey cell, when there is one, needs about 330 units beside the d legend,
+    // or below the p legend.
+    let (key_x, key_y) = if labels.effect_sizes {
+        (left_d, grid_bottom + 18.0 + LEGEND_H + 21.0)
+    } else {
+        (left_p, grid_bottom + 18.0 + LEGEND_H + 51.0)
+    };
+    let (width, height) = match (frame.legend, missing) {
+        (false, _) => (width, grid_bottom + 12.0),
+        (true, false) => (width.max(left_p + P_LEGEND_W + 16.0), grid_bottom + 96.0),
+        (true, true) => (
+            width.max(key_x + 350.0),
+            grid_bottom + 96.0 + 15.0 * f64::from(!labels.effect_sizes),
+        ),
+    };
+    let mut svg = Svg::new(
+        width.max(if labels.effect_sizes { 460.0 } else { 0.0 }),
+        height,
+    );
 
-    let title = TextStyle {
-        size: 14.0,
-        bold: true,
-        ..TextStyle::default()
-    };
-    svg.text(8.0, 22.0, &labels.title, title);
-    let panel_title = TextStyle {
-        size: 12.0,
-        bold: true,
-        anchor: Anchor::Middle,
-        ..TextStyle::default()
-    };
-    svg.text(left_p + panel_w / 2.0, 44.0, &labels.p_label, panel_title);
-    svg.text(left_d + panel_w / 2.0, 44.0, "effect size d", panel_title);
+    // The title, and the panels' headings under it, once a figure.
+    if frame.title {
+        let title = TextStyle {
+            size: 14.0,
+            bold: true,
+            ..TextStyle::default()
+        };
+        svg.text(8.0, 22.0, &labels.title, title);
+        let panel_title = TextStyle {
+            size: 12.0,
+            bold: true,
+            anchor: Anchor::Middle,
+            ..TextStyle::default()
+        };
+        svg.text(left_p + panel_w / 2.0, 44.0, &labels.p_label, panel_title);
+        if labels.effect_sizes {
+            svg.text(left_d + panel_w / 2.0, 44.0, "effect size d", panel_title);
+        }
+    }
 
     let header = TextStyle {
         size: 10.0,
@@ -221,7 +263,10 @@ pub(crate) fn render_seat_heatmap(grid: &SeatGrid, labels: &HeatmapLabels) -> St
         ..TextStyle::default()
     };
     for (m, model) in grid.models.iter().enumerate() {
-        for left in [left_p, left_d] {
+        for left in [left_p, left_d]
+            .into_iter()
+            .take(1 + usize::from(labels.effect_sizes))
+        {
             svg.text(
                 left + (m as f64 + 0.5) * COL_W - 4.0,
                 top - 6.0,
@@ -250,7 +295,9 @@ pub(crate) fn render_seat_heatmap(grid: &SeatGrid, labels: &HeatmapLabels) -> St
                 ),
                 None => (MISSING, "–".into(), MISSING, "–".into()),
             };
-            for (x, fill, text) in [(xp, p_fill, p_text), (xd, d_fill, d_text)] {
+            let panels = [(xp, p_fill, p_text), (xd, d_fill, d_text)];
+            let drawn = 1 + usize::from(labels.effect_sizes);
+            for (x, fill, text) in panels.into_iter().take(drawn) {
                 svg.rect(x, y, COL_W, ROW_H, fill, Some(Rgb::WHITE));
                 let style = TextStyle {
                     size: 10.5,
@@ -263,25 +310,29 @@ pub(crate) fn render_seat_heatmap(grid: &SeatGrid, labels: &HeatmapLabels) -> St
         }
     }
 
+    if !frame.legend {
+        return svg.finish();
+    }
     draw_p_legend(
         &mut svg,
         left_p,
         grid_bottom + 18.0,
-        panel_w.max(200.0),
+        panel_w.max(P_LEGEND_W),
         labels,
     );
-    draw_d_legend(&mut svg, left_d, grid_bottom + 18.0, panel_w.max(160.0));
+    if labels.effect_sizes {
+        draw_d_legend(&mut svg, left_d, grid_bottom + 18.0, panel_w.max(160.0));
+    }
     // A grey cell is no result; the key says so wherever one is drawn.
     if missing {
-        let y = grid_bottom + 18.0 + LEGEND_H + 21.0;
-        svg.rect(left_d, y, 12.0, 12.0, MISSING, Some(Rgb::BLACK));
+        svg.rect(key_x, key_y, 12.0, 12.0, MISSING, Some(Rgb::BLACK));
         let key = TextStyle {
             size: 10.0,
             ..TextStyle::default()
         };
         svg.text(
-            left_d + 17.0,
-            y + 10.0,
+            key_x + 17.0,
+            key_y + 10.0,
             "– no result: the model did not run this test, or refused it",
             key,
         );
@@ -387,11 +438,12 @@ mod tests {
             title: "t".to_owned(),
             p_label: "p".to_owned(),
             marks: lmbias_papers::Marks::Stars,
+            effect_sizes: true,
         };
         let key = "no result: the model did not run this test, or refused it";
-        assert!(render_seat_heatmap(&grid, &labels).contains(key));
+        assert!(render_seat_heatmap(&grid, &labels, Frame::WHOLE).contains(key));
         let full = SeatGrid::from_results([("m1", "weat6", c(0.01))]);
-        assert!(!render_seat_heatmap(&full, &labels).contains(key));
+        assert!(!render_seat_heatmap(&full, &labels, Frame::WHOLE).contains(key));
     }
 
     #[test]
@@ -457,15 +509,17 @@ mod tests {
             title: "SEAT".into(),
             p_label: "p".into(),
             marks: Marks::Stars,
+            effect_sizes: true,
         };
-        let svg = render_seat_heatmap(&grid, &labels);
+        let svg = render_seat_heatmap(&grid, &labels, Frame::WHOLE);
         assert!(svg.contains(">0.0004***</text>"), "{svg}");
         let paper = render_seat_heatmap(
             &grid,
             &HeatmapLabels {
                 marks: Marks::Caglidil,
-                ..labels
+                ..labels.clone()
             },
+            Frame::WHOLE,
         );
         assert!(paper.contains(">0.0004**</text>"), "{paper}");
         assert!(paper.contains("† p&lt;0.1 (marginal)"), "{paper}");
@@ -475,6 +529,44 @@ mod tests {
         assert!(
             svg.contains(">c4 &lt;tr&gt;</text>"),
             "test names are escaped"
+        );
+        // p alone, as Caglidil et al.'s Figure 1: no d panel, no d legend, narrower; a part
+        // framed by neither title nor legend draws neither.
+        let p_only = HeatmapLabels {
+            effect_sizes: false,
+            ..labels
+        };
+        let narrow = render_seat_heatmap(&grid, &p_only, Frame::WHOLE);
+        assert!(narrow.contains(">0.0004***</text>") && narrow.contains(">SEAT</text>"));
+        assert!(!narrow.contains("effect size d") && !narrow.contains(">1.23</text>"));
+        let width = |svg: &str| -> f64 {
+            svg.split(" width=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        assert!(
+            width(&narrow) < width(&svg),
+            "{} ≥ {}",
+            width(&narrow),
+            width(&svg)
+        );
+        let bare = render_seat_heatmap(
+            &grid,
+            &p_only,
+            Frame {
+                title: false,
+                legend: false,
+            },
+        );
+        assert!(bare.contains(">0.0004***</text>"));
+        assert!(
+            !bare.contains(">SEAT</text>") && !bare.contains("(log scale)"),
+            "{bare}"
         );
     }
 }

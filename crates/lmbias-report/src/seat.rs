@@ -7,7 +7,7 @@ use lmbias_studies::seat::{BatteryResult, LostExample, Refused, SeatRow};
 
 use lmbias_papers::Marks;
 
-use crate::heatmap::{HeatmapLabels, SeatCell, SeatGrid, render_seat_heatmap};
+use crate::heatmap::{Frame, HeatmapLabels, SeatCell, SeatGrid, render_seat_heatmap};
 use crate::table::Table;
 
 fn effect(row: &SeatRow) -> String {
@@ -346,8 +346,9 @@ pub fn heatmaps(rows: &[SeatRow], title: &str, marks: Marks) -> [(&'static str, 
             title: title.to_owned(),
             p_label: p_label.to_owned(),
             marks,
+            effect_sizes: true,
         };
-        render_seat_heatmap(&grid, &labels)
+        render_seat_heatmap(&grid, &labels, Frame::WHOLE)
     };
     [
         ("seat-heatmap.svg", figure("p", |r| r.p_value)),
@@ -359,7 +360,7 @@ pub fn heatmaps(rows: &[SeatRow], title: &str, marks: Marks) -> [(&'static str, 
 }
 
 /// [`selected_heatmap`] in parts of at most `per_part` columns, one below the other in one
-/// figure, each part titled "(part i of n)": a figure of many tests that reads at one page
+/// figure under one title and above one legend: a figure of many tests that reads at one page
 /// width (Caglidil et al.'s Figure 1 has 19).
 pub fn selected_heatmap_in_parts(
     rows: &[SeatRow],
@@ -367,23 +368,51 @@ pub fn selected_heatmap_in_parts(
     labels: &HeatmapLabels,
     per_part: usize,
 ) -> Option<String> {
-    let chunks: Vec<&[(&str, &str)]> = columns.chunks(per_part.max(1)).collect();
+    // Only the columns some model ran are split, so that no part is empty.
+    let ran: Vec<(&str, &str)> = columns
+        .iter()
+        .filter(|(_, test)| rows.iter().any(|r| r.test == *test))
+        .copied()
+        .collect();
+    let chunks: Vec<&[(&str, &str)]> = ran.chunks(per_part.max(1)).collect();
     let parts: Vec<String> = chunks
         .iter()
         .enumerate()
         .filter_map(|(i, chunk)| {
-            let labels = HeatmapLabels {
-                title: if chunks.len() > 1 {
-                    format!("{} (part {} of {})", labels.title, i + 1, chunks.len())
-                } else {
-                    labels.title.clone()
-                },
-                ..labels.clone()
+            let frame = Frame {
+                title: i == 0,
+                legend: i + 1 == chunks.len(),
             };
-            selected_heatmap(rows, chunk, &labels)
+            selected_in(rows, chunk, labels, frame)
         })
         .collect();
     (!parts.is_empty()).then(|| crate::svg::stack(&parts))
+}
+
+/// `rows` with each model named by the last part of its id or folder
+/// (`sentence-transformers/all-MiniLM-L6-v2` → `all-MiniLM-L6-v2`) where no two models share
+/// it, else as given: row labels short enough for a figure to read at page width.
+pub fn with_short_names(rows: &[SeatRow]) -> Vec<SeatRow> {
+    let short = |model: &str| -> String {
+        let trimmed = model.trim_end_matches('/');
+        trimmed.rsplit('/').next().unwrap_or(trimmed).to_owned()
+    };
+    let mut models: Vec<&str> = rows.iter().map(|r| r.model.as_str()).collect();
+    models.sort_unstable();
+    models.dedup();
+    let mut names: Vec<String> = models.iter().map(|m| short(m)).collect();
+    names.sort_unstable();
+    let unique = names.windows(2).all(|w| w[0] != w[1]);
+    rows.iter()
+        .map(|r| SeatRow {
+            model: if unique {
+                short(&r.model)
+            } else {
+                r.model.clone()
+            },
+            ..r.clone()
+        })
+        .collect()
 }
 
 /// A heatmap with the models as rows (a lower-cased copy's rows as a row of
@@ -394,6 +423,15 @@ pub fn selected_heatmap(
     rows: &[SeatRow],
     columns: &[(&str, &str)],
     labels: &HeatmapLabels,
+) -> Option<String> {
+    selected_in(rows, columns, labels, Frame::WHOLE)
+}
+
+fn selected_in(
+    rows: &[SeatRow],
+    columns: &[(&str, &str)],
+    labels: &HeatmapLabels,
+    frame: Frame,
 ) -> Option<String> {
     let models: Vec<String> = rows.iter().map(model_label).collect();
     let mut triples = Vec::new();
@@ -406,7 +444,7 @@ pub fn selected_heatmap(
         return None;
     }
     let grid = SeatGrid::from_results(triples).transposed();
-    Some(render_seat_heatmap(&grid, labels))
+    Some(render_seat_heatmap(&grid, labels, frame))
 }
 
 /// "last layer" or "layer i", for titles.
@@ -491,6 +529,69 @@ mod tests {
         );
     }
 
+    /// Issue #49, item 6: a figure of many tests in parts, one below the other: one title,
+    /// one legend, every column drawn once, p alone when asked; models by their short names
+    /// unless two would share one.
+    #[test]
+    fn a_figure_in_parts_has_one_title_and_one_legend() {
+        let tests = ["t1", "t2", "t3", "t4", "t5"];
+        let rows: Vec<SeatRow> = tests
+            .iter()
+            .flat_map(|t| {
+                ["org/bert", "other/roberta"].map(|m| SeatRow {
+                    model: m.to_owned(),
+                    ..row(t, vec![])
+                })
+            })
+            .collect();
+        let columns: Vec<(&str, &str)> = tests.iter().map(|t| (*t, *t)).collect();
+        // A column no model ran is left out, not drawn as an empty part.
+        let mut with_unrun = columns.clone();
+        with_unrun.push(("never", "never"));
+        let labels = HeatmapLabels {
+            title: "Figure".to_owned(),
+            p_label: "p".to_owned(),
+            marks: Marks::Caglidil,
+            effect_sizes: false,
+        };
+        let short = with_short_names(&rows);
+        let svg = selected_heatmap_in_parts(&short, &with_unrun, &labels, 2).unwrap();
+        let count = |needle: &str| svg.matches(needle).count();
+        assert_eq!(count(">Figure</text>"), 1, "{svg}");
+        assert_eq!(count("(log scale)"), 1, "{svg}");
+        assert_eq!(count("<g transform="), 3, "three parts: {svg}");
+        for t in tests {
+            assert_eq!(count(&format!(">{t}</text>")), 1, "{t}");
+        }
+        assert_eq!(count(">never</text>"), 0);
+        assert_eq!(count("effect size d"), 0);
+        assert_eq!(count(">bert</text>"), 3, "{svg}");
+        assert!(!svg.contains("org/bert"), "{svg}");
+        let one = selected_heatmap(&short, &columns, &labels).unwrap();
+        let width = |svg: &str| -> f64 {
+            let w = svg.split(" width=\"").nth(1).unwrap();
+            w.split('"').next().unwrap().parse().unwrap()
+        };
+        assert!(
+            width(&svg) < 0.6 * width(&one),
+            "{} vs {}",
+            width(&svg),
+            width(&one)
+        );
+
+        let clash: Vec<SeatRow> = ["a/bert", "b/bert"]
+            .map(|m| SeatRow {
+                model: m.to_owned(),
+                ..row("t1", vec![])
+            })
+            .into();
+        let kept: Vec<String> = with_short_names(&clash)
+            .into_iter()
+            .map(|r| r.model)
+            .collect();
+        assert_eq!(kept, ["a/bert", "b/bert"]);
+    }
+
     #[test]
     fn rows_name_their_sets_the_direction_and_the_tails() {
         let one_sided = [row("weat1", vec![])];
@@ -560,6 +661,7 @@ mod tests {
             title: "t".to_owned(),
             p_label: "p".to_owned(),
             marks: Marks::Caglidil,
+            effect_sizes: true,
         };
         let svg = selected_heatmap(&rows, &[("C6 word", "weat6_tr")], &labels).unwrap();
         assert!(

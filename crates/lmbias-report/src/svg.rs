@@ -38,10 +38,14 @@ impl Anchor {
     }
 }
 
+/// The size of body text (row and axis labels) in units; layouts are built around it, and
+/// `export::FontSize` prints it at the size asked for.
+pub(crate) const BODY_TEXT: f64 = 11.0;
+
 /// How a text is drawn.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct TextStyle {
-    /// Font size in px.
+    /// Font size in units ([`BODY_TEXT`] for body text).
     pub size: f64,
     /// Which point of the text sits at the given coordinates.
     pub anchor: Anchor,
@@ -56,7 +60,7 @@ pub(crate) struct TextStyle {
 impl Default for TextStyle {
     fn default() -> Self {
         TextStyle {
-            size: 11.0,
+            size: BODY_TEXT,
             anchor: Anchor::Start,
             bold: false,
             rotate: 0.0,
@@ -112,7 +116,7 @@ pub(crate) struct Svg {
 }
 
 impl Svg {
-    /// An empty white canvas of `width` × `height` px.
+    /// An empty white canvas of `width` × `height` units (points at the default font size).
     pub(crate) fn new(width: f64, height: f64) -> Svg {
         Svg {
             width,
@@ -121,7 +125,7 @@ impl Svg {
         }
     }
 
-    /// A filled rectangle; `stroke` draws a 1-px outline.
+    /// A filled rectangle; `stroke` draws a 1-unit outline.
     pub(crate) fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: Rgb, stroke: Option<Rgb>) {
         let _ = write!(
             self.body,
@@ -152,7 +156,7 @@ impl Svg {
         );
     }
 
-    /// A line drawn in 4-px dashes (reference levels such as zero).
+    /// A line drawn in 4-unit dashes (reference levels such as zero).
     pub(crate) fn dashed_line(
         &mut self,
         x1: f64,

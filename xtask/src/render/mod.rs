@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use lmbias_papers::Reported;
+use lmbias_report::export::FontSize;
 use lmbias_report::table::Table;
 use lmbias_runs::{FileDigest, ModelProvenance, Precision, short};
 use serde::Serialize;
@@ -313,11 +314,11 @@ pub(super) fn write_file(path: &Path, contents: impl AsRef<[u8]>) -> Result<()> 
     Ok(lmbias_runs::write_atomically(path, contents)?)
 }
 
-/// A figure at `svg_path`, and beside it as PNG and PDF (`lmbias_report::export`).
+/// A figure at `svg_path`, and beside it as PNG and PDF (`lmbias_report::export`), text at 11 pt.
 pub(super) fn write_figure(svg_path: &Path, svg: &str) -> Result<()> {
-    let files =
-        lmbias_report::export::formats(svg).with_context(|| format!("{}", svg_path.display()))?;
-    for (ext, bytes) in lmbias_report::export::FORMATS.iter().zip(files) {
+    let figure = lmbias_report::export::formats(svg, FontSize::DEFAULT)
+        .with_context(|| format!("{}", svg_path.display()))?;
+    for (ext, bytes) in lmbias_report::export::FORMATS.iter().zip(figure.files) {
         write_file(&svg_path.with_extension(ext), bytes)?;
     }
     Ok(())

@@ -55,15 +55,16 @@ fn caglidil_outputs(dir: &Path, turkish: &Turkish) -> Result<()> {
     use lmbias_report::heatmap::HeatmapLabels;
     use lmbias_report::papers::caglidil::findings_table;
     let labels = HeatmapLabels {
-        title: "Caglidil et al. 2024, Figure 1 tests: p and d, models in the paper's order"
-            .to_owned(),
+        title: "Caglidil et al. 2024, Figure 1 tests: p, models in the paper's order".to_owned(),
         p_label: "p".to_owned(),
         marks: Marks::Caglidil,
+        effect_sizes: false,
     };
-    // 19 tests side by side are some 3,800 units wide: in parts of 5, one below the other, the
-    // figure is about 1,300 wide and reads across a landscape page.
-    if let Some(svg) =
-        lmbias_report::seat::selected_heatmap_in_parts(&turkish.figure_1, &FIGURE_1, &labels, 5)
+    // The paper's figure draws p alone (§4.1). Its 19 tests side by side, under models named
+    // by their ids, are some 2,000 units wide; in parts of 5, one below the other, under the
+    // models' short names, about 800: text of 6.5 pt at a page's 470 pt.
+    let rows = lmbias_report::seat::with_short_names(&turkish.figure_1);
+    if let Some(svg) = lmbias_report::seat::selected_heatmap_in_parts(&rows, &FIGURE_1, &labels, 5)
     {
         write_figure(&dir.join("figure-1.svg"), &svg)?;
     }
@@ -251,8 +252,9 @@ fn turkish_section(md: &mut String, rows: &[SeatRow], models: &[&str], turkish: 
         "The tests of the paper's Figure 1, word and sentence level of C6, C6 religious, C8 and \
          C8b side by side (§4.1), then C4 at sentence level and the Double Bind tests (models as \
          rows in the paper's order, then other models, then the lower-cased copies' rows; figure: \
-         `seat/tr/figure-1.svg` (and `.png`, `.pdf`; the 19 tests in four parts, one below the \
-         other, so that it reads across a page); which file stands for each label: \
+         `seat/tr/figure-1.svg` (and `.png`, `.pdf`; p alone, as the paper draws it, d in the \
+         table below; models by the last part of their ids; the 19 tests in four parts, one \
+         below the other, so that it reads at a page's width); which file stands for each label: \
          `datasets/seat/tr/PROVENANCE.md`; C7 and C8 keep Caliskan's and sent-bias's roles, \
          math or science / arts as targets and male/female names or terms as attributes, where \
          §4.1 words Test 8 as \

@@ -1,6 +1,6 @@
 //! One output contract for every command (issue #49, item 2): each command that prints
 //! results takes `--json`, `--csv`, `--markdown` and `--output FILE`, and `--figures DIR`
-//! where its study draws figures; `--help` shows every required option in its usage line;
+//! with `--font-size PT` where its study draws figures; `--help` shows every required option in its usage line;
 //! `lmbias completions SHELL` prints a completion script. The list of commands is read from
 //! `lmbias --help`, so a new command must be placed here before the test passes.
 
@@ -91,6 +91,11 @@ fn every_command_takes_the_same_output_options_and_shows_what_it_requires() {
         }
         assert_eq!(
             text.contains("--figures <DIR>"),
+            figures,
+            "{command}:\n{text}"
+        );
+        assert_eq!(
+            text.contains("--font-size <PT>"),
             figures,
             "{command}:\n{text}"
         );

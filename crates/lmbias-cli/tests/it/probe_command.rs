@@ -165,6 +165,86 @@ fn sweep_on_planted_vectors() {
     assert!(stdout.contains("χ² = "), "{stdout}");
 }
 
+/// `--font-size 9`: the figure prints 9/11 the size of the default one, the same drawing
+/// inside (one viewBox), and stderr says so; a size out of range, or without `--figures`,
+/// is a one-line error.
+#[test]
+fn font_size_scales_the_printed_figure() {
+    let dir = tmp("font-size");
+    let (vectors, protected, stereotyped) = planted(&dir);
+    let draw = |font: Option<&str>| -> (String, String) {
+        let figures = dir.join(format!("figures-{}", font.unwrap_or("default")));
+        let mut args = vec![
+            "probe",
+            "--embeddings",
+            vectors.to_str().unwrap(),
+            "--protected",
+            protected.to_str().unwrap(),
+            "--stereotyped",
+            stereotyped.to_str().unwrap(),
+            "--figures",
+            figures.to_str().unwrap(),
+        ];
+        args.extend(font.map(|f| ["--font-size", f]).into_iter().flatten());
+        let (ok, _, stderr) = lmbias(&args);
+        assert!(ok, "{stderr}");
+        let svg = std::fs::read_dir(&figures)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|x| x == "svg"))
+            .unwrap();
+        (std::fs::read_to_string(svg).unwrap(), stderr)
+    };
+    let size = |svg: &str, name: &str| -> f64 {
+        let value = svg.split(&format!(" {name}=\"")).nth(1).unwrap();
+        value.split("pt\"").next().unwrap().parse().unwrap()
+    };
+    let (default, said) = draw(None);
+    let (small, said_small) = draw(Some("9"));
+    for name in ["width", "height"] {
+        let ratio = size(&small, name) / size(&default, name);
+        assert!((ratio - 9.0 / 11.0).abs() < 1e-3, "{name}: {ratio}");
+    }
+    let view_box = |svg: &str| svg.split("viewBox=").nth(1).unwrap()[..20].to_owned();
+    assert_eq!(view_box(&small), view_box(&default));
+    assert!(said.contains(" pt, text 11 pt\n"), "{said}");
+    assert!(
+        said_small.contains(&format!(
+            "-p-vs-n (.svg, .png, .pdf): {:.0} × {:.0} pt, text 9 pt\n",
+            size(&small, "width"),
+            size(&small, "height")
+        )),
+        "{said_small}"
+    );
+
+    let v = vectors.to_str().unwrap();
+    let (p, s) = (protected.to_str().unwrap(), stereotyped.to_str().unwrap());
+    let base = [
+        "probe",
+        "--embeddings",
+        v,
+        "--protected",
+        p,
+        "--stereotyped",
+        s,
+    ];
+    let figures = dir.join("refused");
+    let run = |extra: &[&str]| {
+        let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+        lmbias(&args)
+    };
+    let (ok, _, stderr) = run(&["--figures", figures.to_str().unwrap(), "--font-size", "40"]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("a font size of 40 pt: give 5 to 36 pt"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = run(&["--font-size", "9"]);
+    assert!(!ok);
+    assert!(stderr.contains("--figures <DIR>"), "{stderr}");
+    assert!(!figures.exists());
+}
+
 #[test]
 fn bad_input_gets_one_line_naming_the_file() {
     let dir = tmp("errors");

@@ -432,7 +432,7 @@ fn embed_json_is_read_back_by_weat_and_agrees_with_seat() {
     .unwrap();
     let row = &seat["rows"][0];
     assert_eq!(weat["exact"], true);
-    assert_eq!(weat["n_extreme"].as_u64().is_some(), true);
+    assert!(weat["n_extreme"].as_u64().is_some());
     assert_eq!(weat["p_value"], row["p_value"], "{weat} {row}");
     let (d_weat, d_seat) = (
         weat["effect_size"].as_f64().unwrap(),
