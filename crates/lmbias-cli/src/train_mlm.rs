@@ -94,6 +94,9 @@ pub struct TrainMlmArgs {
 }
 
 pub fn run(args: TrainMlmArgs) -> anyhow::Result<()> {
+    // The device first: a build or machine without it fails before the corpus is read.
+    lmbias_runs::compute(args.device, lmbias_runs::Precision::F32)
+        .with_context(|| format!("--device {}", args.device))?;
     let corpus = Corpus::read(&args.corpus)?;
     let start = match (&args.from, &args.tokenizer) {
         (Some(model), _) => Start::Continue(

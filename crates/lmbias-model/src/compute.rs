@@ -61,7 +61,8 @@ pub struct Compute {
 }
 
 impl Compute {
-    /// `precision` on `device`. bf16 on a CPU without bf16 units runs in f32
+    /// `precision` on `device`. A device this build or machine lacks is an error (wgpu without
+    /// its feature or an adapter); bf16 on a CPU without bf16 units runs in f32
     /// ([`Compute::fallback_notice`] says so, for a front-end to print); bf16 on a GPU is an
     /// error.
     pub fn new(device: DeviceKind, precision: Precision) -> Result<Self, ModelError> {
@@ -76,6 +77,7 @@ impl Compute {
             }
             (Precision::Bf16, DeviceKind::Cpu) => Bf16Units::detect(),
         };
+        device.check()?;
         Ok(Self { device, bf16 })
     }
 

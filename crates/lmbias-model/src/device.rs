@@ -5,7 +5,8 @@ use burn::tensor::Device;
 use crate::error::ModelError;
 
 /// A device a user can name on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum DeviceKind {
     /// The default CPU backend (burn-flex; burn-ndarray when only `ndarray` is enabled).
     #[default]
@@ -32,11 +33,25 @@ impl std::str::FromStr for DeviceKind {
 }
 
 impl DeviceKind {
+    /// Whether this is the CPU (a provenance leaves the CPU out).
+    pub fn is_cpu(&self) -> bool {
+        *self == DeviceKind::Cpu
+    }
+
     /// The name used on the command line (`--device`) and in reports.
     pub fn as_str(self) -> &'static str {
         match self {
             DeviceKind::Cpu => "cpu",
             DeviceKind::Wgpu => "wgpu",
+        }
+    }
+
+    /// Whether this device can run here: the CPU always, wgpu in a build with its feature on
+    /// a machine with an adapter. Asked before any work, so that a run fails at once.
+    pub fn check(self) -> Result<(), ModelError> {
+        match self {
+            DeviceKind::Cpu => cpu_device().map(drop),
+            DeviceKind::Wgpu => wgpu_adapter().map(drop),
         }
     }
 
@@ -82,7 +97,46 @@ fn cpu_device() -> Result<Device, ModelError> {
 
 #[cfg(feature = "wgpu")]
 fn wgpu_device() -> Result<Device, ModelError> {
+    wgpu_adapter()?;
     Ok(Device::wgpu(Default::default()))
+}
+
+/// The adapter wgpu would run on, as `name (type, graphics API)`, or the error of a machine
+/// with none: Burn would panic at the first tensor. Asked once a process.
+#[cfg(feature = "wgpu")]
+pub fn wgpu_adapter() -> Result<&'static str, ModelError> {
+    use burn::backend::wgpu::wgpu;
+    static ADAPTER: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    ADAPTER
+        .get_or_init(|| {
+            let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+                backends: wgpu::Backends::all(),
+                ..wgpu::InstanceDescriptor::new_without_display_handle()
+            });
+            let adapters =
+                futures_lite::future::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+            // A GPU before a software rasteriser, as Burn's own choice goes.
+            let mut infos: Vec<wgpu::AdapterInfo> = adapters.iter().map(|a| a.get_info()).collect();
+            infos.sort_by_key(|i| i.device_type == wgpu::DeviceType::Cpu);
+            infos.first().map(|i| {
+                let kind = match i.device_type {
+                    wgpu::DeviceType::Cpu => "software, on the CPU",
+                    wgpu::DeviceType::DiscreteGpu => "discrete GPU",
+                    wgpu::DeviceType::IntegratedGpu => "integrated GPU",
+                    wgpu::DeviceType::VirtualGpu => "virtual GPU",
+                    wgpu::DeviceType::Other => "other",
+                };
+                format!("{} ({kind}, {:?})", i.name, i.backend)
+            })
+        })
+        .as_deref()
+        .ok_or(ModelError::NoAdapter)
+}
+
+/// Without the `wgpu` feature there is no adapter to ask for.
+#[cfg(not(feature = "wgpu"))]
+pub fn wgpu_adapter() -> Result<&'static str, ModelError> {
+    Err(ModelError::DeviceUnavailable("wgpu".into()))
 }
 
 #[cfg(not(feature = "wgpu"))]

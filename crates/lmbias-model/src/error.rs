@@ -218,8 +218,15 @@ pub enum ModelError {
         architectures: Vec<String>,
     },
     /// The device is not compiled in.
-    #[error("device {0:?} is not available: rebuild lmbias with `--features wgpu`")]
+    #[error("device {0:?} is not in this build of lmbias: {hint}", hint = build_hint(.0))]
     DeviceUnavailable(String),
+    /// wgpu found no adapter on this machine.
+    #[error(
+        "wgpu found no adapter (Vulkan, Metal, DX12 or OpenGL) on this machine: install the \
+         GPU's driver, or for a software one on the CPU (slow, but the same code path) Debian's \
+         or Ubuntu's `mesa-vulkan-drivers` and `libvulkan1`"
+    )]
+    NoAdapter,
     /// A device name that is neither cpu nor wgpu.
     #[error("unknown device {0:?}: expected cpu or wgpu")]
     UnknownDevice(String),
@@ -289,5 +296,17 @@ impl ModelError {
             cause = e.source();
         }
         None
+    }
+}
+
+/// How to build lmbias with `device` in it.
+fn build_hint(device: &str) -> &'static str {
+    match device {
+        "wgpu" => {
+            "build it with `--features wgpu` (`cargo install --locked --path crates/lmbias-cli \
+             --features wgpu`; the Python package: `maturin build --release -m \
+             crates/lmbias-py/Cargo.toml --features wgpu`)"
+        }
+        _ => "build it with the default features (`flex`, the CPU backend)",
     }
 }

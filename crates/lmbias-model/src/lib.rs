@@ -41,7 +41,7 @@ mod weights;
 
 pub use checkpoint::{Architecture, Checkpoint, HUB_FILES, Origin};
 pub use compute::{Compute, Precision};
-pub use device::DeviceKind;
+pub use device::{DeviceKind, wgpu_adapter};
 pub use error::ModelError;
 pub use lmbias_fetch::hub::{DownloadError, HubError, HubMiss, HubSettings, Stall};
 pub use load::{load_embedder, load_masked_lm};

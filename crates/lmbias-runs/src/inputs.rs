@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use lmbias_data::association::{self, AssociationTest, LoadOptions, TestFile};
 use lmbias_data::embeddings::Embeddings;
-use lmbias_model::Precision;
+use lmbias_model::{DeviceKind, Precision};
 use lmbias_studies::seat::{Battery, SeatError};
 
 use crate::RunError;
@@ -174,6 +174,7 @@ impl Vectors {
                 },
                 tokenizer_sha256: None,
                 precision: Precision::F32,
+                device: DeviceKind::Cpu,
             },
         })
     }

@@ -46,12 +46,18 @@ enum Kind {
 
 /// `Compute::new(device, precision)`; where bf16 was asked for and this CPU has no bf16 units,
 /// the products run in f32 and the notice says so on stderr, once per process (the CLI and
-/// Python both ask for their computes here).
+/// Python both ask for their computes here). wgpu's adapter is named on stderr, once per
+/// process: a software one (lavapipe) is slower than the CPU backend, and a run says so.
 pub fn compute(device: DeviceKind, precision: Precision) -> Result<Compute, ModelError> {
     let compute = Compute::new(device, precision)?;
     if let Some(notice) = compute.fallback_notice(precision) {
         static SAID: std::sync::Once = std::sync::Once::new();
         SAID.call_once(|| eprintln!("{notice}"));
+    }
+    if device == DeviceKind::Wgpu {
+        let adapter = lmbias_model::wgpu_adapter()?;
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| eprintln!("lmbias: --device wgpu runs on {adapter}"));
     }
     Ok(compute)
 }
@@ -155,6 +161,7 @@ impl Model {
                     origin,
                     tokenizer_sha256: None,
                     precision: Precision::F32,
+                    device: DeviceKind::Cpu,
                 }
             }
             Kind::Checkpoint {
@@ -166,6 +173,7 @@ impl Model {
                 origin: checkpoint_origin(checkpoint)?,
                 tokenizer_sha256: tokenizer_digest(checkpoint.dir())?,
                 precision: compute.precision(),
+                device: compute.device(),
             },
         })
     }

@@ -9,7 +9,7 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use lmbias_model::Precision;
+use lmbias_model::{DeviceKind, Precision};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -104,6 +104,9 @@ pub struct ModelProvenance {
     /// without it is f32.
     #[serde(default, skip_serializing_if = "Precision::is_f32")]
     pub precision: Precision,
+    /// The device it ran on; written only when not the CPU, so a file without it is the CPU.
+    #[serde(default, skip_serializing_if = "DeviceKind::is_cpu")]
+    pub device: DeviceKind,
 }
 
 /// Where a model came from, and what pins it there.
@@ -287,6 +290,7 @@ mod tests {
             },
             tokenizer_sha256: None,
             precision: Precision::F32,
+            device: DeviceKind::Cpu,
         };
         let options = Provenance::new(&model).settings(&settings).options;
         let expected: BTreeMap<String, String> = [

@@ -355,6 +355,7 @@ mod fixtures {
                 },
                 tokenizer_sha256: Some(format!("{:0<64}", "fedcba9876543210")),
                 precision: Precision::F32,
+                device: lmbias_runs::DeviceKind::Cpu,
             },
             inputs: inputs
                 .iter()

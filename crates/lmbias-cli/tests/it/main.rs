@@ -15,3 +15,4 @@ mod support;
 mod train_mlm;
 mod valence;
 mod weat_cli;
+mod wgpu;
