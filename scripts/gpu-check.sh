@@ -14,11 +14,14 @@
 # 4. Forward pass: the throughput example at batch 32/256/1024 on wgpu and at 32 on the CPU,
 #    random weights of MiniLM's and bert-base's shapes.
 # Everything goes under $OUT; $OUT/summary.txt has the numbers for docs/benchmarks.md.
+# PROFILE=dev builds with the dev profile instead of release (optimised too in this workspace;
+# quicker where a dev build is already there, as on a developer's machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-check-out}
 mkdir -p "$OUT"
-TARGET=${CARGO_TARGET_DIR:-target}
+PROFILE=${PROFILE:-release}
+BIN=${CARGO_TARGET_DIR:-target}/$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")
 SECS=${SECS:-10}
 STEPS=${STEPS:-40}
 PAIRS=${PAIRS:-200}
@@ -29,14 +32,14 @@ summary="$OUT/summary.txt"
 say() { echo "$*" | tee -a "$summary"; }
 
 { nvidia-smi -L 2>/dev/null || true; lscpu | grep 'Model name' || true; uptime; } > "$OUT/machine.txt"
-cargo build --release -p lmbias-cli --features wgpu 2>&1 | tail -1
-LMBIAS="$TARGET/release/lmbias"
+cargo build --profile "$PROFILE" -p lmbias-cli --features wgpu 2>&1 | tail -1
+LMBIAS="$BIN/lmbias"
 TINY=tests/fixtures/models/tiny-bert-mlm
 # The adapter wgpu runs on, as lmbias names it on stderr.
 adapter=$("$LMBIAS" embed --model "$TINY" --device wgpu x 2>&1 >/dev/null |
-  sed -n 's/^lmbias: --device wgpu runs on //p')
+  sed -n 's/^lmbias: wgpu runs on //p')
 say "adapter: ${adapter:?lmbias named no wgpu adapter}"
-say "machine: $(grep -v '^ ' "$OUT/machine.txt" | tr '\n' ';')"
+say "machine: $(tr '\n' ';' < "$OUT/machine.txt") profile $PROFILE"
 case "$adapter" in
   *"software, on the CPU"*)
     software=1
@@ -55,7 +58,7 @@ case "$adapter" in
 esac
 
 # 1. Parity.
-cargo test --release -p lmbias-model -p lmbias-cli --features lmbias-model/wgpu,lmbias-cli/wgpu \
+cargo test --profile "$PROFILE" -p lmbias-model -p lmbias-cli --features lmbias-model/wgpu,lmbias-cli/wgpu \
   --test it wgpu -- --nocapture > "$OUT/parity.log" 2>&1 || { tail -30 "$OUT/parity.log"; exit 1; }
 say "parity: $(grep -c '^test .* ok$' "$OUT/parity.log") wgpu tests passed (parity.log)"
 grep '^wgpu vs cpu' "$OUT/parity.log" | cut -c1-300 >> "$summary"
@@ -92,12 +95,12 @@ else
 fi
 
 # 4. Forward-pass throughput.
-cargo build --release -p lmbias-model --features wgpu --example throughput 2>&1 | tail -1
+cargo build --profile "$PROFILE" -p lmbias-model --features wgpu --example throughput 2>&1 | tail -1
 for model in $THROUGHPUT_MODELS; do
   for batch in $BATCHES; do
-    "$TARGET/release/examples/throughput" "$model" "$batch" "$SECS" wgpu
+    "$BIN/examples/throughput" "$model" "$batch" "$SECS" wgpu
   done
-  "$TARGET/release/examples/throughput" "$model" 32 "$SECS" cpu
+  "$BIN/examples/throughput" "$model" 32 "$SECS" cpu
 done > "$OUT/throughput.jsonl" 2>&1
 cat "$OUT/throughput.jsonl" >> "$summary"
 uptime >> "$OUT/machine.txt"

@@ -57,7 +57,7 @@ pub fn compute(device: DeviceKind, precision: Precision) -> Result<Compute, Mode
     if device == DeviceKind::Wgpu {
         let adapter = lmbias_model::wgpu_adapter()?;
         static SAID: std::sync::Once = std::sync::Once::new();
-        SAID.call_once(|| eprintln!("lmbias: --device wgpu runs on {adapter}"));
+        SAID.call_once(|| eprintln!("lmbias: wgpu runs on {adapter}"));
     }
     Ok(compute)
 }

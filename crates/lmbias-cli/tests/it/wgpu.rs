@@ -104,6 +104,12 @@ fn wgpu_studies_give_the_cpus_tables() {
             args.extend(["--model", &model, "--device", device, "--json"]);
             let (ok, stdout, stderr) = lmbias(&args);
             assert!(ok, "{} on {device}: {stderr}", command[0]);
+            // The adapter is named on wgpu, never on the CPU.
+            assert_eq!(
+                stderr.contains("lmbias: wgpu runs on "),
+                device == "wgpu",
+                "{stderr}"
+            );
             serde_json::from_str(&stdout).unwrap()
         };
         let (cpu, gpu) = (run("cpu"), run("wgpu"));
