@@ -26,6 +26,8 @@ SECS=${SECS:-10}
 STEPS=${STEPS:-40}
 PAIRS=${PAIRS:-200}
 export CARGO_INCREMENTAL=0
+# wgpu's OpenGL probe complains on every start where no session set this (a server, CI).
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 start=$SECONDS
 summary="$OUT/summary.txt"
 : > "$summary"
@@ -39,7 +41,7 @@ TINY=tests/fixtures/models/tiny-bert-mlm
 adapter=$("$LMBIAS" embed --model "$TINY" --device wgpu x 2>&1 >/dev/null |
   sed -n 's/^lmbias: wgpu runs on //p')
 say "adapter: ${adapter:?lmbias named no wgpu adapter}"
-say "machine: $(tr '\n' ';' < "$OUT/machine.txt") profile $PROFILE"
+say "machine: $(tr -s ' \n' ' ;' < "$OUT/machine.txt") profile $PROFILE"
 case "$adapter" in
   *"software, on the CPU"*)
     software=1
@@ -73,7 +75,8 @@ for device in wgpu cpu; do
   "$LMBIAS" train-mlm --scratch --tokenizer "$TINY" $SHAPE --corpus "$corpus" \
     --output "$OUT/train-$device" --steps "$STEPS" --warmup-steps 4 --checkpoint-every 0 \
     --held-out 0.05 --log-every 10 --device "$device" > "$OUT/train-$device.log" 2>&1
-  tokens=$(sed -n 's/.*"tokens_per_s": *\([0-9.e+-]*\).*/\1/p' "$OUT/train-$device/timing.json")
+  tokens=$(sed -n 's/.*"tokens_per_s": *\([0-9.e+-]*\).*/\1/p' "$OUT/train-$device/timing.json" |
+    awk '{ printf "%.0f", $1 }')
   say "training ($SHAPE, $STEPS steps) on $device: $tokens tokens/s"
 done
 
@@ -101,7 +104,7 @@ for model in $THROUGHPUT_MODELS; do
     "$BIN/examples/throughput" "$model" "$batch" "$SECS" wgpu
   done
   "$BIN/examples/throughput" "$model" 32 "$SECS" cpu
-done > "$OUT/throughput.jsonl" 2>&1
+done > "$OUT/throughput.jsonl" 2> "$OUT/throughput.log"
 cat "$OUT/throughput.jsonl" >> "$summary"
 uptime >> "$OUT/machine.txt"
 say "gpu-check: done in $((SECONDS - start)) s$([ $software = 1 ] && echo ' (software adapter: speeds mean nothing)')"
