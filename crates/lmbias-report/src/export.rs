@@ -172,10 +172,27 @@ fn png(tree: &usvg::Tree) -> Result<Vec<u8>, ExportError> {
         tiny_skia::Transform::from_scale(scale, scale),
         &mut pixmap.as_mut(),
     );
-    pixmap.encode_png().map_err(|e| ExportError::Write {
+    // Drawn on white, every pixel is opaque: premultiplied RGBA is plain RGB, and its alpha
+    // only weighs.
+    let rgb: Vec<u8> = pixmap
+        .data()
+        .chunks_exact(4)
+        .flat_map(|p| [p[0], p[1], p[2]])
+        .collect();
+    let failed = |e: png::EncodingError| ExportError::Write {
         format: "PNG",
         message: e.to_string(),
-    })
+    };
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, pixmap.width(), pixmap.height());
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Best);
+    encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+    let mut writer = encoder.write_header().map_err(failed)?;
+    writer.write_image_data(&rgb).map_err(failed)?;
+    writer.finish().map_err(failed)?;
+    Ok(bytes)
 }
 
 /// The PDF, its text drawn as outlines: svg2pdf 0.13 numbers embedded fonts in a hash map's
