@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use resvg::{tiny_skia, usvg};
 
-use crate::svg::BODY_TEXT;
+use crate::svg::{BODY_TEXT, num, size_attributes};
 
 /// A PNG's resolution: 300 dots per inch of the printed size, what journals ask of figures.
 pub const PNG_DPI: f32 = 300.0;
@@ -113,30 +113,19 @@ pub fn formats(svg: &str, font: FontSize) -> Result<Figure, ExportError> {
 /// `svg` with the size in its opening tag (`width="460" height="300"`, in units) stated in
 /// points, `scale` points a unit; its viewBox keeps the units, so nothing inside changes.
 fn in_points(svg: &str, scale: f64) -> Result<(String, f64, f64), ExportError> {
-    let not_ours = || ExportError::Parse("the opening <svg> tag gives no width and height".into());
-    let end = svg.find('>').ok_or_else(not_ours)?;
-    let (tag, rest) = svg.split_at(end);
-    let mut out = String::with_capacity(svg.len() + 8);
-    let mut sizes = [0.0; 2];
-    let mut tail = tag;
-    for (i, name) in [" width=\"", " height=\""].into_iter().enumerate() {
-        let start = tail.find(name).ok_or_else(not_ours)? + name.len();
-        let len = tail[start..].find('"').ok_or_else(not_ours)?;
-        let units: f64 = tail[start..start + len].parse().map_err(|_| not_ours())?;
-        sizes[i] = units * scale;
-        out.push_str(&tail[..start]);
-        out.push_str(&format!("{}pt", points(sizes[i])));
-        tail = &tail[start + len..];
-    }
-    out.push_str(tail);
-    out.push_str(rest);
-    Ok((out, sizes[0], sizes[1]))
-}
-
-/// A size in points with at most two decimals.
-fn points(v: f64) -> String {
-    let s = format!("{v:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    let [(width_at, width), (height_at, height)] = size_attributes(svg).ok_or_else(|| {
+        ExportError::Parse("the opening <svg> tag gives no width and height".into())
+    })?;
+    let (width, height) = (width * scale, height * scale);
+    let out = format!(
+        "{}{}pt{}{}pt{}",
+        &svg[..width_at.start],
+        num(width),
+        &svg[width_at.end..height_at.start],
+        num(height),
+        &svg[height_at.end..]
+    );
+    Ok((out, width, height))
 }
 
 fn tree(svg: &str) -> Result<usvg::Tree, ExportError> {

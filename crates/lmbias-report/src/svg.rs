@@ -232,14 +232,10 @@ impl Svg {
 /// Figures made by [`Svg::finish`], one below the other in one figure as wide as the widest:
 /// a figure too wide for a page, split into parts, reads at one page width.
 pub(crate) fn stack(parts: &[String]) -> String {
-    let size = |svg: &str, name: &str| -> f64 {
-        svg.split(&format!(" {name}=\""))
-            .nth(1)
-            .and_then(|rest| rest.split('"').next())
-            .and_then(|v| v.parse().ok())
-            .expect("a figure of Svg::finish names its size")
+    let size = |svg: &str, i: usize| -> f64 {
+        size_attributes(svg).expect("a figure of Svg::finish names its size")[i].1
     };
-    let width = parts.iter().map(|p| size(p, "width")).fold(0.0, f64::max);
+    let width = parts.iter().map(|p| size(p, 0)).fold(0.0, f64::max);
     let mut body = String::new();
     let mut top = 0.0;
     for part in parts {
@@ -252,15 +248,27 @@ pub(crate) fn stack(parts: &[String]) -> String {
         let _ = writeln!(body, r#"<g transform="translate(0 {})">"#, num(top));
         body.push_str(&inner.join("\n"));
         body.push_str("\n</g>\n");
-        top += size(part, "height");
+        top += size(part, 1);
     }
     let mut svg = Svg::new(width, top);
     svg.body = body;
     svg.finish()
 }
 
+/// The `width` and `height` of `svg`'s opening tag, each as where its value lies in `svg` and
+/// the number there; `None` when the tag gives no number for either.
+pub(crate) fn size_attributes(svg: &str) -> Option<[(std::ops::Range<usize>, f64); 2]> {
+    let tag = &svg[..svg.find('>')?];
+    let read = |name: &str| -> Option<(std::ops::Range<usize>, f64)> {
+        let start = tag.find(name)? + name.len();
+        let end = start + tag[start..].find('"')?;
+        Some((start..end, tag[start..end].parse().ok()?))
+    };
+    Some([read(" width=\"")?, read(" height=\"")?])
+}
+
 /// Coordinates with at most two decimals: stable snapshots, small files.
-fn num(v: f64) -> String {
+pub(crate) fn num(v: f64) -> String {
     let s = format!("{:.2}", v);
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s == "-0" { "0".into() } else { s.into() }
