@@ -320,6 +320,7 @@ def crows(
     group_terms: Optional[PathLike] = None,
     exclude_flagged: bool = False,
     max_span_gap: int = 3,
+    measures: Sequence[str] = (),
 ) -> Dict[str, Any]:
     """Likelihood measures on minimal pairs in CrowS-Pairs' CSV layout, as ``lmbias crows
     --json`` prints them: ``{"results": [...], "comparisons": [...]}``. Each result holds the
@@ -333,8 +334,10 @@ def crows(
     exact McNemar test per measure for each pair of them. ``group_terms`` names a list of
     group terms by bias type (``bias_type,term``, as ``--group-terms``), with which the data
     checks also flag pairs whose modified words name another bias type's group.
-    ``exclude_flagged=True`` leaves out the pairs the data checks flag. Masked language models
-    only."""
+    ``exclude_flagged=True`` leaves out the pairs the data checks flag. ``measures`` adds
+    mlm-bias 0.1.7's measures to the four always computed, as ``--measures``: ``"crr"``,
+    ``"crra"``, ``"dp"``, ``"dpa"``, ``"sss_mlm_bias"`` or ``"all"`` (an unknown name is a
+    ``ValueError``). Masked language models only."""
 
 def probe(
     model: Model,

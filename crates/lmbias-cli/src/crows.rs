@@ -1,6 +1,6 @@
 //! `lmbias crows`: likelihood-based bias measures on minimal pairs (CrowS-Pairs' CSV) — the
-//! CrowS-Pairs metric, bias-bench's score, AUL and AULA — with exact tests, on one or more
-//! masked language models.
+//! CrowS-Pairs metric, bias-bench's score, AUL and AULA, and mlm-bias's CRR, CRRA, ΔP, ΔPA and
+//! SSS where asked — with exact tests, on one or more masked language models.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -8,6 +8,7 @@ use std::time::Instant;
 use lmbias_report::crows as report;
 use lmbias_runs::Ctx;
 use lmbias_runs::crows::{self, CrowsOutput, CrowsRun, CrowsSettings, Pairs};
+use lmbias_runs::studies::crows::Measures;
 
 use crate::model_args::ModelContext;
 use crate::output::{Format, out};
@@ -37,10 +38,16 @@ pub struct CrowsArgs {
     /// counterpart is flagged.
     #[arg(long, default_value_t = CrowsSettings::default().max_span_gap)]
     max_span_gap: usize,
+    /// Measures beside the four always computed (pll, bias_bench, aul, aula): mlm-bias 0.1.7's
+    /// crr, crra, dp, dpa and sss_mlm_bias, comma-separated, or all. CRR and ΔP read a
+    /// punctuation-stripped copy of each sentence, every token masked, as mlm-bias does: about
+    /// twice the masked passes.
+    #[arg(long, value_delimiter = ',', value_name = "MEASURE,...")]
+    measures: Vec<String>,
     /// JSON: {"results": [per model: provenance, summary, data_checks, pairs (raw scores,
     /// modified pieces, decisions)], "comparisons": [...]}. CSV: one row per model and pair:
-    /// model, id, line, bias_type, direction, sent_more, sent_less, and for each measure (pll,
-    /// bias_bench, aul, aula) the raw score of sent_more and of sent_less and the decision (in
+    /// model, id, line, bias_type, direction, sent_more, sent_less, and for each measure computed
+    /// (pll, bias_bench, aul, aula, then those --measures adds) the raw score of sent_more and of sent_less and the decision (in
     /// an antistereo row sent_more is still the file's sent_more, the sentence its writers
     /// judged more stereotypical). Markdown: the summary (the default), then with --markdown
     /// the same per-pair table.
@@ -59,6 +66,8 @@ pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
     let settings = CrowsSettings {
         exclude_flagged: args.exclude_flagged,
         max_span_gap: args.max_span_gap,
+        measures: Measures::parse(args.measures.iter().map(String::as_str))
+            .map_err(|e| anyhow::anyhow!("--measures: {e}"))?,
     };
     let total = pairs.set().pairs().len() as u64;
     let mut runs: Vec<CrowsRun> = Vec::with_capacity(args.models.len());

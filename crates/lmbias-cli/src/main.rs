@@ -39,7 +39,7 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Likelihood measures on minimal pairs (CrowS-Pairs metric, bias-bench, AUL, AULA) with exact tests against 50 %.
+    /// Likelihood measures on minimal pairs (CrowS-Pairs metric, bias-bench, AUL, AULA; mlm-bias's CRR, ΔP, SSS with --measures) with exact tests against 50 %.
     Crows(crows::CrowsArgs),
     /// Minimal pairs (CrowS-Pairs' CSV) from the held-out passages of two period corpora whose wordings differ in a few words.
     DrawPairs(draw::DrawPairsArgs),

@@ -275,6 +275,31 @@ pub struct HiddenPiece<'a> {
     pub position: usize,
 }
 
+/// What one hidden piece's forward pass tells: its log-probability, and where it stands
+/// against the model's best guess there (mlm-bias's CRR and ΔP, Zalkikar & Chandra 2025).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HiddenScore {
+    /// The log-probability (natural log) of the hidden piece's own id.
+    pub log_prob: f64,
+    /// The largest log-probability of any id at the position.
+    pub top_log_prob: f64,
+    /// 1 + the ids with a strictly larger logit: 1 when the model's guess is the piece.
+    pub rank: u32,
+    /// The attention each position of the masked input receives, averaged over every layer,
+    /// head and query position (as [`PieceScores::attention`]); empty unless asked for.
+    pub attention: Vec<f64>,
+}
+
+/// Several positions of one id sequence hidden at once (mlm-bias's SSS): `ids` with every
+/// position of `positions` replaced by the mask token, one forward pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HiddenSpan<'a> {
+    /// The text's ids (see [`MaskedLm::encode`]).
+    pub ids: &'a [u32],
+    /// The positions masked and read.
+    pub positions: &'a [usize],
+}
+
 /// What an unmasked text tells of each of its pieces: the likelihood-based measures that
 /// need no mask (AUL/AULA, Kaneko & Bollegala 2022).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -327,10 +352,23 @@ pub trait MaskedLm {
     /// an error naming it.
     fn encode(&self, texts: &[&str]) -> Result<Vec<Encoded>, EncoderError>;
 
-    /// The log-probability (natural log) of each item's hidden piece, one forward pass per
-    /// item: pseudo-log-likelihood's unit. Pass every item of a study in one call, the model
-    /// batches them; an error names the item by its index.
-    fn hidden_log_probs(&self, items: &[HiddenPiece<'_>]) -> Result<Vec<f64>, EncoderError>;
+    /// Each item's hidden piece scored, one forward pass per item: pseudo-log-likelihood's
+    /// unit, with the piece's rank and the best log-probability there; with `attention`, the
+    /// attention each position of the masked input receives. Pass every item of a study in
+    /// one call, the model batches them; an error names the item by its index.
+    fn hidden_scores(
+        &self,
+        items: &[HiddenPiece<'_>],
+        attention: bool,
+    ) -> Result<Vec<HiddenScore>, EncoderError>;
+
+    /// For each span, one forward pass with all its positions hidden: at each position `i`
+    /// of `positions`, the log-probability of the id at each position `j` of `positions`
+    /// (`[i][j]`; the diagonal is each piece's own). An error names the span by its index.
+    fn hidden_span_log_probs(
+        &self,
+        spans: &[HiddenSpan<'_>],
+    ) -> Result<Vec<Vec<Vec<f64>>>, EncoderError>;
 
     /// Each id sequence read whole, one forward pass each: every position's log-probability
     /// of its own id and the attention it receives.

@@ -11,8 +11,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::{
-    Embedder, Encoded, EncoderError, HiddenPiece, Layer, MaskedLm, Piece, PieceScores, Pooling,
-    Prediction, WordInContext,
+    Embedder, Encoded, EncoderError, HiddenPiece, HiddenScore, HiddenSpan, Layer, MaskedLm, Piece,
+    PieceScores, Pooling, Prediction, WordInContext,
 };
 
 type TextVector = Box<dyn Fn(&str) -> Vec<f32> + Send + Sync>;
@@ -377,10 +377,49 @@ impl MaskedLm for FakeMaskedLm {
             })
             .collect()
     }
-    fn hidden_log_probs(&self, items: &[HiddenPiece<'_>]) -> Result<Vec<f64>, EncoderError> {
+    /// The piece's log-probability as [`with_log_probs`](Self::with_log_probs) says; its
+    /// rank is `1 + id % 3`, the best log-probability −ln 2, and every position of the input
+    /// receives the same attention.
+    fn hidden_scores(
+        &self,
+        items: &[HiddenPiece<'_>],
+        attention: bool,
+    ) -> Result<Vec<HiddenScore>, EncoderError> {
         Ok(items
             .iter()
-            .map(|item| (self.log_prob)(item.ids, item.position, true))
+            .map(|item| HiddenScore {
+                log_prob: (self.log_prob)(item.ids, item.position, true),
+                top_log_prob: -(2f64.ln()),
+                rank: 1 + item.ids[item.position] % 3,
+                attention: if attention {
+                    vec![1.0 / item.ids.len() as f64; item.ids.len()]
+                } else {
+                    Vec::new()
+                },
+            })
+            .collect())
+    }
+    /// Row `i`, column `j`: the log-probability of `ids[positions[j]]` hidden alone, less
+    /// 1 off the diagonal.
+    fn hidden_span_log_probs(
+        &self,
+        spans: &[HiddenSpan<'_>],
+    ) -> Result<Vec<Vec<Vec<f64>>>, EncoderError> {
+        Ok(spans
+            .iter()
+            .map(|span| {
+                span.positions
+                    .iter()
+                    .map(|i| {
+                        span.positions
+                            .iter()
+                            .map(|j| {
+                                (self.log_prob)(span.ids, *j, true) - f64::from(u8::from(i != j))
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
             .collect())
     }
     fn piece_scores(&self, sequences: &[&[u32]]) -> Result<Vec<PieceScores>, EncoderError> {

@@ -11,8 +11,8 @@ use std::ops::Range;
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use lmbias_core::{
-    Embedder, Encoded, EncoderError, HiddenPiece, Layer, MaskedLm, Piece, PieceScores, Pooling,
-    Prediction, WordInContext, check_finite,
+    Embedder, Encoded, EncoderError, HiddenPiece, HiddenScore, HiddenSpan, Layer, MaskedLm, Piece,
+    PieceScores, Pooling, Prediction, WordInContext, check_finite,
 };
 use lmbias_text::{Encoding, TextError, Tokenizer};
 
@@ -241,12 +241,36 @@ impl<N: Network> Adapter<N> {
     where
         N: MaskedNetwork,
     {
+        self.at_positions_observed(sequences, positions, false, |member, logits, _| {
+            reduce(member, logits)
+        })
+    }
+
+    /// [`at_positions`](Self::at_positions), `reduce` also given the attention each position
+    /// of the sequence received when `observe` asks for it (else an empty slice).
+    fn at_positions_observed<T: Send>(
+        &self,
+        sequences: &[Vec<u32>],
+        positions: &[usize],
+        observe: bool,
+        reduce: impl Fn(usize, Vec<f32>, &[f32]) -> Result<T, EncoderError> + Sync,
+    ) -> Result<Vec<T>, EncoderError>
+    where
+        N: MaskedNetwork,
+    {
         let h = self.network.hidden_size();
         self.run(
             sequences,
             self.network.num_layers(),
-            false,
-            |members, hidden, _| {
+            observe,
+            |members, hidden, batch| {
+                let attention = if observe {
+                    batch.attention_received().ok_or_else(|| {
+                        EncoderError::Backend("the network reported no attention".into())
+                    })?
+                } else {
+                    Vec::new()
+                };
                 let [b, seq, _] = hidden.dims();
                 let rows_at: Vec<i64> = members
                     .iter()
@@ -260,10 +284,41 @@ impl<N: Network> Adapter<N> {
                 members
                     .iter()
                     .zip(logits)
-                    .map(|(&member, row)| reduce(member, row))
+                    .enumerate()
+                    .map(|(i, (&member, row))| {
+                        let received = attention
+                            .get(i)
+                            .map_or(&[][..], |a| &a[..sequences[member].len()]);
+                        reduce(member, row, received)
+                    })
                     .collect()
             },
         )
+    }
+
+    /// Item `index`'s ids, checked, with the mask token at `positions` (each must be one of
+    /// its positions).
+    fn masked_ids(
+        &self,
+        index: usize,
+        ids: &[u32],
+        positions: &[usize],
+    ) -> Result<Vec<u32>, EncoderError> {
+        self.check_ids(index, ids)?;
+        // Present: `load_masked` refuses a tokenizer without one.
+        let mask = self.tokenizer.mask().map_or(0, |m| m.id);
+        let mut masked = ids.to_vec();
+        for &position in positions {
+            let Some(slot) = masked.get_mut(position) else {
+                return Err(EncoderError::Position {
+                    index,
+                    position,
+                    len: ids.len(),
+                });
+            };
+            *slot = mask;
+        }
+        Ok(masked)
     }
 
     /// A sequence of ids given directly (not from a text): checked as [`Adapter::check`]
@@ -607,29 +662,87 @@ impl<N: MaskedNetwork> MaskedLm for Adapter<N> {
             .collect())
     }
 
-    fn hidden_log_probs(&self, items: &[HiddenPiece<'_>]) -> Result<Vec<f64>, EncoderError> {
-        // Present: `load_masked` refuses a tokenizer without one.
-        let mask = self.tokenizer.mask().map_or(0, |m| m.id);
+    fn hidden_scores(
+        &self,
+        items: &[HiddenPiece<'_>],
+        attention: bool,
+    ) -> Result<Vec<HiddenScore>, EncoderError> {
         let mut sequences = Vec::with_capacity(items.len());
         let mut positions = Vec::with_capacity(items.len());
         for (index, item) in items.iter().enumerate() {
-            self.check_ids(index, item.ids)?;
-            let Some(_) = item.ids.get(item.position) else {
-                return Err(EncoderError::Position {
-                    index,
-                    position: item.position,
-                    len: item.ids.len(),
-                });
-            };
-            let mut ids = item.ids.to_vec();
-            ids[item.position] = mask;
-            sequences.push(ids);
+            sequences.push(self.masked_ids(index, item.ids, &[item.position])?);
             positions.push(item.position);
         }
-        self.at_positions(&sequences, &positions, |member, logits| {
-            let item = &items[member];
-            log_prob_f64(member, &logits, item.ids[item.position])
-        })
+        self.at_positions_observed(
+            &sequences,
+            &positions,
+            attention,
+            |member, logits, received| {
+                let item = &items[member];
+                let target = item.ids[item.position];
+                let log_prob = log_prob_f64(member, &logits, target)?;
+                let own = logits[target as usize];
+                let best = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let above = logits.iter().filter(|&&l| l > own).count();
+                Ok(HiddenScore {
+                    log_prob,
+                    // ln p_max − ln p_own is the logits' difference: no second normaliser.
+                    top_log_prob: log_prob + f64::from(best) - f64::from(own),
+                    rank: 1 + above as u32,
+                    attention: received.iter().map(|&a| f64::from(a)).collect(),
+                })
+            },
+        )
+    }
+
+    fn hidden_span_log_probs(
+        &self,
+        spans: &[HiddenSpan<'_>],
+    ) -> Result<Vec<Vec<Vec<f64>>>, EncoderError> {
+        let sequences = spans
+            .iter()
+            .enumerate()
+            .map(|(index, span)| self.masked_ids(index, span.ids, span.positions))
+            .collect::<Result<Vec<_>, _>>()?;
+        let h = self.network.hidden_size();
+        self.run(
+            &sequences,
+            self.network.num_layers(),
+            false,
+            |members, hidden, _| {
+                let [b, seq, _] = hidden.dims();
+                let flat = hidden.reshape([b * seq, h]);
+                members
+                    .iter()
+                    .enumerate()
+                    .map(|(row, &member)| {
+                        let span = &spans[member];
+                        if span.positions.is_empty() {
+                            return Ok(Vec::new());
+                        }
+                        let index = Tensor::<1, Int>::from_data(
+                            TensorData::new(
+                                span.positions
+                                    .iter()
+                                    .map(|&p| (row * seq + p) as i64)
+                                    .collect(),
+                                [span.positions.len()],
+                            ),
+                            &self.device,
+                        );
+                        rows(self.network.mask_logits(flat.clone().select(0, index)))?
+                            .iter()
+                            .map(|logits| {
+                                span.positions
+                                    .iter()
+                                    .map(|&j| log_prob_f64(member, logits, span.ids[j]))
+                                    .collect()
+                            })
+                            .collect()
+                    })
+                    .collect()
+            },
+        )
     }
 
     fn piece_scores(&self, sequences: &[&[u32]]) -> Result<Vec<PieceScores>, EncoderError> {

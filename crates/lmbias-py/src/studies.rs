@@ -15,6 +15,7 @@ use lmbias_runs::metrics::log_odds::Thresholds;
 use lmbias_runs::metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED};
 use lmbias_runs::probe::{Lists, ProbeSettings};
 use lmbias_runs::seat::{SeatOutput, SeatSettings};
+use lmbias_runs::studies::crows::Measures;
 use lmbias_runs::studies::seat::Copies;
 use lmbias_runs::studies::valence::{DEFAULT_MAX_UNANNOTATED_SHARE, DEFAULT_TOP_K};
 use lmbias_runs::valence::{CorpusSettings, Dataset, Inputs, PeriodCorpora, ValenceSettings};
@@ -322,10 +323,10 @@ pub(crate) fn probe<'py>(
 }
 
 /// Likelihood measures on minimal pairs (the CrowS-Pairs metric, bias-bench's score, AUL,
-/// AULA): the CLI's `--json` as a dict, {"results": [per model: provenance, summary,
+/// AULA, and with `measures` mlm-bias's CRR, CRRA, ΔP, ΔPA and SSS): the CLI's `--json` as a dict, {"results": [per model: provenance, summary,
 /// data_checks, pairs], "comparisons": [exact McNemar tests of each pair of models]}.
 #[pyfunction]
-#[pyo3(signature = (model, pairs, *, group_terms = None, exclude_flagged = false, max_span_gap = CrowsSettings::default().max_span_gap as i128))]
+#[pyo3(signature = (model, pairs, *, group_terms = None, exclude_flagged = false, max_span_gap = CrowsSettings::default().max_span_gap as i128, measures = Vec::new()))]
 pub(crate) fn crows<'py>(
     py: Python<'py>,
     model: &Bound<'py, PyAny>,
@@ -333,11 +334,14 @@ pub(crate) fn crows<'py>(
     group_terms: Option<PathBuf>,
     exclude_flagged: bool,
     max_span_gap: i128,
+    measures: Vec<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let models = models(model)?;
     let settings = CrowsSettings {
         exclude_flagged,
         max_span_gap: unsigned("max_span_gap", max_span_gap)? as usize,
+        measures: Measures::parse(measures.iter().map(String::as_str))
+            .map_err(|e| value_error(format!("measures: {e}")))?,
     };
     let pairs = work::run(py, |_| {
         Pairs::load(&pairs, group_terms.as_deref()).map_err(|e| to_py(e.into()))

@@ -54,6 +54,16 @@ def test_group_terms_and_exclusion_equal_the_cli(tmp_path, cli_json):
         lmbias.crows(lmbias.Model(path), pairs, group_terms=bad)
 
 
+def test_measures_equal_the_cli(cli_json):
+    path = FIXTURES / "models" / "tiny-bert-mlm"
+    got = lmbias.crows(lmbias.Model(path), SAMPLE, measures=["crra", "sss_mlm_bias"])
+    assert got == cli_json("crows", "--model", path, "--pairs", SAMPLE, "--measures",
+                           "crra,sss_mlm_bias", "--json")
+    assert [s["measure"] for s in got["results"][0]["summary"]][4:] == ["crra", "sss_mlm_bias"]
+    with pytest.raises(ValueError, match='measures: unknown measure "ppl"'):
+        lmbias.crows(lmbias.Model(path), SAMPLE, measures=["ppl"])
+
+
 def test_bad_pairs_and_a_model_without_a_head_are_value_errors(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text(",sent_more,sent_less,stereo_antistereo,bias_type\n0,a b,a c,up,gender\n")

@@ -128,14 +128,28 @@ pub fn measure_note(summary: &MeasureSummary) -> String {
     note
 }
 
-/// The overall score of every model under every measure, one row per model (uncorrected).
+/// The measures any of `models` computed, in report order.
+fn computed(models: &[(&str, &[MeasureSummary])]) -> Vec<Measure> {
+    Measure::ALL
+        .into_iter()
+        .filter(|m| {
+            models
+                .iter()
+                .any(|(_, summaries)| summaries.iter().any(|s| s.measure == *m))
+        })
+        .collect()
+}
+
+/// The overall score of every model under every measure it computed, one row per model
+/// (uncorrected).
 pub fn overview(models: &[(&str, &[MeasureSummary])]) -> Table {
+    let measures = computed(models);
     let mut header = vec!["model".to_owned()];
-    header.extend(Measure::ALL.iter().map(|m| m.as_str().to_owned()));
+    header.extend(measures.iter().map(|m| m.as_str().to_owned()));
     let mut table = Table::new(header);
     for (model, summaries) in models {
         let mut cells = vec![(*model).to_owned()];
-        for m in Measure::ALL {
+        for &m in &measures {
             let cell = summaries
                 .iter()
                 .find(|s| s.measure == m)
@@ -159,20 +173,34 @@ pub fn overview(models: &[(&str, &[MeasureSummary])]) -> Table {
     table
 }
 
-/// The note under every overview: what the columns and the star mean.
-pub fn overview_note(sides: Sides) -> String {
+/// The note under an overview of `models`: what the columns and the star mean.
+pub fn overview_note(sides: Sides, models: &[(&str, &[MeasureSummary])]) -> String {
+    let measures = computed(models);
+    let labels: Vec<String> = measures
+        .iter()
+        .map(|m| format!("{}: {}", m.as_str(), m.label()))
+        .collect();
+    let errors: Vec<&str> = measures
+        .iter()
+        .filter(|m| m.lower_is_likelier())
+        .map(|m| m.as_str())
+        .collect();
+    let lower = if errors.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({} measure the model's error, so there a lower value counts, as mlm-bias counts it)",
+            errors.join(", ")
+        )
+    };
     format!(
-        "Score: % of pairs where {} scores higher (the originals' \
+        "Score: % of pairs where {} scores higher{lower} (the originals' \
          percentage); in brackets the {:.0} % Clopper–Pearson interval over the pairs decided; \
          * the interval excludes 50 % and the exact two-sided binomial p < {ALPHA}, uncorrected \
-         (one test per model and measure). \
-         pll: {}; bias_bench: {}; aul: {}; aula: {}.\n",
+         (one test per model and measure). {}.\n",
         sides.sentence,
         LEVEL * 100.0,
-        Measure::Pll.label(),
-        Measure::BiasBench.label(),
-        Measure::Aul.label(),
-        Measure::Aula.label(),
+        labels.join("; "),
     )
 }
 
@@ -328,7 +356,7 @@ pub fn markdown(
         models.iter().map(|(m, s, _)| (*m, *s)).collect();
     md.push_str(&overview(&overview_rows).to_markdown());
     md.push('\n');
-    md.push_str(&overview_note(sides));
+    md.push_str(&overview_note(sides, &overview_rows));
     for (model, summaries, checks) in models {
         md.push('\n');
         md.push_str(&model_section(model, summaries, checks, sides));
@@ -373,7 +401,15 @@ pub fn pairs_table(runs: &[ScoredPairs<'_>]) -> Table {
     if with_sentences {
         header.extend(["sent_more", "sent_less"].map(str::to_owned));
     }
-    for m in Measure::ALL {
+    // The measures the runs computed (mlm-bias's only where asked for).
+    let measures: Vec<Measure> = Measure::ALL
+        .into_iter()
+        .filter(|&m| {
+            runs.iter()
+                .any(|r| r.pairs.iter().any(|p| p.decisions.has(m)))
+        })
+        .collect();
+    for m in &measures {
         header.push(format!("{}_more", m.as_str()));
         header.push(format!("{}_less", m.as_str()));
         header.push(format!("{}_decision", m.as_str()));
@@ -402,7 +438,7 @@ pub fn pairs_table(runs: &[ScoredPairs<'_>]) -> Table {
                 cells.push(read.map_or_else(String::new, |m| m.more.clone()));
                 cells.push(read.map_or_else(String::new, |m| m.less.clone()));
             }
-            for m in Measure::ALL {
+            for &m in &measures {
                 let score = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
                 cells.push(score(p.more.get(m)));
                 cells.push(score(p.less.get(m)));
@@ -417,6 +453,7 @@ pub fn pairs_table(runs: &[ScoredPairs<'_>]) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lmbias_studies::crows::Measures;
     use lmbias_studies::crows::summary::summarize;
     use lmbias_studies::testing::crows_pairs;
 
@@ -433,7 +470,7 @@ mod tests {
                         crows_pairs(&format!("type{t}"), next(n + 1), n)
                     })
                     .collect();
-                summarize(&pairs)
+                summarize(&pairs, Measures::PAPERS)
             })
             .collect()
     }
@@ -496,7 +533,7 @@ mod tests {
             count: "KJV preferred",
             sentence: "the King James wording",
         };
-        let summaries = summarize(&crows_pairs("verse", 40, 50));
+        let summaries = summarize(&crows_pairs("verse", 40, 50), Measures::PAPERS);
         let md = measure_table(&summaries[0], sides).to_markdown();
         assert!(
             md.starts_with("| subset | pairs | KJV preferred | ties |"),

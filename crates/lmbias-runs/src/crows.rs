@@ -6,7 +6,7 @@ use std::path::Path;
 
 use lmbias_data::crows::{GroupTerms, MinimalPair, PairSet};
 use lmbias_studies::crows::summary::{self, Comparison, MeasureSummary};
-use lmbias_studies::crows::{self, DataChecks, PairScore};
+use lmbias_studies::crows::{self, DataChecks, Measures, PairScore};
 use serde::{Deserialize, Serialize};
 
 use crate::provenance::{FileDigest, Provenance};
@@ -22,6 +22,10 @@ pub struct CrowsSettings {
     /// The lint's limit: a modified span more than this many words longer than its
     /// counterpart is flagged.
     pub max_span_gap: usize,
+    /// The measures computed: the CrowS-Pairs papers' four always, mlm-bias's where asked
+    /// (written to the provenance only when asked, so a default run's record is unchanged).
+    #[serde(skip_serializing_if = "Measures::is_papers")]
+    pub measures: Measures,
 }
 
 impl Default for CrowsSettings {
@@ -31,6 +35,7 @@ impl Default for CrowsSettings {
         CrowsSettings {
             exclude_flagged: false,
             max_span_gap: 3,
+            measures: Measures::PAPERS,
         }
     }
 }
@@ -98,20 +103,20 @@ pub fn run(
         .filter(|p| !(settings.exclude_flagged && lint.flags(p)))
         .cloned()
         .collect();
-    let scored =
-        crows::score(lm.as_ref(), &chosen, &mut |done| (ctx.progress)(done)).map_err(|source| {
-            RunError::Crows {
-                file: pairs.set.path().to_path_buf(),
-                source: Box::new(source),
-            }
-        })?;
+    let scored = crows::score(lm.as_ref(), &chosen, settings.measures, &mut |done| {
+        (ctx.progress)(done)
+    })
+    .map_err(|source| RunError::Crows {
+        file: pairs.set.path().to_path_buf(),
+        source: Box::new(source),
+    })?;
     Ok(CrowsRun {
         provenance: Provenance::new(model.provenance()?)
             .input(&pairs.digest)
             .inputs(terms.map(|(_, digest)| digest))
             .settings(settings),
         model: lm.model_name().to_owned(),
-        summary: summary::summarize(&scored.pairs),
+        summary: summary::summarize(&scored.pairs, settings.measures),
         data_checks: DataChecks::new(
             &pairs.set,
             &lint,

@@ -119,8 +119,8 @@ pub fn dusi_table_1() -> ProbeStep {
 }
 
 /// `decided` CrowS-style pairs of `bias_type`, the first `stereotypical` of them decided
-/// stereotypical by every measure but bias-bench (which skips them all), the rest not; no
-/// scores, tokens or pieces.
+/// stereotypical by every measure the papers use but bias-bench (which skips them all), the
+/// rest not; no scores, tokens or pieces, and none of mlm-bias's measures.
 pub fn crows_pairs(bias_type: &str, stereotypical: u64, decided: u64) -> Vec<PairScore> {
     let scores = || SentenceScores {
         tokens: vec![],
@@ -128,6 +128,11 @@ pub fn crows_pairs(bias_type: &str, stereotypical: u64, decided: u64) -> Vec<Pai
         bias_bench: None,
         aul: 0.0,
         aula: 0.0,
+        crr: None,
+        crra: None,
+        dp: None,
+        dpa: None,
+        sss_mlm_bias: None,
     };
     (0..decided)
         .map(|i| {
@@ -151,6 +156,11 @@ pub fn crows_pairs(bias_type: &str, stereotypical: u64, decided: u64) -> Vec<Pai
                     bias_bench: Decision::Skipped,
                     aul: d,
                     aula: d,
+                    crr: None,
+                    crra: None,
+                    dp: None,
+                    dpa: None,
+                    sss_mlm_bias: None,
                 },
             }
         })

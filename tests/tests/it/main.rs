@@ -8,6 +8,7 @@ mod glove_weat;
 mod guide;
 mod hostile_files;
 mod minilm;
+mod mlm_bias_parity;
 mod model_load_errors;
 mod seat_minilm;
 mod sentence_transformers_pooling;

@@ -168,7 +168,7 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) {
         let _ = writeln!(md, "### CrowS-Pairs\n\n{WARNING}\n");
         md.push_str(&report::overview(&models).to_markdown());
         md.push('\n');
-        md.push_str(&report::overview_note(report::STEREOTYPES));
+        md.push_str(&report::overview_note(report::STEREOTYPES, &models));
         if let Some(first) = results.crows.first() {
             md.push('\n');
             md.push_str(&report::data_checks(&first.data_checks));
@@ -267,6 +267,7 @@ mod tests {
     use crate::analysis::Results;
     use crate::period_models::LABELS;
     use crate::render::fixtures::provenance;
+    use lmbias_runs::studies::crows::Measures;
 
     /// `stereotypical` of 100 verses the KJV way.
     fn run(model: &str, stereotypical: u64) -> CrowsRun {
@@ -274,7 +275,7 @@ mod tests {
         CrowsRun {
             provenance: provenance(model, &[], &[]),
             model: model.to_owned(),
-            summary: summarize(&pairs),
+            summary: summarize(&pairs, Measures::PAPERS),
             data_checks: DataChecks {
                 identical: vec![],
                 same_pieces: vec![],

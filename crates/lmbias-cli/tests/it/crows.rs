@@ -398,3 +398,76 @@ fn the_csv_has_a_row_per_pair_with_its_sentences_and_scores() {
     ]);
     assert!(!ok && err.contains("cannot be used with"), "{err}");
 }
+
+/// `--measures` adds mlm-bias's measures, equal to mlm-bias 0.1.7's own values
+/// (tests/fixtures/generate/mlm_bias_reference.py), to the summary, the JSON, the CSV and the
+/// provenance; an unknown name is a one-line error.
+#[test]
+fn measures_adds_mlm_bias_s_and_refuses_an_unknown_one() {
+    let dir = model_dir("tiny-bert-mlm").display().to_string();
+    let args = ["crows", "--model", &dir, "--pairs", &sample()];
+    let with = |extra: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(extra);
+        lmbias(&all)
+    };
+    let (ok, json, stderr) = with(&["--measures", "crr,dp", "--json"]);
+    assert!(ok, "{stderr}");
+    let json: Value = serde_json::from_str(&json).unwrap();
+    let run = &json["results"][0];
+    assert_eq!(
+        run["provenance"]["options"]["measures"],
+        r#"["pll","bias_bench","aul","aula","crr","dp"]"#
+    );
+    let names: Vec<&str> = run["summary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["measure"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["pll", "bias_bench", "aul", "aula", "crr", "dp"]);
+    let want = reference("mlm-bias-tiny-bert-mlm");
+    for (pair, row) in run["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(want["pairs"].as_array().unwrap())
+    {
+        for (side, i) in [("more", 0), ("less", 1)] {
+            let (a, b) = (
+                pair[side]["dp"].as_f64().unwrap(),
+                row["dp"][i].as_f64().unwrap(),
+            );
+            assert!((a - b).abs() <= 1e-5 * b.abs(), "{a} vs mlm-bias {b}");
+        }
+        assert!(pair["more"].get("crra").is_none());
+    }
+    let (ok, md, _) = with(&["--measures", "all"]);
+    assert!(ok);
+    assert!(md.contains("| sss_mlm_bias |"), "{md}");
+    assert!(md.contains("a lower value counts"), "{md}");
+    let (ok, csv, _) = with(&["--measures", "crra", "--csv"]);
+    assert!(ok);
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .ends_with(",crra_more,crra_less,crra_decision")
+    );
+    // The default run's record has no measures option: it is what it was.
+    let (ok, json, _) = with(&["--json"]);
+    assert!(ok);
+    let json: Value = serde_json::from_str(&json).unwrap();
+    assert!(
+        json["results"][0]["provenance"]["options"]
+            .get("measures")
+            .is_none()
+    );
+    let (ok, _, stderr) = with(&["--measures", "crr,ppl"]);
+    assert!(!ok);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--measures: unknown measure \"ppl\""),
+        "{stderr}"
+    );
+}

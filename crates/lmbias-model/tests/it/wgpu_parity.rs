@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lmbias_core::{HiddenPiece, Layer};
+use lmbias_core::{HiddenPiece, Layer, MaskedLm};
 use lmbias_model::{Checkpoint, DeviceKind, load_embedder, load_masked_lm};
 
 const TEXTS: [&str; 3] = [
@@ -128,10 +128,14 @@ fn wgpu_fills_masks_and_scores_likelihoods_as_the_cpu() {
                 .map(|(x, y)| (x - y).abs() / x.abs().max(1.0))
                 .fold(0.0, f64::max)
         };
-        let hidden = relative(
-            &cpu.hidden_log_probs(&items).unwrap(),
-            &gpu.hidden_log_probs(&items).unwrap(),
-        );
+        let log_probs = |lm: &dyn MaskedLm| -> Vec<f64> {
+            lm.hidden_scores(&items, false)
+                .unwrap()
+                .iter()
+                .map(|s| s.log_prob)
+                .collect()
+        };
+        let hidden = relative(&log_probs(cpu.as_ref()), &log_probs(gpu.as_ref()));
         assert!(
             hidden <= 1e-4,
             "{name}: hidden log-probabilities differ by {hidden}"

@@ -8,18 +8,29 @@
 //! | [`Measure::BiasBench`] | McGill-NLP/bias-bench `crows.py` (`_average_log_probability`) | each *modified* token masked alone, their mean |
 //! | [`Measure::Aul`] | Kaneko & Bollegala 2022, `evaluate.py` (`calculate_aul`) | the unmasked sentence, every token's log-probability, their mean |
 //! | [`Measure::Aula`] | the same, `attention=True` | AUL with each token weighted by the attention it receives |
+//! | [`Measure::Crr`] | mlm-bias 0.1.7 (Zalkikar & Chandra 2025) `compute_crr_dp` | every token of the punctuation-stripped sentence masked alone, mean 1 − 1/rank |
+//! | [`Measure::Crra`] | the same, `attention=True` | mean w · (1 + ln rank), w the input's attention |
+//! | [`Measure::Dp`] | the same | mean ln p_top − ln p_token |
+//! | [`Measure::Dpa`] | the same, `attention=True` | mean w · ΔP |
+//! | [`Measure::SssMlmBias`] | mlm-bias 0.1.7 `compute_sss` | the modified tokens masked together, the mean of their k × k log-probabilities |
 //!
 //! One call scores every pair: the masked copies of all sentences run as one batch list (a
-//! sentence's copy masking a position serves every measure that needs it), and the unmasked
-//! sentences as another. Tests and intervals are in [`summary`].
+//! sentence's copy masking a position serves every measure that needs it: the PLL, bias-bench,
+//! CRR and ΔP share a pass wherever mlm-bias's stripped sentence is the sentence), and the
+//! unmasked sentences as another. Tests and intervals are in [`summary`]; what mlm-bias does
+//! differently, in `mlm_bias.rs`.
 
+pub mod mlm_bias;
 mod span;
 pub mod summary;
 
-use lmbias_core::{Encoded, EncoderError, HiddenPiece, MaskedLm};
+use std::collections::HashMap;
+
+use lmbias_core::{Encoded, EncoderError, HiddenPiece, HiddenScore, HiddenSpan, MaskedLm};
 use lmbias_data::crows::{Direction, GroupCheck, Lint, MinimalPair, PairSet};
 use serde::{Deserialize, Serialize};
 
+use mlm_bias::RankMeasures;
 use span::spans;
 
 /// Pairs scored per call to the model: large enough for its batching, small enough that a
@@ -38,15 +49,30 @@ pub enum Measure {
     Aul,
     /// All Unmasked Likelihood with Attention weights.
     Aula,
+    /// mlm-bias's Cumulative Reciprocal Rank: mean 1 − 1/rank of each token masked alone.
+    Crr,
+    /// CRR's attention-weighted variant, w · (1 + ln rank).
+    Crra,
+    /// mlm-bias's ΔP: mean ln p_top − ln p_token of each token masked alone.
+    Dp,
+    /// ΔP weighted by the masked input's attention.
+    Dpa,
+    /// SSS as mlm-bias computes it: the modified tokens masked together.
+    SssMlmBias,
 }
 
 impl Measure {
     /// Every measure, in report order.
-    pub const ALL: [Measure; 4] = [
+    pub const ALL: [Measure; 9] = [
         Measure::Pll,
         Measure::BiasBench,
         Measure::Aul,
         Measure::Aula,
+        Measure::Crr,
+        Measure::Crra,
+        Measure::Dp,
+        Measure::Dpa,
+        Measure::SssMlmBias,
     ];
 
     /// The measure's name with its source, as every report labels it.
@@ -56,6 +82,11 @@ impl Measure {
             Measure::BiasBench => "bias-bench CrowS score (Meade et al. 2022, crows.py)",
             Measure::Aul => "AUL (Kaneko & Bollegala 2022)",
             Measure::Aula => "AULA (Kaneko & Bollegala 2022)",
+            Measure::Crr => "CRR (Zalkikar & Chandra 2025, mlm-bias 0.1.7)",
+            Measure::Crra => "CRRA (Zalkikar & Chandra 2025, mlm-bias 0.1.7)",
+            Measure::Dp => "ΔP (Zalkikar & Chandra 2025, mlm-bias 0.1.7)",
+            Measure::Dpa => "ΔPA (Zalkikar & Chandra 2025, mlm-bias 0.1.7)",
+            Measure::SssMlmBias => "SSS as mlm-bias 0.1.7 computes it (Zalkikar & Chandra 2025)",
         }
     }
 
@@ -66,13 +97,128 @@ impl Measure {
             Measure::BiasBench => "bias_bench",
             Measure::Aul => "aul",
             Measure::Aula => "aula",
+            Measure::Crr => "crr",
+            Measure::Crra => "crra",
+            Measure::Dp => "dp",
+            Measure::Dpa => "dpa",
+            Measure::SssMlmBias => "sss_mlm_bias",
         }
+    }
+
+    /// The measure of JSON/CSV name `name` (`-` read as `_`).
+    pub fn from_name(name: &str) -> Option<Measure> {
+        let name = name.replace('-', "_");
+        Measure::ALL.into_iter().find(|m| m.as_str() == name)
     }
 
     /// Whether the original rounds both scores to 3 decimals before comparing them
     /// (`round(score, 3)` in metric.py and crows.py; AUL/AULA compare the raw means).
     pub fn rounds(self) -> bool {
         matches!(self, Measure::Pll | Measure::BiasBench)
+    }
+
+    /// Whether a lower score means the model finds the sentence likelier: CRR, ΔP and their
+    /// variants measure an error, and mlm-bias counts a pair when `sent_less`'s is larger
+    /// (`scores`: `if m2 > m1` for them).
+    pub fn lower_is_likelier(self) -> bool {
+        matches!(
+            self,
+            Measure::Crr | Measure::Crra | Measure::Dp | Measure::Dpa
+        )
+    }
+}
+
+/// The measures a run computes, listed in report order: the four of the CrowS-Pairs papers
+/// always (they share their passes and make the pair's record), and mlm-bias's where asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Measures(u16);
+
+impl Measures {
+    /// The four measures the CrowS-Pairs papers use (the PLL, bias-bench's, AUL, AULA): the
+    /// default, since mlm-bias's CRR and ΔP read a second, punctuation-stripped copy of every
+    /// sentence and so about double the masked passes.
+    pub const PAPERS: Measures = Measures(0b1111);
+
+    /// Every measure.
+    pub const ALL: Measures = Measures((1 << Measure::ALL.len()) - 1);
+
+    /// The papers' four and `measures`.
+    pub fn of(measures: impl IntoIterator<Item = Measure>) -> Measures {
+        Measures(
+            measures
+                .into_iter()
+                .fold(Measures::PAPERS.0, |set, m| set | bit(m)),
+        )
+    }
+
+    /// Whether `measure` is in the set.
+    pub fn contains(self, measure: Measure) -> bool {
+        self.0 & bit(measure) != 0
+    }
+
+    /// The measures, in report order.
+    pub fn iter(self) -> impl Iterator<Item = Measure> {
+        Measure::ALL.into_iter().filter(move |&m| self.contains(m))
+    }
+
+    /// The set a list of names gives (`crr,dp`; `all` for every measure), the papers' four
+    /// included.
+    pub fn parse<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Measures, UnknownMeasure> {
+        let mut set = Measures::PAPERS;
+        for name in names {
+            let name = name.trim();
+            if name == "all" {
+                set = Measures::ALL;
+                continue;
+            }
+            let measure =
+                Measure::from_name(name).ok_or_else(|| UnknownMeasure(name.to_owned()))?;
+            set = Measures(set.0 | bit(measure));
+        }
+        Ok(set)
+    }
+
+    /// Whether the set is the default.
+    pub fn is_papers(&self) -> bool {
+        *self == Measures::PAPERS
+    }
+
+    /// Whether any measure of the set is one of `these`.
+    fn any(self, these: &[Measure]) -> bool {
+        these.iter().any(|&m| self.contains(m))
+    }
+}
+
+/// A measure name that is none of [`Measure::ALL`]'s.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown measure {0:?}: the measures are pll, bias_bench, aul, aula (always computed), crr, \
+     crra, dp, dpa, sss_mlm_bias, or all"
+)]
+pub struct UnknownMeasure(pub String);
+
+impl Default for Measures {
+    fn default() -> Self {
+        Measures::PAPERS
+    }
+}
+
+fn bit(measure: Measure) -> u16 {
+    1 << Measure::ALL
+        .iter()
+        .position(|&m| m == measure)
+        .expect("every measure is in ALL")
+}
+
+impl Serialize for Measures {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for Measures {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Measures::of(Vec::<Measure>::deserialize(d)?))
     }
 }
 
@@ -90,6 +236,21 @@ pub struct SentenceScores {
     pub aul: f64,
     /// The same, each weighted by the attention it receives.
     pub aula: f64,
+    /// mlm-bias's CRR, where asked for (see [`Measure::Crr`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crr: Option<f64>,
+    /// mlm-bias's CRRA, where asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crra: Option<f64>,
+    /// mlm-bias's ΔP, where asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp: Option<f64>,
+    /// mlm-bias's ΔPA, where asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpa: Option<f64>,
+    /// SSS as mlm-bias computes it, where asked for and the sentence has a modified token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sss_mlm_bias: Option<f64>,
 }
 
 impl SentenceScores {
@@ -100,6 +261,11 @@ impl SentenceScores {
             Measure::BiasBench => self.bias_bench,
             Measure::Aul => Some(self.aul),
             Measure::Aula => Some(self.aula),
+            Measure::Crr => self.crr,
+            Measure::Crra => self.crra,
+            Measure::Dp => self.dp,
+            Measure::Dpa => self.dpa,
+            Measure::SssMlmBias => self.sss_mlm_bias,
         }
     }
 }
@@ -130,16 +296,49 @@ pub struct Decisions {
     pub aul: Decision,
     /// AULA's.
     pub aula: Decision,
+    /// CRR's, where asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crr: Option<Decision>,
+    /// CRRA's, where asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crra: Option<Decision>,
+    /// ΔP's, where asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp: Option<Decision>,
+    /// ΔPA's, where asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpa: Option<Decision>,
+    /// mlm-bias's SSS's, where asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sss_mlm_bias: Option<Decision>,
 }
 
 impl Decisions {
-    /// The decision of `measure`.
+    /// Whether `measure` was computed.
+    pub fn has(&self, measure: Measure) -> bool {
+        match measure {
+            Measure::Pll | Measure::BiasBench | Measure::Aul | Measure::Aula => true,
+            Measure::Crr => self.crr.is_some(),
+            Measure::Crra => self.crra.is_some(),
+            Measure::Dp => self.dp.is_some(),
+            Measure::Dpa => self.dpa.is_some(),
+            Measure::SssMlmBias => self.sss_mlm_bias.is_some(),
+        }
+    }
+
+    /// The decision of `measure`; a measure not computed skipped every pair.
     pub fn get(&self, measure: Measure) -> Decision {
+        let asked = |d: Option<Decision>| d.unwrap_or(Decision::Skipped);
         match measure {
             Measure::Pll => self.pll,
             Measure::BiasBench => self.bias_bench,
             Measure::Aul => self.aul,
             Measure::Aula => self.aula,
+            Measure::Crr => asked(self.crr),
+            Measure::Crra => asked(self.crra),
+            Measure::Dp => asked(self.dp),
+            Measure::Dpa => asked(self.dpa),
+            Measure::SssMlmBias => asked(self.sss_mlm_bias),
         }
     }
 }
@@ -349,21 +548,13 @@ fn originals_order(pair: &MinimalPair) -> [Field; 2] {
 }
 
 /// One sentence's positions to hide: the PLL's (shared, less the template's first and
-/// last) and bias-bench's (modified), each position once.
+/// last), bias-bench's (modified, against the pair's other sentence in the originals' order)
+/// and mlm-bias's SSS's (modified, against the other sentence as `sent_more` → `sent_less`).
 struct Plan {
     pll: Vec<usize>,
     modified: Vec<usize>,
+    sss: Vec<usize>,
 }
-
-impl Plan {
-    fn hidden(&self) -> Vec<usize> {
-        let mut all: Vec<usize> = self.pll.iter().chain(&self.modified).copied().collect();
-        all.sort_unstable();
-        all.dedup();
-        all
-    }
-}
-
 /// The pairs a model scored, and those it read as the same pieces.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Scored {
@@ -381,12 +572,13 @@ pub struct Scored {
 pub fn score(
     model: &dyn MaskedLm,
     pairs: &[MinimalPair],
+    measures: Measures,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Scored, CrowsError> {
     let mut scored = Scored::default();
     let mut done = 0;
     for chunk in pairs.chunks(PAIRS_PER_CALL) {
-        score_chunk(model, chunk, &mut scored)?;
+        score_chunk(model, chunk, measures, &mut scored)?;
         done += chunk.len();
         progress(done);
     }
@@ -465,6 +657,7 @@ impl Chunk<'_> {
 fn score_chunk(
     model: &dyn MaskedLm,
     pairs: &[MinimalPair],
+    measures: Measures,
     scored: &mut Scored,
 ) -> Result<(), CrowsError> {
     let chunk = Chunk {
@@ -480,29 +673,66 @@ fn score_chunk(
     if let Some(err) = chunk.answered("encode", encoded.len(), texts.len()) {
         return Err(err);
     }
+    let stripped = if measures.any(&RANK_MEASURES) {
+        let texts: Vec<String> = texts.iter().map(|t| mlm_bias::stripped(t)).collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let stripped = model
+            .encode(&texts)
+            .map_err(|e| chunk.error_of(e, &each_text))?;
+        if let Some(err) = chunk.answered("encode", stripped.len(), texts.len()) {
+            return Err(err);
+        }
+        Some(stripped)
+    } else {
+        None
+    };
     // A pair its tokenizer makes the same pieces has nothing to score: no position is hidden.
     let same: Vec<bool> = encoded.chunks(2).map(|p| p[0].ids == p[1].ids).collect();
-    let plans = plans(&encoded, &same);
-    let sentences = sentence_scores(model, &chunk, &encoded, &plans)?;
-    pair_scores(&chunk, &encoded, &plans, &same, sentences, scored);
+    let plans = plans(&chunk, &encoded, &same, measures);
+    let sentences = sentence_scores(
+        model,
+        &chunk,
+        Texts {
+            encoded: &encoded,
+            stripped: stripped.as_deref(),
+            same: &same,
+        },
+        &plans,
+        measures,
+    )?;
+    pair_scores(&chunk, &encoded, &plans, &same, sentences, measures, scored);
     Ok(())
 }
 
+/// The measures that read mlm-bias's stripped sentence, every token masked alone.
+const RANK_MEASURES: [Measure; 4] = [Measure::Crr, Measure::Crra, Measure::Dp, Measure::Dpa];
+
 /// Which positions of each sentence each measure hides: none for a pair of the same pieces;
-/// else metric.py's shared template without its first and last piece for the PLL, and the
-/// modified pieces for bias-bench.
-fn plans(encoded: &[Encoded], same: &[bool]) -> Vec<Plan> {
+/// else metric.py's shared template without its first and last piece for the PLL, the
+/// modified pieces for bias-bench, and (when asked) mlm-bias's for its SSS.
+fn plans(chunk: &Chunk<'_>, encoded: &[Encoded], same: &[bool], measures: Measures) -> Vec<Plan> {
     let mut plans = Vec::with_capacity(encoded.len());
-    for (pair, &same) in encoded.chunks(2).zip(same) {
+    for ((pair, &same), order) in encoded.chunks(2).zip(same).zip(&chunk.order) {
         if same {
             let nothing = || Plan {
                 pll: Vec::new(),
                 modified: Vec::new(),
+                sss: Vec::new(),
             };
             plans.extend([nothing(), nothing()]);
             continue;
         }
         let s = spans(&pair[0].ids, &pair[1].ids);
+        // mlm-bias diffs sent_more against sent_less whatever the pair's direction; difflib
+        // is not symmetric, so its spans are taken in that order.
+        let (sss_first, sss_second) = if !measures.contains(Measure::SssMlmBias) {
+            (Vec::new(), Vec::new())
+        } else if order[0] == Field::More {
+            (s.modified_a.clone(), s.modified_b.clone())
+        } else {
+            let r = spans(&pair[1].ids, &pair[0].ids);
+            (r.modified_b, r.modified_a)
+        };
         // metric.py: `for i in range(1, N-1)` over the shared template.
         let inner = |shared: &[usize]| {
             shared
@@ -513,45 +743,121 @@ fn plans(encoded: &[Encoded], same: &[bool]) -> Vec<Plan> {
         plans.push(Plan {
             pll: inner(&s.shared_a),
             modified: s.modified_a,
+            sss: sss_first,
         });
         plans.push(Plan {
             pll: inner(&s.shared_b),
             modified: s.modified_b,
+            sss: sss_second,
         });
     }
     plans
 }
 
-/// Every sentence's raw scores: one `hidden_log_probs` call for every position any measure
-/// hides, one `piece_scores` call for AUL/AULA.
+/// A call's sentences as the model reads them: as written, and (for CRR and ΔP) as mlm-bias
+/// strips them.
+struct Texts<'e> {
+    encoded: &'e [Encoded],
+    stripped: Option<&'e [Encoded]>,
+    same: &'e [bool],
+}
+
+/// The masked inputs of a call, each scored once: `(sequence, position)` → its item, where
+/// sequence `s < n` is sentence s as written and `n + s` its stripped copy (when that differs).
+struct Items<'e> {
+    sequences: Vec<&'e [u32]>,
+    index: HashMap<(usize, usize), usize>,
+    items: Vec<HiddenPiece<'e>>,
+    owner: Vec<usize>,
+}
+
+impl<'e> Items<'e> {
+    fn add(&mut self, sequence: usize, position: usize, sentence: usize) {
+        let ids = self.sequences[sequence];
+        let next = self.items.len();
+        if let std::collections::hash_map::Entry::Vacant(slot) =
+            self.index.entry((sequence, position))
+        {
+            slot.insert(next);
+            self.items.push(HiddenPiece { ids, position });
+            self.owner.push(sentence);
+        }
+    }
+
+    fn at(&self, sequence: usize, position: usize) -> usize {
+        self.index[&(sequence, position)]
+    }
+}
+
+/// Every sentence's raw scores: one `hidden_scores` call for every position any measure
+/// hides alone, one `hidden_span_log_probs` call for mlm-bias's SSS, one `piece_scores` call
+/// for AUL/AULA.
 fn sentence_scores(
     model: &dyn MaskedLm,
     chunk: &Chunk<'_>,
-    encoded: &[Encoded],
+    texts: Texts<'_>,
     plans: &[Plan],
+    measures: Measures,
 ) -> Result<Vec<SentenceScores>, CrowsError> {
-    let hidden: Vec<Vec<usize>> = plans.iter().map(Plan::hidden).collect();
-    let items: Vec<HiddenPiece<'_>> = hidden
+    let encoded = texts.encoded;
+    let n = encoded.len();
+    let mut sequences: Vec<&[u32]> = encoded.iter().map(|e| e.ids.as_slice()).collect();
+    // The sequence each sentence's stripped copy is: itself when stripping changed nothing.
+    let stripped_of: Vec<Option<usize>> = match texts.stripped {
+        Some(stripped) => stripped
+            .iter()
+            .enumerate()
+            .map(|(s, e)| {
+                if texts.same[s / 2] {
+                    None
+                } else if e.ids == encoded[s].ids {
+                    Some(s)
+                } else {
+                    sequences.push(&e.ids);
+                    Some(sequences.len() - 1)
+                }
+            })
+            .collect(),
+        None => vec![None; n],
+    };
+    let mut items = Items {
+        sequences,
+        index: HashMap::new(),
+        items: Vec::new(),
+        owner: Vec::new(),
+    };
+    for (s, plan) in plans.iter().enumerate() {
+        for &p in plan.pll.iter().chain(&plan.modified) {
+            items.add(s, p, s);
+        }
+        if let (Some(seq), Some(stripped)) = (stripped_of[s], texts.stripped) {
+            for p in (0..stripped[s].ids.len()).filter(|&p| !stripped[s].special[p]) {
+                items.add(seq, p, s);
+            }
+        }
+    }
+    let attention = measures.any(&[Measure::Crra, Measure::Dpa]);
+    let hidden = model
+        .hidden_scores(&items.items, attention)
+        .map_err(|e| chunk.error_of(e, &items.owner))?;
+    let sss_spans: Vec<HiddenSpan<'_>> = plans
         .iter()
         .zip(encoded)
-        .flat_map(|(positions, e)| {
-            positions.iter().map(|&position| HiddenPiece {
-                ids: &e.ids,
-                position,
-            })
+        .filter(|_| measures.contains(Measure::SssMlmBias))
+        .map(|(plan, e)| HiddenSpan {
+            ids: &e.ids,
+            positions: &plan.sss,
         })
         .collect();
-    // Which sentence each item belongs to, for an error about it.
-    let owner: Vec<usize> = hidden
-        .iter()
-        .enumerate()
-        .flat_map(|(s, positions)| std::iter::repeat_n(s, positions.len()))
-        .collect();
-    let log_probs = model
-        .hidden_log_probs(&items)
-        .map_err(|e| chunk.error_of(e, &owner))?;
+    let each_text: Vec<usize> = (0..n).collect();
+    let together = if sss_spans.is_empty() {
+        Vec::new()
+    } else {
+        model
+            .hidden_span_log_probs(&sss_spans)
+            .map_err(|e| chunk.error_of(e, &each_text))?
+    };
     let sequences: Vec<&[u32]> = encoded.iter().map(|e| e.ids.as_slice()).collect();
-    let each_text: Vec<usize> = (0..sequences.len()).collect();
     let unmasked = model
         .piece_scores(&sequences)
         .map_err(|e| chunk.error_of(e, &each_text))?;
@@ -566,42 +872,65 @@ fn sentence_scores(
                 ids.len(),
             )
         });
+    let short_span = together
+        .iter()
+        .zip(&sss_spans)
+        .find(|(rows, span)| {
+            rows.len() != span.positions.len()
+                || rows.iter().any(|r| r.len() != span.positions.len())
+        })
+        .map(|(rows, span)| {
+            chunk.answered("hidden_span_log_probs", rows.len(), span.positions.len())
+        });
     let mismatch = chunk
-        .answered("hidden_log_probs", log_probs.len(), items.len())
+        .answered("hidden_scores", hidden.len(), items.items.len())
+        .or_else(|| chunk.answered("hidden_span_log_probs", together.len(), sss_spans.len()))
         .or_else(|| chunk.answered("piece_scores", unmasked.len(), sequences.len()))
-        .or(short_scores.flatten());
+        .or(short_scores.flatten())
+        .or(short_span.flatten());
     if let Some(err) = mismatch {
         return Err(err);
     }
 
-    let mut next = 0;
-    let mut sentences: Vec<SentenceScores> = Vec::with_capacity(encoded.len());
-    for ((plan, positions), (e, whole)) in
-        plans.iter().zip(&hidden).zip(encoded.iter().zip(&unmasked))
-    {
-        let at =
-            |p: usize| log_probs[next + positions.binary_search(&p).expect("a hidden position")];
+    let mut sentences: Vec<SentenceScores> = Vec::with_capacity(n);
+    for (s, (plan, (e, whole))) in plans.iter().zip(encoded.iter().zip(&unmasked)).enumerate() {
+        let at = |p: usize| hidden[items.at(s, p)].log_prob;
         // metric.py adds `score.item()` one by one; bias-bench takes np.mean of the list.
         let pll = plan.pll.iter().fold(0.0, |sum, &p| sum + at(p));
         let modified: Vec<f64> = plan.modified.iter().map(|&p| at(p)).collect();
         let bias_bench =
             (!modified.is_empty()).then(|| modified.iter().sum::<f64>() / modified.len() as f64);
-        next += positions.len();
         let inner = 1..e.ids.len().saturating_sub(1).max(1);
-        let n = inner.len().max(1) as f64;
-        let aul = whole.log_probs[inner.clone()].iter().sum::<f64>() / n;
+        let count = inner.len().max(1) as f64;
+        let aul = whole.log_probs[inner.clone()].iter().sum::<f64>() / count;
         let aula = whole.log_probs[inner.clone()]
             .iter()
             .zip(&whole.attention[inner])
             .map(|(l, a)| l * a)
             .sum::<f64>()
-            / n;
+            / count;
+        let ranked = match (stripped_of[s], texts.stripped) {
+            (Some(seq), Some(stripped)) => {
+                let pieces: Vec<&HiddenScore> = (0..stripped[s].ids.len())
+                    .filter(|&p| !stripped[s].special[p])
+                    .map(|p| &hidden[items.at(seq, p)])
+                    .collect();
+                RankMeasures::of(&pieces)
+            }
+            _ => None,
+        };
+        let asked = |m: Measure, value: Option<f64>| value.filter(|_| measures.contains(m));
         sentences.push(SentenceScores {
             tokens: e.tokens.clone(),
             pll,
             bias_bench,
             aul,
             aula,
+            crr: asked(Measure::Crr, ranked.map(|r| r.crr)),
+            crra: asked(Measure::Crra, ranked.map(|r| r.crra)),
+            dp: asked(Measure::Dp, ranked.map(|r| r.dp)),
+            dpa: asked(Measure::Dpa, ranked.map(|r| r.dpa)),
+            sss_mlm_bias: together.get(s).and_then(|rows| mlm_bias::sss(rows)),
         });
     }
     Ok(sentences)
@@ -615,6 +944,7 @@ fn pair_scores(
     plans: &[Plan],
     same: &[bool],
     sentences: Vec<SentenceScores>,
+    measures: Measures,
     scored: &mut Scored,
 ) {
     let mut sentences = sentences.into_iter();
@@ -655,6 +985,7 @@ fn pair_scores(
             (more, less)
         };
         let decide = |m: Measure| decide(m, more.get(m), less.get(m));
+        let asked = |m: Measure| measures.contains(m).then(|| decide(m));
         scored.pairs.push(PairScore {
             id: pair.id.clone(),
             line: pair.line,
@@ -665,6 +996,11 @@ fn pair_scores(
                 bias_bench: decide(Measure::BiasBench),
                 aul: decide(Measure::Aul),
                 aula: decide(Measure::Aula),
+                crr: asked(Measure::Crr),
+                crra: asked(Measure::Crra),
+                dp: asked(Measure::Dp),
+                dpa: asked(Measure::Dpa),
+                sss_mlm_bias: asked(Measure::SssMlmBias),
             },
             more,
             less,
@@ -681,6 +1017,8 @@ pub fn decide(measure: Measure, more: Option<f64>, less: Option<f64>) -> Decisio
     };
     let (more, less) = if measure.rounds() {
         (round3(more), round3(less))
+    } else if measure.lower_is_likelier() {
+        (less, more)
     } else {
         (more, less)
     };

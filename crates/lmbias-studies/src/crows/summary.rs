@@ -25,7 +25,7 @@ use lmbias_metrics::binomial::{Alternative, binomial_test, clopper_pearson, mcne
 use lmbias_metrics::correction::holm;
 use serde::{Deserialize, Serialize};
 
-use super::{Decision, DirectionName, Measure, PairScore};
+use super::{Decision, DirectionName, Measure, Measures, PairScore};
 
 /// The uncorrected interval's confidence level.
 pub const LEVEL: f64 = 0.95;
@@ -163,11 +163,11 @@ pub struct MeasureSummary {
     pub skipped: u64,
 }
 
-/// Every measure's summary of `pairs`.
-pub fn summarize(pairs: &[PairScore]) -> Vec<MeasureSummary> {
-    Measure::ALL
+/// The summary of `pairs` by each measure of `measures`.
+pub fn summarize(pairs: &[PairScore], measures: Measures) -> Vec<MeasureSummary> {
+    measures
         .iter()
-        .map(|&m| summarize_measure(pairs, m))
+        .map(|m| summarize_measure(pairs, m))
         .collect()
 }
 
@@ -277,8 +277,15 @@ pub fn compare(first: &[PairScore], second: &[PairScore]) -> Result<Vec<Comparis
             matched.push((a, *b));
         }
     }
+    // The measures both runs computed (mlm-bias's are asked for run by run).
+    let computed = |m: &Measure| {
+        matched
+            .first()
+            .is_none_or(|(a, b)| a.decisions.has(*m) && b.decisions.has(*m))
+    };
     Ok(Measure::ALL
         .iter()
+        .filter(|m| computed(m))
         .map(|&measure| {
             let (mut pairs, mut both, mut only_first, mut only_second) = (0, 0, 0, 0);
             for (a, b) in &matched {

@@ -8,7 +8,7 @@ use std::path::Path;
 use lmbias_core::testing::FakeMaskedLm;
 use lmbias_data::crows::PairSet;
 use lmbias_studies::crows::summary::{Verdict, compare, summarize};
-use lmbias_studies::crows::{CrowsError, Decision, Measure, score};
+use lmbias_studies::crows::{CrowsError, Decision, Measure, Measures, score};
 
 /// ids: <s> 0, </s> 1, the 2, man 3, woman 4, ran 5, home 6, very 7, far 8.
 fn model() -> FakeMaskedLm {
@@ -33,7 +33,9 @@ fn pairs(rows: &str) -> PairSet {
 #[test]
 fn each_measure_reads_its_own_pieces() {
     let set = pairs("0,the man ran home,the woman ran home,stereo,gender\n");
-    let got = score(&model(), set.pairs(), &mut |_| {}).unwrap().pairs;
+    let got = score(&model(), set.pairs(), Measures::PAPERS, &mut |_| {})
+        .unwrap()
+        .pairs;
     let p = &got[0];
     // Shared: <s> the ran home </s>; the PLL skips the template's first and last.
     assert_eq!(p.more.pll, lp(2) + lp(5) + lp(6));
@@ -61,14 +63,16 @@ fn directions_and_skips_follow_the_originals() {
         "0,the woman ran home,the man ran home,antistereo,gender\n\
          1,the man ran very far,the man ran far,stereo,age\n",
     );
-    let got = score(&model(), set.pairs(), &mut |_| {}).unwrap().pairs;
+    let got = score(&model(), set.pairs(), Measures::PAPERS, &mut |_| {})
+        .unwrap()
+        .pairs;
     assert_eq!(got[0].decisions.bias_bench, Decision::NotStereotypical);
     assert_eq!(got[0].more.bias_bench, Some(lp(4)));
     // "the man ran far" has no piece the other lacks: bias-bench skips the pair.
     assert_eq!(got[1].decisions.bias_bench, Decision::Skipped);
     assert_eq!(got[1].more.bias_bench, None);
     assert_eq!(got[1].modified_more, ["very"]);
-    let summary = summarize(&got);
+    let summary = summarize(&got, Measures::PAPERS);
     let bb = summary
         .iter()
         .find(|s| s.measure == Measure::BiasBench)
@@ -103,12 +107,12 @@ fn a_pair_the_tokenizer_reads_as_the_same_pieces_is_set_aside_not_tied() {
         "0,the man ran home,the  man ran home,stereo,gender\n\
          1,the man ran home,the woman ran home,stereo,gender\n",
     );
-    let got = score(&model(), set.pairs(), &mut |_| {}).unwrap();
+    let got = score(&model(), set.pairs(), Measures::PAPERS, &mut |_| {}).unwrap();
     assert_eq!(got.same_pieces, [("0".to_owned(), 2)]);
     assert_eq!(got.pairs.len(), 1);
     assert_eq!((got.pairs[0].id.as_str(), got.pairs[0].line), ("1", 3));
     let set = pairs("0,the man ran home,the man ran  home,stereo,gender\n");
-    let err = score(&model(), set.pairs(), &mut |_| {}).unwrap_err();
+    let err = score(&model(), set.pairs(), Measures::PAPERS, &mut |_| {}).unwrap_err();
     assert_eq!(
         err.to_string(),
         "fake: no pair to score: of the 1 given, 1 are the same pieces to its tokenizer (they \
@@ -119,7 +123,7 @@ fn a_pair_the_tokenizer_reads_as_the_same_pieces_is_set_aside_not_tied() {
 #[test]
 fn a_sentence_the_model_cannot_read_is_named_by_line_and_column() {
     let set = pairs("0,the man ran home,the dog ran home,stereo,gender\n");
-    let err = score(&model(), set.pairs(), &mut |_| {}).unwrap_err();
+    let err = score(&model(), set.pairs(), Measures::PAPERS, &mut |_| {}).unwrap_err();
     assert!(
         matches!(err, CrowsError::Sentence { line: 2, .. }),
         "{err:?}"
@@ -140,8 +144,10 @@ fn a_clear_majority_is_called_stereotypical() {
         })
         .collect();
     let set = pairs(&rows);
-    let got = score(&model(), set.pairs(), &mut |_| {}).unwrap().pairs;
-    let summary = summarize(&got);
+    let got = score(&model(), set.pairs(), Measures::PAPERS, &mut |_| {})
+        .unwrap()
+        .pairs;
+    let summary = summarize(&got, Measures::PAPERS);
     let bb = summary
         .iter()
         .find(|s| s.measure == Measure::BiasBench)
@@ -157,5 +163,61 @@ fn a_clear_majority_is_called_stereotypical() {
     assert_eq!(
         (pll.overall.ties, pll.overall.verdict),
         (30, Verdict::NoData)
+    );
+}
+
+/// mlm-bias's measures on the fake (rank 1 + id % 3, best log-probability −ln 2, uniform
+/// attention): CRR and ΔP read the sentence without its punctuation, every piece masked; a
+/// lower CRR or ΔP counts for `sent_more`; SSS masks the modified pieces together.
+#[test]
+fn mlm_bias_s_measures_read_the_stripped_sentence_and_count_errors_downwards() {
+    let model = FakeMaskedLm::new(
+        "fake",
+        "<mask>",
+        &["<s>", "</s>", "the", "man", "woman", "ran", "home", "!"],
+    );
+    let set = pairs("0,the man ran home !,the woman ran home !,antistereo,gender\n");
+    let got = score(&model, set.pairs(), Measures::ALL, &mut |_| {})
+        .unwrap()
+        .pairs;
+    let p = &got[0];
+    let rank = |id: u32| f64::from(1 + id % 3);
+    // sent_more read as "the man ran home": ids 2 3 5 6; "!" is gone.
+    let more = [2, 3, 5, 6];
+    let mean = |f: &dyn Fn(u32) -> f64| more.iter().map(|&i| f(i)).sum::<f64>() / 4.0;
+    let crr = mean(&|i| 1.0 - 1.0 / rank(i));
+    assert!((p.more.crr.unwrap() - crr).abs() < 1e-15);
+    let dp = mean(&|i| -(2f64.ln()) - lp(i));
+    assert!((p.more.dp.unwrap() - dp).abs() < 1e-15);
+    // w: the keys 1..T−2 of six pieces, each receiving 1/6.
+    assert!((p.more.dpa.unwrap() - dp / 6.0).abs() < 1e-15);
+    let crra = mean(&|i| (1.0 + rank(i).ln()) / 6.0);
+    assert!((p.more.crra.unwrap() - crra).abs() < 1e-15);
+    // man (3) ranks 1, woman (4) ranks 2: sent_more has the lower error, so CRR counts the
+    // pair stereotypical whatever its direction.
+    assert!(p.more.crr.unwrap() < p.less.crr.unwrap());
+    assert_eq!(p.decisions.crr, Some(Decision::Stereotypical));
+    // SSS: man alone modified, 1 × 1.
+    assert_eq!(p.more.sss_mlm_bias, Some(lp(3)));
+    assert_eq!(p.decisions.sss_mlm_bias, Some(Decision::Stereotypical));
+    // Not asked for: absent, and the papers' four unchanged.
+    let papers = score(&model, set.pairs(), Measures::PAPERS, &mut |_| {})
+        .unwrap()
+        .pairs;
+    assert_eq!((papers[0].more.crr, papers[0].decisions.dp), (None, None));
+    assert_eq!(papers[0].more.pll, p.more.pll);
+    let summary = summarize(&got, Measures::ALL);
+    assert_eq!(summary.len(), 9);
+    assert_eq!(
+        Measures::parse(["crr", "sss-mlm-bias"])
+            .unwrap()
+            .iter()
+            .count(),
+        6
+    );
+    assert_eq!(
+        Measures::parse(["crr", "ppl"]).unwrap_err().to_string(),
+        "unknown measure \"ppl\": the measures are pll, bias_bench, aul, aula (always computed), \
+         crr, crra, dp, dpa, sss_mlm_bias, or all"
     );
 }
