@@ -5,6 +5,11 @@
       CrowS-Pairs pseudo-log-likelihood "csps", AUL and AULA) on the first N pairs. mlm-bias
       >= 0.1.6 builds its model with `AutoModelForMaskedLM.from_config`, i.e. random weights:
       the folder's real weights are loaded into it before timing (load_state_dict, strict).
+  python3 scripts/bench_crows.py mlm-bias-all MODEL PAIRS.csv THREADS N [unbatched]
+      mlm-bias 0.1.7 computing every measure `lmbias crows --measures all` computes that it has
+      (`measures=["crr", "dp", "aul", "csps", "sss"], attention=True`: CRR, CRRA, ΔP, ΔPA, AUL,
+      AULA, CSPS, SSS), with its default batching or, given `unbatched`, `batching=False` (the
+      semantics lmbias follows for CRRA and ΔPA).
   python3 scripts/bench_crows.py metric MODEL PAIRS.csv THREADS N
       the authors' metric.py logic (`mask_unigram`: one forward pass per masked shared token,
       batch 1) on the first N pairs, PLL only, written after metric.py (not imported: it is a
@@ -34,7 +39,7 @@ def first_rows(path, n):
         return reader.fieldnames, [row for _, row in zip(range(n), reader)]
 
 
-def mlm_bias(model_dir, pairs, n):
+def mlm_bias(model_dir, pairs, n, measures=("csps", "aul"), batching=True):
     from mlm_bias import BiasBenchmarkDataset, BiasMLM
 
     fields, rows = first_rows(pairs, n)
@@ -49,7 +54,7 @@ def mlm_bias(model_dir, pairs, n):
     mlm.model.load_state_dict(real.state_dict(), strict=True)
     mlm.model.eval()
     start = time.perf_counter()
-    result = mlm.evaluate(measures=["csps", "aul"], attention=True)
+    result = mlm.evaluate(measures=list(measures), attention=True, batching=batching)
     elapsed = time.perf_counter() - start
     shutil.rmtree(data)
     # Its percentages (sent_more's score above sent_less's), to set beside lmbias's.
@@ -99,7 +104,16 @@ def main():
         return
     peer, model_dir, pairs, threads, n = sys.argv[1:6]
     torch.set_num_threads(int(threads))
-    count, elapsed = {"mlm-bias": mlm_bias, "metric": metric}[peer](model_dir, pairs, int(n))
+    every = ("crr", "dp", "aul", "csps", "sss")
+    batching = sys.argv[6:7] != ["unbatched"]
+    run = {
+        "mlm-bias": mlm_bias,
+        "mlm-bias-all": lambda m, p, k: mlm_bias(m, p, k, every, batching),
+        "metric": metric,
+    }[peer]
+    count, elapsed = run(model_dir, pairs, int(n))
+    if not batching:
+        peer += " (unbatched)"
     print(f"{peer}: {count} pairs in {elapsed:.1f} s, {count / elapsed:.2f} pairs/s ({threads} threads)")
 
 

@@ -321,6 +321,7 @@ def crows(
     exclude_flagged: bool = False,
     max_span_gap: int = 3,
     measures: Sequence[str] = (),
+    relative: bool = False,
 ) -> Dict[str, Any]:
     """Likelihood measures on minimal pairs in CrowS-Pairs' CSV layout, as ``lmbias crows
     --json`` prints them: ``{"results": [...], "comparisons": [...]}``. Each result holds the
@@ -337,7 +338,11 @@ def crows(
     ``exclude_flagged=True`` leaves out the pairs the data checks flag. ``measures`` adds
     mlm-bias 0.1.7's measures to the four always computed, as ``--measures``: ``"crr"``,
     ``"crra"``, ``"dp"``, ``"dpa"``, ``"sss_mlm_bias"`` or ``"all"`` (an unknown name is a
-    ``ValueError``). Masked language models only."""
+    ``ValueError``). ``relative=True`` with two models ``[base, other]`` of one vocabulary adds
+    ``"relative"``, as ``--relative BASE OTHER``: per measure the share of pairs whose difference
+    of differences moved toward the stereotype, an exact sign test (Holm across measures) and
+    mlm-bias's own ``RelativeBiasMLMs`` percentage with its formula as written; per pair every
+    measure's difference. Masked language models only."""
 
 def probe(
     model: Model,

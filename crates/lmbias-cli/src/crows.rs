@@ -14,11 +14,19 @@ use crate::model_args::ModelContext;
 use crate::output::{Format, out};
 
 #[derive(clap::Args, Debug)]
+#[command(group = clap::ArgGroup::new("which").required(true).args(["models", "relative"]))]
 pub struct CrowsArgs {
     /// Model folders or Hugging Face ids (ORG/NAME); several are scored on the same pairs and
     /// compared pair by pair (exact McNemar tests). Masked language models only.
-    #[arg(long = "model", required = true, num_args = 1.., value_name = "MODEL")]
+    #[arg(long = "model", num_args = 1.., value_name = "MODEL")]
     models: Vec<String>,
+    /// Score two models of one vocabulary (e.g. a base model and its fine-tuned copy) and
+    /// give OTHER's bias relative to BASE: per pair and measure the difference of differences
+    /// (OTHER − BASE on sent_more, less the same on sent_less), an exact sign test of the pairs
+    /// that moved toward the stereotype against those that moved away (Holm across measures),
+    /// and beside it mlm-bias 0.1.7's RelativeBiasMLMs percentage with its formula as written.
+    #[arg(long, num_args = 2, value_names = ["BASE", "OTHER"])]
+    relative: Vec<String>,
     #[command(flatten)]
     compute: crate::model_args::ComputeArgs,
     /// The pairs: CrowS-Pairs' CSV layout (sent_more, sent_less, stereo_antistereo,
@@ -45,7 +53,8 @@ pub struct CrowsArgs {
     #[arg(long, value_delimiter = ',', value_name = "MEASURE,...")]
     measures: Vec<String>,
     /// JSON: {"results": [per model: provenance, summary, data_checks, pairs (raw scores,
-    /// modified pieces, decisions)], "comparisons": [...]}. CSV: one row per model and pair:
+    /// modified pieces, decisions)], "comparisons": [...], with --relative "relative": {base,
+    /// other, measures, pairs}}. CSV: one row per model and pair:
     /// model, id, line, bias_type, direction, sent_more, sent_less, and for each measure computed
     /// (pll, bias_bench, aul, aula, then those --measures adds) the raw score of sent_more and of sent_less and the decision (in
     /// an antistereo row sent_more is still the file's sent_more, the sentence its writers
@@ -57,7 +66,11 @@ pub struct CrowsArgs {
     label: crate::model_args::LabelArgs,
 }
 
-pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
+pub fn run(mut args: CrowsArgs) -> anyhow::Result<()> {
+    let relative = !args.relative.is_empty();
+    if relative {
+        args.models = std::mem::take(&mut args.relative);
+    }
     let mut inputs = vec![("--pairs", args.pairs.as_path())];
     inputs.extend(args.group_terms.as_deref().map(|g| ("--group-terms", g)));
     args.label.check(&args.models)?;
@@ -97,6 +110,11 @@ pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
         runs.push(run);
     }
     let comparisons = crows::compare(&runs)?;
+    let relative = if relative {
+        Some(crows::relative(&runs[0], &runs[1]).map_err(|e| anyhow::anyhow!("--relative: {e}"))?)
+    } else {
+        None
+    };
     let scored = || -> Vec<report::ScoredPairs<'_>> {
         runs.iter()
             .map(|run| report::ScoredPairs {
@@ -110,13 +128,18 @@ pub fn run(args: CrowsArgs) -> anyhow::Result<()> {
     let summary = || {
         let models: Vec<_> = runs.iter().map(CrowsRun::row).collect();
         let compared: Vec<_> = comparisons.iter().map(|c| c.row()).collect();
-        report::markdown(None, &models, &compared, report::STEREOTYPES)
+        let mut md = report::markdown(None, &models, &compared, report::STEREOTYPES);
+        if let Some(r) = &relative {
+            md.push_str(&report::relative_section(&r.base, &r.other, &r.bias));
+        }
+        md
     };
     let text = match format {
         Format::Json => {
             serde_json::to_string_pretty(&CrowsOutput {
                 results: &runs,
                 comparisons: comparisons.clone(),
+                relative: relative.clone(),
             })? + "\n"
         }
         Format::Csv => report::pairs_table(&scored()).to_csv(),

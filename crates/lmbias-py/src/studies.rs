@@ -326,7 +326,7 @@ pub(crate) fn probe<'py>(
 /// AULA, and with `measures` mlm-bias's CRR, CRRA, ΔP, ΔPA and SSS): the CLI's `--json` as a dict, {"results": [per model: provenance, summary,
 /// data_checks, pairs], "comparisons": [exact McNemar tests of each pair of models]}.
 #[pyfunction]
-#[pyo3(signature = (model, pairs, *, group_terms = None, exclude_flagged = false, max_span_gap = CrowsSettings::default().max_span_gap as i128, measures = Vec::new()))]
+#[pyo3(signature = (model, pairs, *, group_terms = None, exclude_flagged = false, max_span_gap = CrowsSettings::default().max_span_gap as i128, measures = Vec::new(), relative = false))]
 pub(crate) fn crows<'py>(
     py: Python<'py>,
     model: &Bound<'py, PyAny>,
@@ -335,8 +335,15 @@ pub(crate) fn crows<'py>(
     exclude_flagged: bool,
     max_span_gap: i128,
     measures: Vec<String>,
+    relative: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let models = models(model)?;
+    if relative && models.len() != 2 {
+        return Err(value_error(format!(
+            "relative=True takes two models, [base, other]; got {}",
+            models.len()
+        )));
+    }
     let settings = CrowsSettings {
         exclude_flagged,
         max_span_gap: unsigned("max_span_gap", max_span_gap)? as usize,
@@ -356,11 +363,20 @@ pub(crate) fn crows<'py>(
         runs.push(run);
     }
     let comparisons = lmbias_runs::crows::compare(&runs).map_err(|e| to_py(e.into()))?;
+    let relative = if relative {
+        Some(
+            lmbias_runs::crows::relative(&runs[0], &runs[1])
+                .map_err(|e| value_error(format!("relative: {e}")))?,
+        )
+    } else {
+        None
+    };
     to_python(
         py,
         &CrowsOutput {
             results: &runs,
             comparisons,
+            relative,
         },
     )
 }

@@ -64,6 +64,18 @@ def test_measures_equal_the_cli(cli_json):
         lmbias.crows(lmbias.Model(path), SAMPLE, measures=["ppl"])
 
 
+def test_relative_equals_the_cli(cli_json):
+    base, other = (FIXTURES / "models" / f for f in ("tiny-bert-mlm", "tiny-distilbert-mlm"))
+    got = lmbias.crows([lmbias.Model(base), lmbias.Model(other)], SAMPLE, relative=True)
+    assert got == cli_json("crows", "--relative", base, other, "--pairs", SAMPLE, "--json")
+    assert [m["measure"] for m in got["relative"]["measures"]] == ["pll", "bias_bench", "aul", "aula"]
+    with pytest.raises(ValueError, match="relative=True takes two models"):
+        lmbias.crows(lmbias.Model(base), SAMPLE, relative=True)
+    roberta = lmbias.Model(FIXTURES / "models" / "tiny-roberta-mlm")
+    with pytest.raises(ValueError, match="relative: the two models read line 2 as different pieces"):
+        lmbias.crows([lmbias.Model(base), roberta], SAMPLE, relative=True)
+
+
 def test_bad_pairs_and_a_model_without_a_head_are_value_errors(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text(",sent_more,sent_less,stereo_antistereo,bias_type\n0,a b,a c,up,gender\n")

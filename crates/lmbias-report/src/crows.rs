@@ -6,6 +6,7 @@
 //! period set's two wordings.
 
 use lmbias_data::crows::MinimalPair;
+use lmbias_studies::crows::relative::RelativeBias;
 use lmbias_studies::crows::summary::{
     ALPHA, Comparison, Correction, LEVEL, MeasureSummary, Share, Verdict,
 };
@@ -201,6 +202,53 @@ pub fn overview_note(sides: Sides, models: &[(&str, &[MeasureSummary])]) -> Stri
         sides.sentence,
         LEVEL * 100.0,
         labels.join("; "),
+    )
+}
+
+/// A relative comparison's sides: a pair moved toward the stereotype or away from it.
+const MOVED: Sides = Sides {
+    more: "moved toward the stereotype",
+    less: "moved away from it",
+    count: "toward",
+    sentence: "the more stereotypical sentence",
+};
+
+/// `other`'s bias relative to `base`: one row per measure, with its note.
+pub fn relative_section(base: &str, other: &str, bias: &RelativeBias) -> String {
+    let mut table = Table::new([
+        "measure",
+        "pairs",
+        "toward",
+        "unchanged",
+        "toward %",
+        "CI",
+        "CI level",
+        "sign test p",
+        "Holm p",
+        "verdict",
+        "mean d",
+        "skipped",
+        "mlm-bias formula %",
+    ]);
+    for m in &bias.measures {
+        let mut cells = row(m.measure.as_str(), &m.toward, MOVED);
+        cells.push(m.mean_difference.map_or("–".into(), |d| format!("{d:.4}")));
+        cells.push(m.skipped.to_string());
+        cells.push(format!("{:.2}", m.mlm_bias_formula));
+        table.push(cells);
+    }
+    format!(
+        "\n## {other} relative to {base}\n\n{}\nPer pair, d = ({other} − {base}) on sent_more − \
+         ({other} − {base}) on sent_less, raw scores: the change in how much likelier the more \
+         stereotypical sentence is. toward: pairs with d > 0 (d < 0 for crr, crra, dp, dpa, \
+         which measure an error); unchanged: d = 0. The sign test is exact and two-sided over the \
+         pairs that moved; Holm's correction across the {} measures, each interval at the level \
+         where it stopped. mlm-bias formula: mlm-bias 0.1.7's RelativeBiasMLMs percentage as its \
+         code computes it, (m2_S1 − m1_S1) − (m2_S2 − m2_S1) > 0 over every pair, for every \
+         measure alike; its second difference reads m2_S1 where the difference of differences \
+         has m1_S2, so it is not the column beside it.\n",
+        table.to_markdown(),
+        bias.measures.len(),
     )
 }
 

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use lmbias_data::crows::{GroupTerms, MinimalPair, PairSet};
+use lmbias_studies::crows::relative::RelativeBias;
 use lmbias_studies::crows::summary::{self, Comparison, MeasureSummary};
 use lmbias_studies::crows::{self, DataChecks, Measures, PairScore};
 use serde::{Deserialize, Serialize};
@@ -176,4 +177,28 @@ pub struct CrowsOutput<'a> {
     pub results: &'a [CrowsRun],
     /// Each pair of models compared (none for one model).
     pub comparisons: Vec<ModelComparison>,
+    /// The second model's bias relative to the first's, where asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relative: Option<Relative>,
+}
+
+/// One model's bias relative to another's on the same pairs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Relative {
+    /// The base model's name.
+    pub base: String,
+    /// The other model's.
+    pub other: String,
+    /// Per measure and per pair.
+    #[serde(flatten)]
+    pub bias: RelativeBias,
+}
+
+/// The bias of `other` relative to `base` (two runs of one vocabulary on the same pairs).
+pub fn relative(base: &CrowsRun, other: &CrowsRun) -> Result<Relative, RunError> {
+    Ok(Relative {
+        base: base.model.clone(),
+        other: other.model.clone(),
+        bias: crows::relative::relative(&base.pairs, &other.pairs)?,
+    })
 }

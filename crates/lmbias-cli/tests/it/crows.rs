@@ -471,3 +471,68 @@ fn measures_adds_mlm_bias_s_and_refuses_an_unknown_one() {
         "{stderr}"
     );
 }
+
+/// `--relative BASE OTHER`: each pair's difference of differences from the two runs' own raw
+/// scores, the counts the sign test reads, mlm-bias's formula as written, the Markdown section;
+/// two vocabularies are a one-line error.
+#[test]
+fn relative_gives_the_difference_of_differences_and_refuses_two_vocabularies() {
+    let base = model_dir("tiny-bert-mlm").display().to_string();
+    let other = model_dir("tiny-distilbert-mlm").display().to_string();
+    let args = ["crows", "--relative", &base, &other, "--pairs", &sample()];
+    let with = |extra: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(extra);
+        lmbias(&all)
+    };
+    let (ok, json, stderr) = with(&["--measures", "dp", "--json"]);
+    assert!(ok, "{stderr}");
+    let json: Value = serde_json::from_str(&json).unwrap();
+    let relative = &json["relative"];
+    let (m1, m2) = (&json["results"][0]["pairs"], &json["results"][1]["pairs"]);
+    for measure in ["pll", "aul", "dp"] {
+        let entry = relative["measures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["measure"] == measure)
+            .unwrap();
+        let (mut toward, mut formula) = (0, 0);
+        for (i, pair) in relative["pairs"].as_array().unwrap().iter().enumerate() {
+            let v = |run: &Value, side: &str| run[i][side][measure].as_f64().unwrap();
+            let d = (v(m2, "more") - v(m1, "more")) - (v(m2, "less") - v(m1, "less"));
+            let got = pair["differences"][measure].as_f64().unwrap();
+            assert!(
+                (got - d).abs() <= 1e-12 * d.abs().max(1.0),
+                "{measure}: {got} vs {d}"
+            );
+            let d = if measure == "dp" { -d } else { d };
+            toward += usize::from(d > 0.0);
+            let written = (v(m2, "more") - v(m1, "more")) - (v(m2, "less") - v(m2, "more"));
+            formula += usize::from(written > 0.0);
+        }
+        assert_eq!(entry["toward"]["stereotypical"], toward, "{measure}");
+        let pairs = relative["pairs"].as_array().unwrap().len() as f64;
+        let percent = entry["mlm_bias_formula"].as_f64().unwrap();
+        assert!(
+            (percent - 100.0 * formula as f64 / pairs).abs() < 1e-9,
+            "{measure}"
+        );
+        assert!(matches!(
+            entry["toward"]["correction"]["holm"]["tests"].as_u64(),
+            Some(5)
+        ));
+    }
+    let (ok, md, _) = with(&[]);
+    assert!(ok);
+    assert!(md.contains("relative to"), "{md}");
+    assert!(md.contains("| mlm-bias formula % |"), "{md}");
+    let roberta = model_dir("tiny-roberta-mlm").display().to_string();
+    let (ok, _, stderr) = lmbias(&["crows", "--relative", &base, &roberta, "--pairs", &sample()]);
+    assert!(!ok);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--relative: the two models read line 2 as different pieces"),
+        "{stderr}"
+    );
+}

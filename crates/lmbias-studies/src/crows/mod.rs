@@ -21,6 +21,7 @@
 //! differently, in `mlm_bias.rs`.
 
 pub mod mlm_bias;
+pub mod relative;
 mod span;
 pub mod summary;
 

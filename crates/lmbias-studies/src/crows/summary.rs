@@ -101,7 +101,7 @@ pub struct Share {
 }
 
 impl Share {
-    fn of(decisions: impl Iterator<Item = Decision>) -> Share {
+    pub(crate) fn of(decisions: impl Iterator<Item = Decision>) -> Share {
         let (mut pairs, mut stereotypical, mut ties) = (0u64, 0u64, 0u64);
         for d in decisions {
             match d {
@@ -189,29 +189,7 @@ fn summarize_measure(pairs: &[PairScore], measure: Measure) -> MeasureSummary {
             (t.to_owned(), share)
         })
         .collect();
-    // Holm across the types that have a test; a type with no decided pair has none.
-    let tested: Vec<(&String, f64)> = bias_types
-        .iter()
-        .filter_map(|(t, s)| s.p_value.map(|p| (t, p)))
-        .collect();
-    let p: Vec<f64> = tested.iter().map(|(_, p)| *p).collect();
-    let names: Vec<String> = tested.iter().map(|(t, _)| (*t).clone()).collect();
-    if let Ok(adjusted) = holm(&p) {
-        // Holm stopped after R rejections: its next step's level, 1 − α/(m − R), is the one
-        // at which an interval excludes 50 % exactly for the rejected types.
-        let (tests, rejected) = (
-            adjusted.len(),
-            adjusted.iter().filter(|q| **q < ALPHA).count(),
-        );
-        let level = 1.0 - ALPHA / (tests - rejected).max(1) as f64;
-        for (name, q) in names.iter().zip(adjusted) {
-            if let Some(share) = bias_types.get_mut(name) {
-                share.holm_p = Some(q);
-                share.correction = Correction::Holm { tests, rejected };
-                share.set_interval(level);
-            }
-        }
-    }
+    holm_across(bias_types.values_mut());
     let all = decisions(&|_| true);
     MeasureSummary {
         measure,
@@ -221,6 +199,27 @@ fn summarize_measure(pairs: &[PairScore], measure: Measure) -> MeasureSummary {
         stereo: Share::of(decisions(&|p| p.direction == DirectionName::Stereo).into_iter()),
         antistereo: Share::of(decisions(&|p| p.direction == DirectionName::Antistereo).into_iter()),
         bias_types,
+    }
+}
+
+/// Holm's correction across `shares` that have a test (one with no decided pair has none),
+/// each interval set at the level where the procedure stopped.
+pub(crate) fn holm_across<'s>(shares: impl Iterator<Item = &'s mut Share>) {
+    let mut tested: Vec<&mut Share> = shares.filter(|s| s.p_value.is_some()).collect();
+    let p: Vec<f64> = tested.iter().filter_map(|s| s.p_value).collect();
+    if let Ok(adjusted) = holm(&p) {
+        // Holm stopped after R rejections: its next step's level, 1 − α/(m − R), is the one
+        // at which an interval excludes 50 % exactly for the rejected shares.
+        let (tests, rejected) = (
+            adjusted.len(),
+            adjusted.iter().filter(|q| **q < ALPHA).count(),
+        );
+        let level = 1.0 - ALPHA / (tests - rejected).max(1) as f64;
+        for (share, q) in tested.iter_mut().zip(adjusted) {
+            share.holm_p = Some(q);
+            share.correction = Correction::Holm { tests, rejected };
+            share.set_interval(level);
+        }
     }
 }
 
@@ -245,6 +244,21 @@ pub struct Comparison {
 /// Why two runs cannot be compared pair by pair.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CompareError {
+    /// Relative bias compares one reading of each sentence: two tokenizations cannot be set
+    /// against each other value by value.
+    #[error(
+        "the two models read line {line} as different pieces ({first} and {second} pieces in \
+         sent_more): relative bias needs two models of one vocabulary (e.g. a model and its \
+         fine-tuned copy)"
+    )]
+    DifferentPieces {
+        /// The first line where they differ.
+        line: usize,
+        /// The first model's pieces of that line's `sent_more`.
+        first: usize,
+        /// The second's.
+        second: usize,
+    },
     /// The runs gave one line of the file different pairs: they read different files.
     #[error(
         "the two runs scored different pairs: line {line} is pair {first:?} in one and {second:?} in the other"
@@ -263,20 +277,7 @@ pub enum CompareError {
 /// Pairs are matched by their line; a pair one model set aside (the same pieces to its
 /// tokenizer) is left out, as a tie is.
 pub fn compare(first: &[PairScore], second: &[PairScore]) -> Result<Vec<Comparison>, CompareError> {
-    let by_line: HashMap<usize, &PairScore> = second.iter().map(|p| (p.line, p)).collect();
-    let mut matched = Vec::with_capacity(first.len().min(second.len()));
-    for a in first {
-        if let Some(b) = by_line.get(&a.line) {
-            if a.id != b.id {
-                return Err(CompareError::DifferentPairs {
-                    line: a.line,
-                    first: a.id.clone(),
-                    second: b.id.clone(),
-                });
-            }
-            matched.push((a, *b));
-        }
-    }
+    let matched = matched(first, second)?;
     // The measures both runs computed (mlm-bias's are asked for run by run).
     let computed = |m: &Measure| {
         matched
@@ -318,6 +319,28 @@ pub fn compare(first: &[PairScore], second: &[PairScore]) -> Result<Vec<Comparis
             }
         })
         .collect())
+}
+
+/// The pairs both runs scored, matched by line (a pair one model set aside is left out).
+pub(crate) fn matched<'p>(
+    first: &'p [PairScore],
+    second: &'p [PairScore],
+) -> Result<Vec<(&'p PairScore, &'p PairScore)>, CompareError> {
+    let by_line: HashMap<usize, &PairScore> = second.iter().map(|p| (p.line, p)).collect();
+    let mut matched = Vec::with_capacity(first.len().min(second.len()));
+    for a in first {
+        if let Some(b) = by_line.get(&a.line) {
+            if a.id != b.id {
+                return Err(CompareError::DifferentPairs {
+                    line: a.line,
+                    first: a.id.clone(),
+                    second: b.id.clone(),
+                });
+            }
+            matched.push((a, *b));
+        }
+    }
+    Ok(matched)
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use lmbias_core::testing::FakeMaskedLm;
 use lmbias_data::crows::PairSet;
+use lmbias_studies::crows::relative::relative;
 use lmbias_studies::crows::summary::{Verdict, compare, summarize};
 use lmbias_studies::crows::{CrowsError, Decision, Measure, Measures, score};
 
@@ -219,5 +220,58 @@ fn mlm_bias_s_measures_read_the_stripped_sentence_and_count_errors_downwards() {
         Measures::parse(["crr", "ppl"]).unwrap_err().to_string(),
         "unknown measure \"ppl\": the measures are pll, bias_bench, aul, aula (always computed), \
          crr, crra, dp, dpa, sss_mlm_bias, or all"
+    );
+}
+
+/// Relative bias: each pair's difference of differences by hand, the sign test's counts,
+/// mlm-bias's formula as written beside it, and two tokenizations refused.
+#[test]
+fn relative_bias_is_the_difference_of_differences_beside_mlm_bias_s_formula() {
+    let set = pairs(
+        "0,the man ran home,the woman ran home,stereo,gender\n\
+         1,the man ran far,the woman ran far,stereo,gender\n",
+    );
+    let base = score(&model(), set.pairs(), Measures::PAPERS, &mut |_| {})
+        .unwrap()
+        .pairs;
+    // The other model finds "man" (3) likelier by 0.5 and "far" (8) less likely by 2.
+    let other = model().with_log_probs(|ids, p, _| {
+        lp(ids[p])
+            + match ids[p] {
+                3 => 0.5,
+                8 => -2.0,
+                _ => 0.0,
+            }
+    });
+    let other = score(&other, set.pairs(), Measures::PAPERS, &mut |_| {})
+        .unwrap()
+        .pairs;
+    let r = relative(&base, &other).unwrap();
+    // bias-bench reads the modified piece alone: d = (+0.5 − 0) − (0 − 0) on both pairs.
+    let bb = r
+        .measures
+        .iter()
+        .find(|m| m.measure == Measure::BiasBench)
+        .unwrap();
+    assert_eq!(r.pairs[0].differences["bias_bench"], 0.5);
+    assert_eq!((bb.toward.stereotypical, bb.toward.pairs), (2, 2));
+    assert_eq!(bb.mean_difference, Some(0.5));
+    // mlm-bias's formula, (m2_S1 − m1_S1) − (m2_S2 − m2_S1): 0.5 − (lp(4) − (lp(3) + 0.5)) > 0.
+    assert_eq!(bb.mlm_bias_formula, 100.0);
+    // The PLL reads the shared pieces: "far" moved both sentences alike, so d = 0 (a tie).
+    assert_eq!(r.pairs[1].differences["pll"], 0.0);
+    let pll = r
+        .measures
+        .iter()
+        .find(|m| m.measure == Measure::Pll)
+        .unwrap();
+    assert_eq!((pll.toward.ties, pll.toward.pairs), (2, 2));
+    // Two tokenizations are refused, naming the line.
+    let mut retokenized = other.clone();
+    retokenized[1].more.tokens.push("!".into());
+    assert_eq!(
+        relative(&base, &retokenized).unwrap_err().to_string(),
+        "the two models read line 3 as different pieces (6 and 7 pieces in sent_more): relative \
+         bias needs two models of one vocabulary (e.g. a model and its fine-tuned copy)"
     );
 }
