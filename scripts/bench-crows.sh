@@ -26,7 +26,7 @@ start=$(date +%s.%N)
 RAYON_NUM_THREADS=$THREADS "$TARGET/release/lmbias" crows --model "$MODEL" --pairs "$sub.csv" \
   ${MEASURES:+--measures "$MEASURES"} > "$sub.md"
 end=$(date +%s.%N)
-echo "lmbias: $N pairs in $(echo "$end - $start" | bc) s ($THREADS threads; measures: ${MEASURES:-the papers' four})"
+echo "lmbias: $N pairs in $(echo "$end - $start" | bc) s ($THREADS threads; measures: ${MEASURES:-the four of the papers})"
 head -3 "$sub.md"
 if [ "$MEASURES" = all ]; then
   "$PYTHON" scripts/bench_crows.py mlm-bias-all "$MODEL" "$PAIRS" "$THREADS" "$N"
