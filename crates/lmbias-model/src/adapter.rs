@@ -296,6 +296,25 @@ impl<N: Network> Adapter<N> {
         )
     }
 
+    /// The head's logits at `positions` of the sequence whose first row in `flat` (a batch's
+    /// hidden states, `[batch · seq, hidden]`) is `start`, one row per position.
+    fn logits_at(
+        &self,
+        flat: &Tensor<2>,
+        start: usize,
+        positions: impl ExactSizeIterator<Item = usize>,
+    ) -> Result<Vec<Vec<f32>>, EncoderError>
+    where
+        N: MaskedNetwork,
+    {
+        let n = positions.len();
+        let index = Tensor::<1, Int>::from_data(
+            TensorData::new(positions.map(|p| (start + p) as i64).collect(), [n]),
+            &self.device,
+        );
+        rows(self.network.mask_logits(flat.clone().select(0, index)))
+    }
+
     /// Item `index`'s ids, checked, with the mask token at `positions` (each must be one of
     /// its positions).
     fn masked_ids(
@@ -720,17 +739,7 @@ impl<N: MaskedNetwork> MaskedLm for Adapter<N> {
                         if span.positions.is_empty() {
                             return Ok(Vec::new());
                         }
-                        let index = Tensor::<1, Int>::from_data(
-                            TensorData::new(
-                                span.positions
-                                    .iter()
-                                    .map(|&p| (row * seq + p) as i64)
-                                    .collect(),
-                                [span.positions.len()],
-                            ),
-                            &self.device,
-                        );
-                        rows(self.network.mask_logits(flat.clone().select(0, index)))?
+                        self.logits_at(&flat, row * seq, span.positions.iter().copied())?
                             .iter()
                             .map(|logits| {
                                 span.positions
@@ -767,14 +776,7 @@ impl<N: MaskedNetwork> MaskedLm for Adapter<N> {
                     .map(|(row, &member)| {
                         let ids = &owned[member];
                         // One text's rows at a time: its logits are `len × vocab` at most.
-                        let index = Tensor::<1, Int>::from_data(
-                            TensorData::new(
-                                (0..ids.len()).map(|p| (row * seq + p) as i64).collect(),
-                                [ids.len()],
-                            ),
-                            &self.device,
-                        );
-                        let logits = rows(self.network.mask_logits(flat.clone().select(0, index)))?;
+                        let logits = self.logits_at(&flat, row * seq, 0..ids.len())?;
                         let log_probs = logits
                             .iter()
                             .zip(ids)

@@ -327,6 +327,7 @@ pub(crate) fn probe<'py>(
 /// data_checks, pairs], "comparisons": [exact McNemar tests of each pair of models]}.
 #[pyfunction]
 #[pyo3(signature = (model, pairs, *, group_terms = None, exclude_flagged = false, max_span_gap = CrowsSettings::default().max_span_gap as i128, measures = Vec::new(), relative = false))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn crows<'py>(
     py: Python<'py>,
     model: &Bound<'py, PyAny>,

@@ -11,8 +11,8 @@ use lmbias_studies::crows::{Decision, Measure, Measures, PairScore, decide, scor
 use lmbias_testing::{fixtures, model_dir, reference};
 use serde_json::Value;
 
-/// Every folder crows_reference.py scores.
-const FOLDERS: [&str; 11] = [
+/// Every folder crows_reference.py (and mlm_bias_reference.py) scores.
+pub(crate) const FOLDERS: [&str; 11] = [
     "tiny-bert-mlm",
     "tiny-roberta-mlm",
     "tiny-xlmr-mlm",
@@ -33,7 +33,7 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= TOLERANCE * a.abs().max(b.abs())
 }
 
-fn ids(v: &Value) -> Vec<u32> {
+pub(crate) fn ids(v: &Value) -> Vec<u32> {
     v.as_array()
         .unwrap()
         .iter()

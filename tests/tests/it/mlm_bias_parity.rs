@@ -16,22 +16,9 @@ use lmbias_studies::crows::mlm_bias::stripped;
 use lmbias_studies::crows::summary::summarize;
 use lmbias_studies::crows::{Measure, Measures, decide, score};
 use lmbias_testing::{fixtures, model_dir, reference};
-use serde_json::Value;
 
-/// Every folder mlm_bias_reference.py scores (crows_reference.py's).
-const FOLDERS: [&str; 11] = [
-    "tiny-bert-mlm",
-    "tiny-roberta-mlm",
-    "tiny-xlmr-mlm",
-    "tiny-camembert-mlm",
-    "tiny-distilbert-mlm",
-    "tiny-electra-generator",
-    "tiny-albert-mlm",
-    "tiny-albert-groups",
-    "tiny-modernbert-mlm",
-    "tiny-deberta-v3-mlm",
-    "tiny-deberta-v2-conv",
-];
+use crate::crows_parity::{FOLDERS, ids};
+use serde_json::Value;
 
 /// The tolerance, relative.
 const TOLERANCE: f64 = 1e-5;
@@ -49,14 +36,6 @@ const NAMES: [(Measure, &str); 7] = [
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= TOLERANCE * a.abs().max(b.abs())
-}
-
-fn ids(v: &Value) -> Vec<u32> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap() as u32)
-        .collect()
 }
 
 /// One sentence's rank checks: every piece's rank as mlm-bias's except the fragile ones, and
