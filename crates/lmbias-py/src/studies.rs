@@ -323,8 +323,9 @@ pub(crate) fn probe<'py>(
 }
 
 /// Likelihood measures on minimal pairs (the CrowS-Pairs metric, bias-bench's score, AUL,
-/// AULA, and with `measures` mlm-bias's CRR, CRRA, ΔP, ΔPA and SSS): the CLI's `--json` as a dict, {"results": [per model: provenance, summary,
-/// data_checks, pairs], "comparisons": [exact McNemar tests of each pair of models]}.
+/// AULA, and with `measures` mlm-bias's CRR, CRRA, ΔP, ΔPA and SSS): the CLI's `--json` as a
+/// dict, {"results": [per model: provenance, summary, data_checks, pairs], "comparisons":
+/// [exact McNemar tests of each pair of models]}, with `relative=True` also "relative".
 #[pyfunction]
 #[pyo3(signature = (model, pairs, *, group_terms = None, exclude_flagged = false, max_span_gap = CrowsSettings::default().max_span_gap as i128, measures = Vec::new(), relative = false))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
