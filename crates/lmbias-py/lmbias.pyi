@@ -263,6 +263,8 @@ def seat(
     also_lowercased_copy: bool = False,
     ddof: int = 1,
     alternative: Literal["greater", "two-sided"] = "greater",
+    metrics: Sequence[Literal["rnd", "rnsb", "mac", "ect", "ripa", "all"]] = (),
+    rnsb_holdout: bool = False,
     provenance: bool = False,
 ) -> Union[List[Dict[str, Any]], Tuple[List[Dict[str, Any]], List[Provenance]]]:
     """SEAT (May et al. 2019): every test on every model, as ``lmbias seat --json``'s rows.
@@ -283,7 +285,14 @@ def seat(
     them on stderr. ``n_samples`` and the exact-test bound are ``weat``'s; Ctrl-C stops the
     permutation tests with KeyboardInterrupt. ``provenance=True`` returns ``(rows,
     provenance)``, one ``Provenance`` per model (its options: the pooling applied, layer,
-    n_samples, seed, alternative, std, lowercased_copies, lost_examples)."""
+    n_samples, seed, alternative, std, lowercased_copies, lost_examples).
+
+    ``metrics`` (the CLI's ``--metric``) adds WEFE 1.0.1's RND, RNSB, MAC, ECT and RIPA on the
+    same vectors: each row gets ``wefe``, a list of {metric, attribute (RND, ECT and RIPA run
+    once per attribute set), value, test (RND and ECT: a permutation over splits of targ1 ∪
+    targ2; RIPA: a pair sign flip), p_holm, accuracy (RNSB)}; ``rnsb_holdout=True`` fits
+    RNSB's classifier on a seeded 80 % of the attribute words. An unknown name is a
+    ValueError."""
 
 def valence(
     model: Union[Model, Sequence[Model]],

@@ -10,10 +10,11 @@ use lmbias_papers::Marks;
 use lmbias_report::seat::{battery_markdown, heatmaps, layer_label, table};
 use lmbias_runs::inputs::Tests;
 use lmbias_runs::metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED};
+use lmbias_runs::metrics::wefe::Metrics;
 use lmbias_runs::seat::{self, SeatOutput, SeatRun, SeatSettings};
 use lmbias_runs::shards::{self, ShardFile};
 use lmbias_runs::shards::{Shard, Stamp};
-use lmbias_runs::studies::seat::Copies;
+use lmbias_runs::studies::seat::{Copies, Wefe};
 use lmbias_runs::{Ctx, Layer, Pooling};
 
 use crate::model_args;
@@ -58,6 +59,17 @@ pub struct SeatArgs {
     /// Two-sided p-value (|difference of means| at least as large) instead of sent-bias's one-sided one.
     #[arg(long)]
     two_sided: bool,
+    /// Also WEFE 1.0.1's metrics on the same vectors, beside WEAT: rnd, rnsb, mac, ect, ripa
+    /// (comma-separated) or all. RND, ECT and RIPA run once per attribute set; RND, ECT (split
+    /// permutation over X ∪ Y) and RIPA (pair sign flip) get a p-value, Holm-adjusted across
+    /// the battery; RNSB and MAC ignore which target set a word is in and get none
+    /// (docs/results-format.md, "WEFE's metrics").
+    #[arg(long, value_name = "METRICS")]
+    metric: Option<String>,
+    /// RNSB's classifier on a seeded, stratified 80 % of the attribute words (the accuracy on
+    /// the other 20 % is reported) instead of all of them (WEFE's holdout=False).
+    #[arg(long, requires = "metric")]
+    rnsb_holdout: bool,
     #[command(flatten)]
     compute: crate::model_args::ComputeArgs,
     #[command(flatten)]
@@ -87,7 +99,7 @@ pub struct SeatArgs {
         long,
         value_name = "FILE",
         num_args = 1..,
-        conflicts_with_all = ["models", "tests", "shard", "save", "pooling", "layer", "n_samples", "seed", "ddof", "two_sided", "device", "precision", "also_lowercased_copy", "labels"]
+        conflicts_with_all = ["models", "tests", "shard", "save", "pooling", "layer", "n_samples", "seed", "ddof", "two_sided", "device", "precision", "also_lowercased_copy", "labels", "metric", "rnsb_holdout"]
     )]
     merge: Vec<PathBuf>,
 }
@@ -99,8 +111,13 @@ type Saved = ShardFile<String, SeatSettings, SeatRun>;
 const SAVE_KIND: &str = "lmbias seat --save";
 
 impl SeatArgs {
-    fn settings(&self) -> SeatSettings {
-        SeatSettings {
+    fn settings(&self) -> Result<SeatSettings> {
+        // Parsed here, not by clap, so an unknown name is one line like every other error.
+        let metrics = match &self.metric {
+            Some(list) => Metrics::parse(list).context("--metric")?,
+            None => Metrics::NONE,
+        };
+        Ok(SeatSettings {
             pooling: self.pooling,
             layer: self.layer,
             n_samples: self.n_samples,
@@ -113,7 +130,11 @@ impl SeatArgs {
                 Copies::AsWritten
             },
             lost: None,
-        }
+            wefe: Wefe {
+                metrics,
+                rnsb_holdout: self.rnsb_holdout,
+            },
+        })
     }
 }
 
@@ -140,7 +161,7 @@ pub fn run(args: SeatArgs) -> Result<()> {
     }
     args.label.check(&args.models)?;
     let tests = Tests::load(&args.tests)?;
-    let settings = args.settings();
+    let settings = args.settings()?;
     let shard = args.shard.unwrap_or(Shard::new(1, 1)?);
     let mut models = Vec::new();
     for (position, name) in args.models.iter().enumerate() {

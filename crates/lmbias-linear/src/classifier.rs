@@ -1,6 +1,6 @@
 //! One-vs-rest linear SVM over labelled samples, with scikit-learn's conventions.
 
-use crate::error::SvmError;
+use crate::error::FitError;
 use crate::newton::{Design, dot, solve};
 
 /// Training settings of `LinearSVC(dual=False, C=c)`.
@@ -18,11 +18,11 @@ impl Default for LinearSvc {
 
 impl LinearSvc {
     /// Another C (inverse regularisation strength), checked here so `fit` cannot get a bad one.
-    pub fn with_c(c: f64) -> Result<Self, SvmError> {
+    pub fn with_c(c: f64) -> Result<Self, FitError> {
         if c > 0.0 && c.is_finite() {
             Ok(LinearSvc { c })
         } else {
-            Err(SvmError::Cost(c))
+            Err(FitError::Cost(c))
         }
     }
 
@@ -32,43 +32,23 @@ impl LinearSvc {
         &self,
         samples: &[Vec<f64>],
         labels: &[L],
-    ) -> Result<LinearSvcModel<L>, SvmError> {
+    ) -> Result<LinearSvcModel<L>, FitError> {
         if samples.is_empty() {
-            return Err(SvmError::Empty);
+            return Err(FitError::Empty);
         }
         if samples.len() != labels.len() {
-            return Err(SvmError::LabelCount {
+            return Err(FitError::LabelCount {
                 samples: samples.len(),
                 labels: labels.len(),
             });
         }
-        let features = samples[0].len();
-        if features == 0 {
-            return Err(SvmError::NoFeatures);
-        }
-        let width = features + 1;
-        let mut rows = Vec::with_capacity(samples.len() * width);
-        for (index, sample) in samples.iter().enumerate() {
-            if sample.len() != features {
-                return Err(SvmError::Width {
-                    index,
-                    expected: features,
-                    found: sample.len(),
-                });
-            }
-            if let Some(feature) = sample.iter().position(|v| !v.is_finite()) {
-                return Err(SvmError::NonFinite { index, feature });
-            }
-            rows.extend_from_slice(sample);
-            rows.push(1.0); // intercept_scaling = 1
-        }
-        let design = Design { rows, width };
+        let design = Design::new(samples)?;
 
         let mut classes: Vec<L> = labels.to_vec();
         classes.sort();
         classes.dedup();
         if classes.len() < 2 {
-            return Err(SvmError::OneClass);
+            return Err(FitError::OneClass);
         }
         // Binary: one problem, positive class = the second sorted label.
         let positives: Vec<&L> = if classes.len() == 2 {
@@ -147,16 +127,16 @@ impl<L> LinearSvcModel<L> {
     ///
     /// A non-finite feature is an error, as in training: its decision would be NaN, and a NaN
     /// decision would silently predict the first class.
-    pub fn decision(&self, sample: &[f64]) -> Result<Vec<f64>, SvmError> {
+    pub fn decision(&self, sample: &[f64]) -> Result<Vec<f64>, FitError> {
         if sample.len() != self.n_features() {
-            return Err(SvmError::Width {
+            return Err(FitError::Width {
                 index: 0,
                 expected: self.n_features(),
                 found: sample.len(),
             });
         }
         if let Some(feature) = sample.iter().position(|v| !v.is_finite()) {
-            return Err(SvmError::NonFinite { index: 0, feature });
+            return Err(FitError::NonFinite { index: 0, feature });
         }
         Ok(self
             .coef
@@ -169,7 +149,7 @@ impl<L> LinearSvcModel<L> {
     /// The predicted class: for two classes the second when the decision is
     /// positive, else the first; otherwise the largest decision, the earliest
     /// class on ties (numpy's argmax).
-    pub fn predict(&self, sample: &[f64]) -> Result<&L, SvmError> {
+    pub fn predict(&self, sample: &[f64]) -> Result<&L, FitError> {
         let decision = self.decision(sample)?;
         let index = if decision.len() == 1 {
             usize::from(decision[0] > 0.0)
@@ -258,11 +238,11 @@ mod tests {
                 .to_string(),
             "sample 1 feature 0 is not finite"
         );
-        assert_eq!(svm.fit(&[vec![1.0]], &[0]).unwrap_err(), SvmError::OneClass);
+        assert_eq!(svm.fit(&[vec![1.0]], &[0]).unwrap_err(), FitError::OneClass);
         assert!(LinearSvc::with_c(0.0).is_err());
         assert_eq!(
             svm.fit(&[vec![], vec![]], &[0, 1]).unwrap_err(),
-            SvmError::NoFeatures
+            FitError::NoFeatures
         );
     }
 
@@ -274,7 +254,7 @@ mod tests {
         for bad in [f64::NAN, f64::INFINITY] {
             assert_eq!(
                 model.predict(&[0.5, bad]).unwrap_err(),
-                SvmError::NonFinite {
+                FitError::NonFinite {
                     index: 0,
                     feature: 1
                 }

@@ -1,6 +1,7 @@
-/// Why a linear SVM could not be trained or applied. One line each, naming the sample.
+/// Why a linear model (SVM or logistic regression) could not be trained or applied. One line
+/// each, naming the sample.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum SvmError {
+pub enum FitError {
     /// Nothing to learn from.
     #[error("no training samples")]
     Empty,

@@ -1,4 +1,6 @@
-//! A linear SVM that solves exactly the problem of scikit-learn's
+//! Linear models that solve exactly scikit-learn's liblinear problems: the logistic
+//! regression WEFE's RNSB fits ([`LogisticRegression`], see `logistic.rs`), and a linear SVM
+//! that solves exactly the problem of scikit-learn's
 //! `LinearSVC(dual=False)` (liblinear's `L2R_L2LOSS_SVC` primal solver), so the
 //! categorical-association probe (Dusi 2024) gets the same weights, the same
 //! relevance order and the same predictions as the Python original.
@@ -26,7 +28,9 @@
 
 mod classifier;
 mod error;
+mod logistic;
 mod newton;
 
 pub use classifier::{LinearSvc, LinearSvcModel};
-pub use error::SvmError;
+pub use error::FitError;
+pub use logistic::{LogisticModel, LogisticRegression};

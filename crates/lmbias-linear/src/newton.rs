@@ -1,6 +1,6 @@
 //! Newton's method for the L2-regularised squared hinge loss (one binary problem).
 
-use crate::error::SvmError;
+use crate::error::FitError;
 
 /// Stop when ‖∇f‖ falls this far below its value at w = 0. scikit-learn's
 /// liblinear stops at `tol` (1e-4 by default) relative; we go much further so
@@ -27,22 +27,51 @@ pub(crate) struct Design {
 }
 
 impl Design {
-    fn row(&self, i: usize) -> &[f64] {
+    /// The samples as rows with the intercept feature appended; every sample must have the
+    /// same, non-zero number of finite features.
+    pub(crate) fn new(samples: &[Vec<f64>]) -> Result<Design, FitError> {
+        let Some(first) = samples.first() else {
+            return Err(FitError::Empty);
+        };
+        let features = first.len();
+        if features == 0 {
+            return Err(FitError::NoFeatures);
+        }
+        let width = features + 1;
+        let mut rows = Vec::with_capacity(samples.len() * width);
+        for (index, sample) in samples.iter().enumerate() {
+            if sample.len() != features {
+                return Err(FitError::Width {
+                    index,
+                    expected: features,
+                    found: sample.len(),
+                });
+            }
+            if let Some(feature) = sample.iter().position(|v| !v.is_finite()) {
+                return Err(FitError::NonFinite { index, feature });
+            }
+            rows.extend_from_slice(sample);
+            rows.push(1.0); // intercept_scaling = 1
+        }
+        Ok(Design { rows, width })
+    }
+
+    pub(crate) fn row(&self, i: usize) -> &[f64] {
         &self.rows[i * self.width..(i + 1) * self.width]
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.rows.len() / self.width
     }
 
     /// All margins `x̃_i · w`.
-    fn margins(&self, w: &[f64]) -> Vec<f64> {
+    pub(crate) fn margins(&self, w: &[f64]) -> Vec<f64> {
         (0..self.len()).map(|i| dot(self.row(i), w)).collect()
     }
 }
 
 /// The minimiser of ½‖w‖² + C Σ max(0, 1 − y_i w·x̃_i)², `y_i = ±1`.
-pub(crate) fn solve(design: &Design, y: &[f64], c: f64) -> Result<Vec<f64>, SvmError> {
+pub(crate) fn solve(design: &Design, y: &[f64], c: f64) -> Result<Vec<f64>, FitError> {
     let mut w = vec![0.0; design.width];
     let mut margins = design.margins(&w);
     let mut gradient = gradient_of(design, &w, &margins, y, c);
@@ -54,7 +83,7 @@ pub(crate) fn solve(design: &Design, y: &[f64], c: f64) -> Result<Vec<f64>, SvmE
         if gradient_norm <= ROUNDING_TOLERANCE * initial_norm {
             Ok(w)
         } else {
-            Err(SvmError::Stalled(gradient_norm / initial_norm))
+            Err(FitError::Stalled(gradient_norm / initial_norm))
         }
     };
     for _ in 0..MAX_NEWTON_STEPS {
@@ -88,7 +117,7 @@ pub(crate) fn solve(design: &Design, y: &[f64], c: f64) -> Result<Vec<f64>, SvmE
         }
         (w, margins, gradient) = (next, next_margins, next_gradient);
     }
-    Err(SvmError::NotConverged(MAX_NEWTON_STEPS))
+    Err(FitError::NotConverged(MAX_NEWTON_STEPS))
 }
 
 /// The objective along the Newton direction: w + t d, whose margins are m + t s.
@@ -203,11 +232,19 @@ fn gradient_of(design: &Design, w: &[f64], margins: &[f64], y: &[f64], c: f64) -
 /// symmetric positive definite with at most |I| + 1 distinct eigenvalues, so CG
 /// needs about that many iterations; rounding may ask for a few more, up to the width.
 fn conjugate_gradient(design: &Design, active: &[usize], c: f64, g: &[f64]) -> Vec<f64> {
+    let weights: Vec<(usize, f64)> = active.iter().map(|&i| (i, 2.0 * c)).collect();
+    newton_direction(design, &weights, g)
+}
+
+/// Solves (I + Σ_i w_i x̃_i x̃_iᵀ) d = −g by conjugate gradients, over the rows `(i, w_i)`:
+/// the Newton direction of both losses (the SVM's generalised Hessian, the logistic
+/// Hessian), to a residual 1e-14 of its start.
+pub(crate) fn newton_direction(design: &Design, weights: &[(usize, f64)], g: &[f64]) -> Vec<f64> {
     let hessian_times = |v: &[f64]| {
         let mut out = v.to_vec();
-        for &i in active {
+        for &(i, w) in weights {
             let row = design.row(i);
-            axpy(2.0 * c * dot(row, v), row, &mut out);
+            axpy(w * dot(row, v), row, &mut out);
         }
         out
     };
@@ -238,11 +275,11 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-fn norm(a: &[f64]) -> f64 {
+pub(crate) fn norm(a: &[f64]) -> f64 {
     dot(a, a).sqrt()
 }
 
-fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
+pub(crate) fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     for (yi, xi) in y.iter_mut().zip(x) {
         *yi += alpha * xi;
     }

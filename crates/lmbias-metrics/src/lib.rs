@@ -1,7 +1,8 @@
 //! Statistics for bias measurement: WEAT/SEAT effect sizes and permutation tests with sent-bias
 //! semantics, a paired sign-flip test, bootstrap intervals, multiple-test correction, chi-squared
 //! tests, Fisher's exact test, exact binomial and McNemar tests with Clopper–Pearson intervals, the log-odds of words
-//! between two corpora, and agreement between raters. No Burn.
+//! between two corpora, agreement between raters, and WEFE's association metrics (RND, RNSB,
+//! MAC, ECT, RIPA) with the tests WEFE lacks. No Burn.
 //!
 //! Every number that sent-bias (May et al. 2019, `sentbias/weat.py`) also computes is computed
 //! the way it does — including numpy's summation order — so that p-values and ties agree exactly.
@@ -36,3 +37,4 @@ pub mod page;
 mod permutation;
 pub mod sign_flip;
 pub mod weat;
+pub mod wefe;

@@ -13,10 +13,11 @@ use lmbias_runs::data::association::{AssociationTest, LoadOptions, SetSpec, Test
 use lmbias_runs::inputs::{TestSource, Tests};
 use lmbias_runs::metrics::log_odds::Thresholds;
 use lmbias_runs::metrics::weat::{DEFAULT_N_SAMPLES, DEFAULT_SEED};
+use lmbias_runs::metrics::wefe::Metrics;
 use lmbias_runs::probe::{Lists, ProbeSettings};
 use lmbias_runs::seat::{SeatOutput, SeatSettings};
 use lmbias_runs::studies::crows::Measures;
-use lmbias_runs::studies::seat::Copies;
+use lmbias_runs::studies::seat::{Copies, Wefe};
 use lmbias_runs::studies::valence::{DEFAULT_MAX_UNANNOTATED_SHARE, DEFAULT_TOP_K};
 use lmbias_runs::valence::{CorpusSettings, Dataset, Inputs, PeriodCorpora, ValenceSettings};
 use lmbias_runs::{Ctx, Provenance};
@@ -116,7 +117,7 @@ fn test_from_dict(dict: &Bound<'_, PyDict>) -> PyResult<AssociationTest> {
 
 /// SEAT: a battery of association tests on one or more models, one row per (model, test).
 #[pyfunction]
-#[pyo3(signature = (model, tests, *, pooling = None, layer = None, n_samples = DEFAULT_N_SAMPLES.into(), seed = DEFAULT_SEED.into(), also_lowercased_copy = false, ddof = 1, alternative = "greater", provenance = false))]
+#[pyo3(signature = (model, tests, *, pooling = None, layer = None, n_samples = DEFAULT_N_SAMPLES.into(), seed = DEFAULT_SEED.into(), also_lowercased_copy = false, ddof = 1, alternative = "greater", metrics = Vec::new(), rnsb_holdout = false, provenance = false))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn seat<'py>(
     py: Python<'py>,
@@ -129,9 +130,16 @@ pub(crate) fn seat<'py>(
     also_lowercased_copy: bool,
     ddof: i64,
     alternative: &str,
+    metrics: Vec<String>,
+    rnsb_holdout: bool,
     provenance: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (n_samples, seed) = (unsigned("n_samples", n_samples)?, unsigned("seed", seed)?);
+    let wefe = Wefe {
+        metrics: Metrics::parse(&metrics.join(","))
+            .map_err(|e| value_error(format!("metrics: {e}")))?,
+        rnsb_holdout,
+    };
     let (std, alternative) = (convert::std_kind(ddof)?, convert::alternative(alternative)?);
     let models = models(model)?;
     let copies = if also_lowercased_copy {
@@ -155,6 +163,7 @@ pub(crate) fn seat<'py>(
             std,
             copies,
             lost: None,
+            wefe,
         };
         let run = work::run(py, |cancel| {
             lmbias_runs::seat::run(

@@ -191,6 +191,22 @@ def test_seat_on_static_vectors_reports_the_pooling_applied(cli_json):
     assert rows == lmbias.seat(glove, test, pooling="mean")
 
 
+def test_seat_metrics_equal_cli_and_unknown_ones_are_value_errors(cli_json):
+    # Issue #50: WEFE's metrics beside WEAT, the CLI's --metric and --rnsb-holdout.
+    glove = lmbias.Model("glove-6b-50d")
+    test = SEAT / "weat6.jsonl"
+    rows = lmbias.seat(glove, test, n_samples=1000, metrics=["rnd", "rnsb"], rnsb_holdout=True)
+    out = cli_json("seat", "--model", "glove-6b-50d", "--test", test, "--n-samples", "1000",
+                   "--metric", "rnd,rnsb", "--rnsb-holdout", "--json")
+    assert rows == out["rows"]
+    assert [(v["metric"], v.get("attribute")) for v in rows[0]["wefe"]] == [
+        ("rnd", "attr1"), ("rnd", "attr2"), ("rnsb", None)]
+    # 8 + 8 attribute words, ⌈20 %⌉ of each held out: 4 scored.
+    assert rows[0]["wefe"][2]["accuracy"] in (0.0, 0.25, 0.5, 0.75, 1.0)
+    with pytest.raises(ValueError, match='metrics: unknown metric "weat": expected rnd, rnsb, mac, ect, ripa or all'):
+        lmbias.seat(glove, test, metrics=["weat"])
+
+
 def workspace_version():
     return tomllib.loads((REPO / "Cargo.toml").read_text())["workspace"]["package"]["version"]
 

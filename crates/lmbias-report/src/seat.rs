@@ -1,8 +1,9 @@
 //! Tables and figures of a SEAT battery (`lmbias_studies::seat`), shared by
 //! `lmbias seat` and `cargo xtask reproduce-paper`.
 
-use lmbias_core::{Layer, Pooling};
+use lmbias_core::{Layer, Pooling, Role};
 use lmbias_metrics::weat::{Alternative, StdKind};
+use lmbias_metrics::wefe::{Metric, MetricValue};
 use lmbias_studies::seat::{BatteryResult, LostExample, Refused, SeatRow};
 
 use lmbias_papers::Marks;
@@ -39,31 +40,37 @@ pub fn model_label(row: &SeatRow) -> String {
 /// Every number of every row, for CSV; `lost` lists the examples dropped (see
 /// `lmbias_studies::seat::Lost`), as `set "text"` separated by commas.
 pub fn table(rows: &[SeatRow]) -> Table {
-    let mut table = Table::new([
-        "model",
-        "test",
-        "category_targ1",
-        "category_targ2",
-        "category_attr1",
-        "category_attr2",
-        "lowercased_copy",
-        "pooling",
-        "effect_size",
-        "ddof",
-        "p_value",
-        "alternative",
-        "exact",
-        "p_holm",
-        "p_bh",
-        "size_targ1",
-        "size_targ2",
-        "size_attr1",
-        "size_attr2",
-        "coverage_flags",
-        "lost",
-    ]);
+    let columns = wefe_columns(rows);
+    let mut table = Table::new(
+        [
+            "model",
+            "test",
+            "category_targ1",
+            "category_targ2",
+            "category_attr1",
+            "category_attr2",
+            "lowercased_copy",
+            "pooling",
+            "effect_size",
+            "ddof",
+            "p_value",
+            "alternative",
+            "exact",
+            "p_holm",
+            "p_bh",
+            "size_targ1",
+            "size_targ2",
+            "size_attr1",
+            "size_attr2",
+            "coverage_flags",
+            "lost",
+        ]
+        .into_iter()
+        .map(String::from)
+        .chain(wefe_csv_header(&columns)),
+    );
     for r in rows {
-        table.push([
+        let mut cells: Vec<String> = vec![
             r.model.clone(),
             r.test.clone(),
             r.categories.targ1.clone(),
@@ -85,9 +92,137 @@ pub fn table(rows: &[SeatRow]) -> Table {
             r.sizes.attr2.to_string(),
             flags(r),
             lost(&r.lost),
-        ]);
+        ];
+        cells.extend(wefe_csv_cells(r, &columns));
+        table.push(cells);
     }
     table
+}
+
+/// The (metric, attribute set) columns WEFE's metrics fill, in the order of the first row
+/// that has them (every row of a run asks for the same metrics).
+fn wefe_columns(rows: &[SeatRow]) -> Vec<(Metric, Option<Role>)> {
+    rows.iter()
+        .find(|r| !r.wefe.is_empty())
+        .map(|r| r.wefe.iter().map(|v| (v.metric, v.attribute)).collect())
+        .unwrap_or_default()
+}
+
+/// `rnd_attr1`, `rnsb`: a value's name in the CSV.
+fn wefe_key(metric: Metric, attribute: Option<Role>) -> String {
+    match attribute {
+        Some(role) => format!("{metric}_{}", role.key()),
+        None => metric.name().to_owned(),
+    }
+}
+
+fn wefe_value<'r>(
+    row: &'r SeatRow,
+    (metric, attribute): (Metric, Option<Role>),
+) -> Option<&'r MetricValue> {
+    row.wefe
+        .iter()
+        .find(|v| v.metric == metric && v.attribute == attribute)
+}
+
+/// Per column: the value, and where there is a test its p and Holm's p; RNSB's accuracy.
+fn wefe_csv_header(columns: &[(Metric, Option<Role>)]) -> Vec<String> {
+    let mut header = Vec::new();
+    for &(metric, attribute) in columns {
+        let key = wefe_key(metric, attribute);
+        header.push(key.clone());
+        match metric {
+            Metric::Rnsb => header.push(format!("{key}_accuracy")),
+            Metric::Mac => {}
+            _ => header.extend([format!("{key}_p"), format!("{key}_p_holm")]),
+        }
+    }
+    header
+}
+
+fn wefe_csv_cells(row: &SeatRow, columns: &[(Metric, Option<Role>)]) -> Vec<String> {
+    let mut cells = Vec::new();
+    for &column in columns {
+        let value = wefe_value(row, column);
+        let number = |x: Option<f64>| x.map_or_else(String::new, |x| x.to_string());
+        cells.push(match value.and_then(|v| v.value) {
+            Some(x) => x.to_string(),
+            None => "undefined".to_owned(),
+        });
+        match column.0 {
+            Metric::Rnsb => cells.push(number(value.and_then(|v| v.accuracy))),
+            Metric::Mac => {}
+            _ => {
+                let test = value.and_then(|v| v.test.as_ref());
+                cells.push(number(test.map(|t| t.p_value)));
+                cells.push(number(value.and_then(|v| v.p_holm)));
+            }
+        }
+    }
+    cells
+}
+
+/// WEFE's metrics, one row per (model, test): each value with its Holm-adjusted p's mark,
+/// and a note on what each means; empty when no row has them.
+pub fn wefe_markdown(rows: &[SeatRow], marks: Marks) -> String {
+    let columns = wefe_columns(rows);
+    if columns.is_empty() {
+        return String::new();
+    }
+    let mut header = vec!["model".to_owned(), "test".to_owned()];
+    header.extend(columns.iter().map(|&(metric, attribute)| match attribute {
+        Some(role) => format!("{} wrt {}", metric.name().to_uppercase(), role.symbol()),
+        None => metric.name().to_uppercase(),
+    }));
+    let mut table = Table::new(header);
+    for r in rows {
+        let mut cells = vec![model_label(r), r.test.clone()];
+        for &column in &columns {
+            let value = wefe_value(r, column);
+            cells.push(match value.and_then(|v| v.value) {
+                None => "undefined".to_owned(),
+                Some(x) => match value.and_then(|v| v.p_holm) {
+                    Some(p) => format!("{x:.4}{} (p {p:.3})", marks.mark(p)),
+                    None => format!("{x:.4}"),
+                },
+            });
+        }
+        table.push(cells);
+    }
+    let undefined: Vec<String> = rows
+        .iter()
+        .flat_map(|r| {
+            r.wefe.iter().filter_map(move |v| {
+                v.undefined.as_ref().map(|why| {
+                    format!(
+                        "- {} · {} · {}: {why}\n",
+                        model_label(r),
+                        r.test,
+                        wefe_key(v.metric, v.attribute)
+                    )
+                })
+            })
+        })
+        .collect();
+    let mut out = format!(
+        "\nWEFE 1.0.1's metrics on the same vectors (p Holm-adjusted across each model's \
+         battery within each column; marks as above):\n\n{}\n\
+         RND (Garg et al. 2018): mean over a of ‖a − x̄‖ − ‖a − ȳ‖, < 0 when the attribute \
+         words lie nearer X; p two-sided over splits of X ∪ Y. ECT (Dev & Phillips 2019): \
+         Spearman's ρ between the attribute words' cosines to x̄ and to ȳ, 1 = no bias; p is \
+         the lower tail over splits of X ∪ Y. RIPA (Ethayarajh et al. 2019): mean of a · \
+         (xᵢ − yᵢ)/‖xᵢ − yᵢ‖, > 0 when A leans to X; p two-sided, pairs swapped. RNSB \
+         (Sweeney & Najafian 2019): KL divergence from uniform of P(B | t) over all target \
+         words, 0 = no bias. MAC (Manzini et al. 2019): mean cosine distance of the target \
+         words to each attribute set. RNSB and MAC pool the target sets, so no permutation \
+         of them tests anything: no p.\n",
+        table.to_markdown()
+    );
+    if !undefined.is_empty() {
+        out.push_str("\nUndefined values:\n\n");
+        out.extend(undefined);
+    }
+    out
 }
 
 /// `one-sided` or `two-sided`.
@@ -227,9 +362,11 @@ fn refused_markdown(refused: &[Refused]) -> String {
     out
 }
 
-/// [`markdown`] of the rows, then [`refused_markdown`].
+/// [`markdown`] of the rows, then [`wefe_markdown`], then [`refused_markdown`].
 pub fn battery_markdown(result: &BatteryResult, marks: Marks) -> String {
-    markdown(&result.rows, marks) + &refused_markdown(&result.refused)
+    markdown(&result.rows, marks)
+        + &wefe_markdown(&result.rows, marks)
+        + &refused_markdown(&result.refused)
 }
 
 /// Which sentence vector each model's rows used, for a figure's title: models

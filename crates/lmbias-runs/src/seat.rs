@@ -4,7 +4,9 @@
 
 use lmbias_core::{Layer, Pooling};
 use lmbias_metrics::weat::{Alternative, DEFAULT_N_SAMPLES, DEFAULT_SEED, Options, StdKind};
-use lmbias_studies::seat::{self, BatteryResult, Copies, Lost, Refused, SeatOptions, SeatRow};
+use lmbias_studies::seat::{
+    self, BatteryResult, Copies, Lost, Refused, SeatOptions, SeatRow, Wefe,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::inputs::Tests;
@@ -41,6 +43,13 @@ pub struct SeatSettings {
         default
     )]
     pub lost: Option<Lost>,
+    /// WEFE's metrics beside WEAT (written only when some are asked for).
+    #[serde(default, skip_serializing_if = "no_wefe")]
+    pub wefe: Wefe,
+}
+
+fn no_wefe(wefe: &Wefe) -> bool {
+    *wefe == Wefe::default()
 }
 
 impl Default for SeatSettings {
@@ -54,6 +63,7 @@ impl Default for SeatSettings {
             std: StdKind::Sample,
             copies: Copies::AsWritten,
             lost: None,
+            wefe: Wefe::default(),
         }
     }
 }
@@ -128,6 +138,7 @@ pub fn run(
             allow_unequal_sizes: false,
         },
         lost: settings.lost.unwrap_or(model.lost()),
+        wefe: settings.wefe,
     };
     // The settings as they ran on this model, every default decided: what the provenance says.
     let applied = SeatSettings {

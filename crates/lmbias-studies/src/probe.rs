@@ -30,7 +30,7 @@ use std::collections::BTreeSet;
 
 use lmbias_core::{Embedder, EncoderError, Layer, WordInContext, check_finite, quote};
 use lmbias_data::probe::{Template, WordList};
-use lmbias_linear::{LinearSvc, LinearSvcModel, SvmError};
+use lmbias_linear::{FitError, LinearSvc, LinearSvcModel};
 use lmbias_metrics::chi2::{
     Axis, Chi2Error, Chi2Result, chi2_equal_within_rows, chi2_independence,
 };
@@ -705,7 +705,7 @@ pub enum ProbeError {
     },
     /// The linear SVM could not be trained or applied.
     #[error("linear SVM")]
-    Svm(#[from] SvmError),
+    Svm(#[from] FitError),
 }
 
 #[cfg(test)]

@@ -36,6 +36,11 @@
 //! [`Refused`], beside the rows, and Holm/BH correct over the tests that ran.
 //! [`Lost::Keep`] (the default) embeds every example as written, as BERT-family
 //! models do with their unknown token.
+//!
+//! ## WEFE's metrics
+//! With [`SeatOptions::wefe`], every test that runs also gets WEFE's RND, RNSB, MAC, ECT and
+//! RIPA on the same vectors ([`lmbias_metrics::wefe`]), their tests Holm-adjusted across the
+//! battery within each metric and attribute set ([`SeatRow::wefe`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::AtomicBool;
@@ -44,6 +49,7 @@ use lmbias_core::{Embedder, EncoderError, Layer, Pooling, check_finite, quote};
 use lmbias_data::association::{AssociationTest, Role};
 use lmbias_metrics::correction;
 use lmbias_metrics::weat::{self, Associations, Options, WeatError};
+use lmbias_metrics::wefe::{self, MetricValue, Metrics, WefeError, WefeOptions};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -63,6 +69,19 @@ pub struct SeatOptions {
     pub weat: Options,
     /// What to do with examples the model has no vector for (an unknown piece, or none).
     pub lost: Lost,
+    /// WEFE's metrics computed beside WEAT on every test ([`SeatRow::wefe`]); none by default.
+    pub wefe: Wefe,
+}
+
+/// Which of WEFE's metrics a battery computes beside WEAT, and how their tests run (their
+/// `n_samples` and `seed` are WEAT's, [`SeatOptions::weat`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Wefe {
+    /// The metrics; none: WEAT alone.
+    pub metrics: Metrics,
+    /// RNSB on a seeded held-out split (see [`lmbias_metrics::wefe::WefeOptions`]).
+    #[serde(default)]
+    pub rnsb_holdout: bool,
 }
 
 /// What to do with a *lost* example: one whose [`tokenize`](Embedder::tokenize)
@@ -183,6 +202,7 @@ impl SeatError {
             SeatError::Encode { test, .. }
             | SeatError::Tokenize { test, .. }
             | SeatError::Weat { test, .. }
+            | SeatError::Wefe { test, .. }
             | SeatError::LowercasedCopy { test, .. } => Some(test),
             SeatError::NoTests | SeatError::Embed { .. } | SeatError::VectorCount { .. } => None,
         }
@@ -360,6 +380,10 @@ pub struct SeatRow {
     pub coverage: TestCoverage,
     /// The examples dropped with [`Lost::Drop`]; `sizes` count without them.
     pub lost: Vec<LostExample>,
+    /// WEFE's metrics on the same vectors ([`SeatOptions::wefe`]), Holm-adjusted across the
+    /// battery within each metric and attribute set; absent when none was asked for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wefe: Vec<MetricValue>,
 }
 
 /// Why a battery could not be run. One line that names the model, test and set
@@ -435,6 +459,17 @@ pub enum SeatError {
         original: [usize; 4],
         /// |X|, |Y|, |A|, |B| of the copy.
         copy: [usize; 4],
+    },
+    /// WEFE's metrics refused the test's vectors.
+    #[error("model {model}: test {test}")]
+    Wefe {
+        /// The model's name.
+        model: String,
+        /// The test.
+        test: String,
+        /// The metrics' reason.
+        #[source]
+        source: WefeError,
     },
     /// The statistics refused the test's vectors (e.g. non-finite values).
     #[error("model {model}: test {test}")]
@@ -695,7 +730,14 @@ fn run_tests(
     // The statistics of every test at once, across rayon's pool (each permutation
     // test shares the same pool, so small and large tests keep every core busy):
     // a refused test keeps its reason.
-    let verdicts: Vec<Result<Result<weat::WeatResult, WeatError>, Refusal>> = kept
+    let wefe_options = WefeOptions {
+        n_samples: options.weat.n_samples,
+        seed: options.weat.seed,
+        rnsb_holdout: options.wefe.rnsb_holdout,
+    };
+    type Verdict = Result<(weat::WeatResult, Vec<MetricValue>), SeatError>;
+    let model_name = model.model_name();
+    let verdicts: Vec<Result<Verdict, Refusal>> = kept
         .par_iter()
         .zip(refusals)
         .map(|(k, refusal)| match refusal {
@@ -704,14 +746,40 @@ fn run_tests(
                 let [x, y, a, b] = [0, 1, 2, 3].map(|i| -> Vec<&[f32]> {
                     k.sets[i].iter().map(|e| vectors[e].as_slice()).collect()
                 });
-                Ok(Associations::from_vectors(&x, &y, &a, &b)
-                    .and_then(|assoc| weat::weat_cancellable(&assoc, &options.weat, cancel)))
+                let named =
+                    |test: &AssociationTest| (model_name.to_owned(), test.name().to_owned());
+                let weat = Associations::from_vectors(&x, &y, &a, &b)
+                    .and_then(|assoc| weat::weat_cancellable(&assoc, &options.weat, cancel))
+                    .map_err(|source| {
+                        let (model, test) = named(k.test);
+                        SeatError::Weat {
+                            model,
+                            test,
+                            source,
+                        }
+                    });
+                Ok(weat.and_then(|weat| {
+                    if options.wefe.metrics.is_empty() {
+                        return Ok((weat, Vec::new()));
+                    }
+                    wefe::Sets::new([&x, &y, &a, &b])
+                        .and_then(|sets| wefe::evaluate(&sets, options.wefe.metrics, &wefe_options))
+                        .map(|values| (weat, values))
+                        .map_err(|source| {
+                            let (model, test) = named(k.test);
+                            SeatError::Wefe {
+                                model,
+                                test,
+                                source,
+                            }
+                        })
+                }))
             }
         })
         .collect();
-    let model_name = model.model_name();
     let mut result = BatteryResult::default();
     let mut ran: Vec<(&Kept<'_>, &str, weat::WeatResult)> = Vec::new();
+    let mut wefe_values: Vec<Vec<MetricValue>> = Vec::new();
     for ((k, (_, name)), verdict) in kept.iter().zip(tests).zip(verdicts) {
         match verdict {
             Err(reason) => result.refused.push(Refused {
@@ -722,20 +790,20 @@ fn run_tests(
                 sizes: k.sizes(),
                 lost: k.lost.clone(),
             }),
-            Ok(Ok(weat)) => ran.push((k, name, weat)),
-            Ok(Err(source)) => {
-                return Err(SeatError::Weat {
-                    model: model_name.to_owned(),
-                    test: k.test.name().to_owned(),
-                    source,
-                });
+            Ok(Ok((weat, values))) => {
+                ran.push((k, name, weat));
+                wefe_values.push(values);
             }
+            Ok(Err(err)) => return Err(err),
         }
     }
+    wefe::holm_across(&mut wefe_values);
     let p: Vec<f64> = ran.iter().map(|(_, _, r)| r.permutation.p_value).collect();
     let holm = correction::holm(&p).expect("permutation p-values lie in [0, 1]");
     let bh = correction::benjamini_hochberg(&p).expect("permutation p-values lie in [0, 1]");
-    for (((k, name, weat), p_holm), p_bh) in ran.into_iter().zip(holm).zip(bh) {
+    for ((((k, name, weat), p_holm), p_bh), wefe) in
+        ran.into_iter().zip(holm).zip(bh).zip(wefe_values)
+    {
         result.rows.push(SeatRow {
             model: model_name.to_owned(),
             test: name.to_owned(),
@@ -756,6 +824,7 @@ fn run_tests(
             sizes: k.sizes(),
             coverage: pieces.coverage(k.test)?,
             lost: k.lost.clone(),
+            wefe,
         });
     }
     Ok(result)

@@ -49,6 +49,7 @@ pub fn seat_row(model: &str, test: &str, d: f64, p: f64) -> SeatRow {
             flags: vec![],
         },
         lost: vec![],
+        wefe: vec![],
     }
 }
 

@@ -366,14 +366,14 @@ fn the_map_draws_every_arrow_and_no_other() {
     assert_eq!(map_against_metadata(&drawn, &graph), Vec::<String>::new());
     // An arrow the code gains, or one the map keeps after the code dropped it, is named.
     let mut gained = graph.clone();
-    gained.get_mut("lmbias-metrics").unwrap().push(Dep {
+    gained.get_mut("lmbias-text").unwrap().push(Dep {
         name: "lmbias-linear".into(),
         dev: false,
     });
     assert_eq!(
         map_against_metadata(&drawn, &gained),
         [
-            r#"lmbias-metrics: the map draws ["lmbias-core"], cargo metadata has ["lmbias-core", "lmbias-linear"]"#
+            r#"lmbias-text: the map draws ["lmbias-core"], cargo metadata has ["lmbias-core", "lmbias-linear"]"#
         ]
     );
 }

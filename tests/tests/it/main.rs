@@ -17,6 +17,7 @@ mod tokenizer_parity;
 mod valence_dataset_vocab;
 mod valence_tiny_bert;
 mod weat_parity;
+mod wefe_parity;
 
 /// The one-line error a broken checkpoint folder gets, from resolving it or from `load`,
 /// with its causes as the CLI prints them (`{:#}`).

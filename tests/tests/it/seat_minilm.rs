@@ -39,6 +39,7 @@ fn options(pooling: Pooling) -> SeatOptions {
         layer: Layer::Last,
         weat: Options::default(),
         lost: Lost::Keep,
+        wefe: Default::default(),
     }
 }
 

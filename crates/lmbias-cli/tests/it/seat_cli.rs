@@ -653,3 +653,114 @@ fn two_sided_and_ddof_reach_the_rows_and_say_so() {
         "{md}"
     );
 }
+
+/// Issue #50, item 2: `--metric` adds WEFE's metrics to each row, on the vectors WEAT uses:
+/// on GloVe (the same f32 vectors WEFE 1.0.1 read for reference/wefe.json) every value equals
+/// WEFE's within 1e-5 relative (RNSB: WEFE run to the optimum, 1e-4); JSON, CSV and Markdown
+/// carry them, with exact tests where X ∪ Y has few splits (C(16, 8) = 12 870; 2⁸ sign patterns).
+#[test]
+fn metric_adds_wefe_values_equal_to_wefe() {
+    let test = english("weat6");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--model",
+            "glove-6b-50d",
+            "--test",
+            &test,
+            "--metric",
+            "all",
+        ];
+        args.extend_from_slice(extra);
+        let out = lmbias(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let rows = json_rows(&run(&["--json"]));
+    let reference = lmbias_testing::reference("wefe");
+    let want = reference["models"][0]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["test"] == "weat6")
+        .unwrap()["values"]
+        .clone();
+    let values = rows[0]["wefe"].as_array().unwrap();
+    let keys: Vec<String> = values
+        .iter()
+        .map(|v| match v["attribute"].as_str() {
+            Some(a) => format!("{}_{a}", v["metric"].as_str().unwrap()),
+            None => v["metric"].as_str().unwrap().to_owned(),
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "rnd_attr1",
+            "rnd_attr2",
+            "rnsb",
+            "mac",
+            "ect_attr1",
+            "ect_attr2",
+            "ripa_attr1",
+            "ripa_attr2"
+        ]
+    );
+    for (v, k) in values.iter().zip(&keys) {
+        let ours = v["value"].as_f64().unwrap();
+        let theirs = want[if k == "rnsb" {
+            "rnsb_tol_1e-12"
+        } else {
+            k.as_str()
+        }]
+        .as_f64()
+        .unwrap();
+        let tolerance = if k == "rnsb" { 1e-4 } else { 1e-5 };
+        assert!(
+            ((ours - theirs) / theirs).abs() < tolerance,
+            "{k}: {ours} vs WEFE {theirs}"
+        );
+        let tested = k.contains("_attr");
+        assert_eq!(v.get("test").is_some(), tested, "{k}: {v}");
+        if tested {
+            assert_eq!(v["test"]["exact"], true, "{k}: {v}");
+            let p = v["test"]["p_value"].as_f64().unwrap();
+            assert!(
+                p > 0.0 && p <= 1.0 && v["p_holm"].as_f64().unwrap() >= p,
+                "{k}: {v}"
+            );
+        }
+    }
+    let csv = String::from_utf8(run(&["--csv"]).stdout).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(
+        header.ends_with(",rnd_attr1,rnd_attr1_p,rnd_attr1_p_holm,rnd_attr2,rnd_attr2_p,rnd_attr2_p_holm,rnsb,rnsb_accuracy,mac,ect_attr1,ect_attr1_p,ect_attr1_p_holm,ect_attr2,ect_attr2_p,ect_attr2_p_holm,ripa_attr1,ripa_attr1_p,ripa_attr1_p_holm,ripa_attr2,ripa_attr2_p,ripa_attr2_p_holm"),
+        "{header}"
+    );
+    let md = String::from_utf8(run(&[]).stdout).unwrap();
+    assert!(
+        md.contains("WEFE 1.0.1's metrics") && md.contains("| RND wrt A |"),
+        "{md}"
+    );
+}
+
+/// Issue #50, item 6: an unknown metric is one line naming the option and the names known.
+#[test]
+fn an_unknown_metric_is_a_one_line_error() {
+    let err = one_line_error(&lmbias(&[
+        "--model",
+        "glove-6b-50d",
+        "--test",
+        &english("weat6"),
+        "--metric",
+        "rnd,weat9",
+    ]));
+    assert!(
+        err.contains("--metric")
+            && err.contains("unknown metric \"weat9\": expected rnd, rnsb, mac, ect, ripa or all"),
+        "{err}"
+    );
+}

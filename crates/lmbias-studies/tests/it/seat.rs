@@ -160,6 +160,7 @@ fn options() -> SeatOptions {
         layer: Layer::Last,
         weat: Options::default(),
         lost: Lost::Keep,
+        wefe: Default::default(),
     }
 }
 
@@ -579,6 +580,7 @@ fn lossy_battery(dir: &TempDir) -> Vec<AssociationTest> {
 fn dropping() -> SeatOptions {
     SeatOptions {
         lost: Lost::Drop,
+        wefe: Default::default(),
         ..options()
     }
 }
