@@ -13,7 +13,11 @@ use lmbias_runs::weat::{WeatRun, WeatSettings};
 use serde_json::json;
 
 use crate::output::{Format, out, outln};
+use anyhow::Context;
 use lmbias_report::table::Table;
+use lmbias_report::wefe;
+use lmbias_runs::metrics::wefe::Metrics;
+use lmbias_runs::studies::seat::Wefe;
 
 #[derive(clap::Args, Debug)]
 pub struct WeatArgs {
@@ -46,6 +50,13 @@ pub struct WeatArgs {
     /// Keep the first of repeated examples in a set, as sent-bias silently does, instead of failing.
     #[arg(long)]
     merge_duplicates: bool,
+    /// Also WEFE 1.0.1's metrics on the same vectors: rnd, rnsb, mac, ect, ripa (comma-separated)
+    /// or all, as `lmbias seat --metric` (docs/results-format.md, "WEFE's metrics").
+    #[arg(long, value_name = "METRICS")]
+    metric: Option<String>,
+    /// RNSB's classifier on a seeded, stratified 80 % of the attribute words, as `seat`'s.
+    #[arg(long, requires = "metric")]
+    rnsb_holdout: bool,
     /// JSON: one object; CSV and Markdown: one row with the sets' names and sizes, d, p and how
     /// they were computed; plain text by default.
     #[command(flatten)]
@@ -74,6 +85,14 @@ pub fn run(args: WeatArgs) -> anyhow::Result<()> {
             allow_unequal_sizes: args.allow_unequal_sizes,
         },
         merge_duplicates: args.merge_duplicates,
+        // Parsed here, not by clap, so an unknown name is one line like every other error.
+        wefe: Wefe {
+            metrics: match &args.metric {
+                Some(list) => Metrics::parse(list).context("--metric")?,
+                None => Metrics::NONE,
+            },
+            rnsb_holdout: args.rnsb_holdout,
+        },
     };
     let format = args.format.open(&[
         ("--test", args.test.as_path()),
@@ -89,7 +108,11 @@ pub fn run(args: WeatArgs) -> anyhow::Result<()> {
         )?,
         Format::Csv => out!("{}", as_table(&run).to_csv())?,
         Format::Markdown => out!("{}", as_table(&run).to_markdown())?,
-        Format::Default => out!("{}", as_text(&run.test, &settings.options, &run.result))?,
+        Format::Default => out!(
+            "{}{}",
+            as_text(&run.test, &settings.options, &run.result),
+            wefe::text_lines(&run.wefe, |r| run.test.set(r).category().to_owned())
+        )?,
     }
     Ok(())
 }
@@ -115,7 +138,7 @@ pub(crate) fn alternative(two_sided: bool) -> Alternative {
 fn as_json(run: &WeatRun, args: &WeatArgs, options: &Options) -> serde_json::Value {
     let (test, result) = (&run.test, &run.result);
     let p = &result.permutation;
-    json!({
+    let mut json = json!({
         "test": test.name(),
         "test_file": args.test.display().to_string(),
         "embeddings": run.provenance.model.id,
@@ -133,10 +156,15 @@ fn as_json(run: &WeatRun, args: &WeatArgs, options: &Options) -> serde_json::Val
         "n_samples": options.n_samples,
         "seed": options.seed,
         "provenance": run.provenance,
-    })
+    });
+    if !run.wefe.is_empty() {
+        json["wefe"] = json!(run.wefe);
+    }
+    json
 }
 
-/// One row: the test, its sets' names and sizes, d and its std, p and how it was computed.
+/// One row: the test, its sets' names and sizes, d and its std, p and how it was computed, and
+/// WEFE's metrics when asked for.
 fn as_table(run: &WeatRun) -> Table {
     let (test, result) = (&run.test, &run.result);
     let p = &result.permutation;
@@ -154,6 +182,8 @@ fn as_table(run: &WeatRun) -> Table {
         ]
         .map(String::from),
     );
+    let columns = wefe::columns(&run.wefe);
+    header.extend(wefe::csv_header(&columns));
     let mut table = Table::new(header);
     let mut row = vec![test.name().to_owned()];
     row.extend(Role::ALL.iter().map(|&r| test.set(r).category().to_owned()));
@@ -172,6 +202,7 @@ fn as_table(run: &WeatRun) -> Table {
         p.exact.to_string(),
         p.n_evaluated.to_string(),
     ]);
+    row.extend(wefe::csv_cells(&run.wefe, &columns));
     table.push(row);
     table
 }

@@ -5,6 +5,8 @@
 //! A `Normalize` module after it scales each vector to unit length: `lmbias embed` applies
 //! it, as `encode` does; the studies take the raw vectors (no cosine-based statistic, WEAT
 //! or SEAT, can see the scaling, and the probe's published setting reads hidden states).
+//! WEFE's RND, RIPA and RNSB (`seat --metric`) do see it: they get the raw vectors too, as
+//! WEFE's own default (`normalize=False`) leaves vectors as given.
 
 use std::path::Path;
 

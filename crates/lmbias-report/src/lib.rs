@@ -13,6 +13,7 @@ pub mod seat;
 mod svg;
 pub mod table;
 pub mod valence;
+pub mod wefe;
 
 /// A model name (a hub id or a path) reduced to characters safe in file names.
 pub fn file_stem(model: &str) -> String {

@@ -3,13 +3,14 @@
 
 use lmbias_core::{Layer, Pooling, Role};
 use lmbias_metrics::weat::{Alternative, StdKind};
-use lmbias_metrics::wefe::{Metric, MetricValue};
+use lmbias_metrics::wefe::Metric;
 use lmbias_studies::seat::{BatteryResult, LostExample, Refused, SeatRow};
 
 use lmbias_papers::Marks;
 
 use crate::heatmap::{Frame, HeatmapLabels, SeatCell, SeatGrid, render_seat_heatmap};
 use crate::table::Table;
+use crate::wefe;
 
 fn effect(row: &SeatRow) -> String {
     row.effect_size
@@ -67,7 +68,7 @@ pub fn table(rows: &[SeatRow]) -> Table {
         ]
         .into_iter()
         .map(String::from)
-        .chain(wefe_csv_header(&columns)),
+        .chain(wefe::csv_header(&columns)),
     );
     for r in rows {
         let mut cells: Vec<String> = vec![
@@ -93,73 +94,19 @@ pub fn table(rows: &[SeatRow]) -> Table {
             flags(r),
             lost(&r.lost),
         ];
-        cells.extend(wefe_csv_cells(r, &columns));
+        cells.extend(wefe::csv_cells(&r.wefe, &columns));
         table.push(cells);
     }
     table
 }
 
-/// The (metric, attribute set) columns WEFE's metrics fill, in the order of the first row
-/// that has them (every row of a run asks for the same metrics).
+/// The (metric, attribute set) columns WEFE's metrics fill, from the first row that has them
+/// (every row of a run asks for the same metrics).
 fn wefe_columns(rows: &[SeatRow]) -> Vec<(Metric, Option<Role>)> {
     rows.iter()
         .find(|r| !r.wefe.is_empty())
-        .map(|r| r.wefe.iter().map(|v| (v.metric, v.attribute)).collect())
+        .map(|r| wefe::columns(&r.wefe))
         .unwrap_or_default()
-}
-
-/// `rnd_attr1`, `rnsb`: a value's name in the CSV.
-fn wefe_key(metric: Metric, attribute: Option<Role>) -> String {
-    match attribute {
-        Some(role) => format!("{metric}_{}", role.key()),
-        None => metric.name().to_owned(),
-    }
-}
-
-fn wefe_value<'r>(
-    row: &'r SeatRow,
-    (metric, attribute): (Metric, Option<Role>),
-) -> Option<&'r MetricValue> {
-    row.wefe
-        .iter()
-        .find(|v| v.metric == metric && v.attribute == attribute)
-}
-
-/// Per column: the value, and where there is a test its p and Holm's p; RNSB's accuracy.
-fn wefe_csv_header(columns: &[(Metric, Option<Role>)]) -> Vec<String> {
-    let mut header = Vec::new();
-    for &(metric, attribute) in columns {
-        let key = wefe_key(metric, attribute);
-        header.push(key.clone());
-        match metric {
-            Metric::Rnsb => header.push(format!("{key}_accuracy")),
-            Metric::Mac => {}
-            _ => header.extend([format!("{key}_p"), format!("{key}_p_holm")]),
-        }
-    }
-    header
-}
-
-fn wefe_csv_cells(row: &SeatRow, columns: &[(Metric, Option<Role>)]) -> Vec<String> {
-    let mut cells = Vec::new();
-    for &column in columns {
-        let value = wefe_value(row, column);
-        let number = |x: Option<f64>| x.map_or_else(String::new, |x| x.to_string());
-        cells.push(match value.and_then(|v| v.value) {
-            Some(x) => x.to_string(),
-            None => "undefined".to_owned(),
-        });
-        match column.0 {
-            Metric::Rnsb => cells.push(number(value.and_then(|v| v.accuracy))),
-            Metric::Mac => {}
-            _ => {
-                let test = value.and_then(|v| v.test.as_ref());
-                cells.push(number(test.map(|t| t.p_value)));
-                cells.push(number(value.and_then(|v| v.p_holm)));
-            }
-        }
-    }
-    cells
 }
 
 /// WEFE's metrics, one row per (model, test): each value with its Holm-adjusted p's mark,
@@ -178,7 +125,7 @@ pub fn wefe_markdown(rows: &[SeatRow], marks: Marks) -> String {
     for r in rows {
         let mut cells = vec![model_label(r), r.test.clone()];
         for &column in &columns {
-            let value = wefe_value(r, column);
+            let value = wefe::value(&r.wefe, column);
             cells.push(match value.and_then(|v| v.value) {
                 None => "undefined".to_owned(),
                 Some(x) => match value.and_then(|v| v.p_holm) {
@@ -198,7 +145,7 @@ pub fn wefe_markdown(rows: &[SeatRow], marks: Marks) -> String {
                         "- {} · {} · {}: {why}\n",
                         model_label(r),
                         r.test,
-                        wefe_key(v.metric, v.attribute)
+                        wefe::key(v.metric, v.attribute)
                     )
                 })
             })

@@ -279,6 +279,15 @@ pub enum RunError {
         #[source]
         source: WeatError,
     },
+    /// WEFE's metrics refused the test's vectors.
+    #[error("{}", file.display())]
+    WefeFile {
+        /// The test's file.
+        file: PathBuf,
+        /// Why.
+        #[source]
+        source: lmbias_metrics::wefe::WefeError,
+    },
     /// A study failed: what a measure without a variant of its own returns
     /// ([`RunError::study`]), its error as the source.
     #[error("{study}")]

@@ -44,12 +44,8 @@ pub struct SeatSettings {
     )]
     pub lost: Option<Lost>,
     /// WEFE's metrics beside WEAT (written only when some are asked for).
-    #[serde(default, skip_serializing_if = "no_wefe")]
+    #[serde(default, skip_serializing_if = "Wefe::is_none")]
     pub wefe: Wefe,
-}
-
-fn no_wefe(wefe: &Wefe) -> bool {
-    *wefe == Wefe::default()
 }
 
 impl Default for SeatSettings {

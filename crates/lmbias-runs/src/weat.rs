@@ -5,6 +5,8 @@
 use lmbias_core::quote;
 use lmbias_data::association::{AssociationTest, Duplicates, LoadOptions, Role, TargetSizes};
 use lmbias_metrics::weat::{Associations, Options, WeatError, WeatResult, weat_cancellable};
+use lmbias_metrics::wefe::{self, MetricValue};
+use lmbias_studies::seat::Wefe;
 use serde::Serialize;
 
 use crate::inputs::{Test, Vectors};
@@ -19,6 +21,9 @@ pub struct WeatSettings {
     pub options: Options,
     /// Keep the first of repeated examples in a set, as sent-bias silently does.
     pub merge_duplicates: bool,
+    /// WEFE's metrics beside WEAT (written only when some are asked for).
+    #[serde(skip_serializing_if = "Wefe::is_none")]
+    pub wefe: Wefe,
 }
 
 impl WeatSettings {
@@ -48,6 +53,9 @@ pub struct WeatRun {
     pub test: AssociationTest,
     /// Its statistics.
     pub result: WeatResult,
+    /// WEFE's metrics on the same vectors ([`WeatSettings::wefe`]); empty when none was asked
+    /// for. `p_holm` is the p of the one test.
+    pub wefe: Vec<MetricValue>,
 }
 
 /// Runs `test` (read with [`WeatSettings::load_options`]) on `vectors`; the permutation
@@ -83,12 +91,29 @@ pub fn run(
             source,
         }
     })?;
+    let mut values = Vec::new();
+    if !settings.wefe.is_none() {
+        values = wefe::Sets::new([&x, &y, &a, &b])
+            .and_then(|sets| {
+                wefe::evaluate(
+                    &sets,
+                    settings.wefe.metrics,
+                    &settings.wefe.options(&settings.options),
+                )
+            })
+            .map_err(|source| RunError::WefeFile {
+                file: test.path().to_path_buf(),
+                source,
+            })?;
+        wefe::holm_across(std::slice::from_mut(&mut values));
+    }
     Ok(WeatRun {
         provenance: Provenance::new(vectors.provenance())
             .input(test.file())
             .settings(settings),
         test: read.clone(),
         result,
+        wefe: values,
     })
 }
 

@@ -84,6 +84,22 @@ pub struct Wefe {
     pub rnsb_holdout: bool,
 }
 
+impl Wefe {
+    /// True when no metric is asked for: WEAT alone, and nothing to record.
+    pub fn is_none(&self) -> bool {
+        self.metrics.is_empty()
+    }
+
+    /// The metrics' test options, the permutation test's `n_samples` and `seed` shared.
+    pub fn options(&self, weat: &Options) -> WefeOptions {
+        WefeOptions {
+            n_samples: weat.n_samples,
+            seed: weat.seed,
+            rnsb_holdout: self.rnsb_holdout,
+        }
+    }
+}
+
 /// What to do with a *lost* example: one whose [`tokenize`](Embedder::tokenize)
 /// gives no piece or an unknown piece (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -730,11 +746,7 @@ fn run_tests(
     // The statistics of every test at once, across rayon's pool (each permutation
     // test shares the same pool, so small and large tests keep every core busy):
     // a refused test keeps its reason.
-    let wefe_options = WefeOptions {
-        n_samples: options.weat.n_samples,
-        seed: options.weat.seed,
-        rnsb_holdout: options.wefe.rnsb_holdout,
-    };
+    let wefe_options = options.wefe.options(&options.weat);
     type Verdict = Result<(weat::WeatResult, Vec<MetricValue>), SeatError>;
     let model_name = model.model_name();
     let verdicts: Vec<Result<Verdict, Refusal>> = kept
@@ -759,7 +771,7 @@ fn run_tests(
                         }
                     });
                 Ok(weat.and_then(|weat| {
-                    if options.wefe.metrics.is_empty() {
+                    if options.wefe.is_none() {
                         return Ok((weat, Vec::new()));
                     }
                     wefe::Sets::new([&x, &y, &a, &b])

@@ -368,7 +368,8 @@ fn one_target_against_a_thousand_is_an_exact_test_over_its_1001_splits() {
 
 /// Issue #49, item 3: the commands chain. `embed --json` of a test's texts, given to `weat
 /// --embeddings`, gives what `seat` gives on the same model and test: the same exact p (a
-/// count of splits) and d within what writing f32 vectors as decimals can move it.
+/// count of splits) and d within what writing f32 vectors as decimals can move it; with
+/// `--metric all`, the same WEFE values (issue #50).
 #[test]
 fn embed_json_is_read_back_by_weat_and_agrees_with_seat() {
     let model = crate::support::minilm_dir().display().to_string();
@@ -439,6 +440,81 @@ fn embed_json_is_read_back_by_weat_and_agrees_with_seat() {
         row["effect_size"].as_f64().unwrap(),
     );
     assert!((d_weat - d_seat).abs() < 1e-5, "{d_weat} vs {d_seat}");
+
+    // Issue #50: `--metric` is the same option in both, on the same vectors: WEFE's values
+    // agree within what the decimals move them (1e-5 relative, RNSB's fit 1e-4). RND, RIPA and
+    // RNSB see a vector's length, so the vectors must be seat's raw ones: `embed` applies
+    // MiniLM's Normalize module unless told not to.
+    let raw = dir.join("raw.json");
+    std::fs::write(
+        &raw,
+        run(&[
+            "embed",
+            "--model",
+            &model,
+            "--pooling",
+            "mean",
+            "--no-normalize",
+            "--input",
+            input.to_str().unwrap(),
+            "--json",
+        ]),
+    )
+    .unwrap();
+    let with_metrics = |command: &str, source: (&str, &str), extra: &[&str]| -> Vec<u8> {
+        let mut args = vec![
+            command,
+            source.0,
+            source.1,
+            "--test",
+            test.to_str().unwrap(),
+            "--metric",
+            "all",
+        ];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let weat: Value = serde_json::from_slice(&with_metrics(
+        "weat",
+        ("--embeddings", raw.to_str().unwrap()),
+        &["--json"],
+    ))
+    .unwrap();
+    let seat: Value = serde_json::from_slice(&with_metrics(
+        "seat",
+        ("--model", &model),
+        &["--pooling", "mean", "--json"],
+    ))
+    .unwrap();
+    let (ours, theirs) = (
+        weat["wefe"].as_array().unwrap(),
+        seat["rows"][0]["wefe"].as_array().unwrap(),
+    );
+    assert_eq!(ours.len(), 8);
+    for (a, b) in ours.iter().zip(theirs) {
+        assert_eq!(
+            (&a["metric"], &a["attribute"]),
+            (&b["metric"], &b["attribute"])
+        );
+        let (x, y) = (a["value"].as_f64().unwrap(), b["value"].as_f64().unwrap());
+        let tolerance = if a["metric"] == "rnsb" { 1e-4 } else { 1e-5 };
+        assert!(((x - y) / y).abs() < tolerance, "{a} vs {b}");
+        assert_eq!(
+            a.get("test").is_some(),
+            b.get("test").is_some(),
+            "{a} vs {b}"
+        );
+    }
+    let text = String::from_utf8(with_metrics(
+        "weat",
+        ("--embeddings", raw.to_str().unwrap()),
+        &[],
+    ))
+    .unwrap();
+    assert!(
+        text.contains("RND wrt attr1 (Career): ") && text.contains("(two-sided, exact)"),
+        "{text}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

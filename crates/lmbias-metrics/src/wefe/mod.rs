@@ -258,8 +258,8 @@ pub struct Sets {
 }
 
 impl Sets {
-    /// X, Y, A, B in [`Role::ALL`] order.
-    pub fn new<V: AsRef<[f32]>>(sets: [&[V]; 4]) -> Result<Sets, WefeError> {
+    /// X, Y, A, B in [`Role::ALL`] order, f32 (a model's) or f64 (a vectors file's).
+    pub fn new<T: Copy + Into<f64>, V: AsRef<[T]>>(sets: [&[V]; 4]) -> Result<Sets, WefeError> {
         let width = sets[0].first().map(|v| v.as_ref().len());
         let mut out: [Vec<Vec<f64>>; 4] = Default::default();
         for ((role, set), into) in Role::ALL.into_iter().zip(sets).zip(&mut out) {
@@ -279,6 +279,7 @@ impl Sets {
                         ),
                     });
                 }
+                let v: Vec<f64> = v.iter().map(|&x| x.into()).collect();
                 if v.iter().any(|x| !x.is_finite()) {
                     return Err(WefeError::BadVector {
                         set: role,
@@ -286,7 +287,7 @@ impl Sets {
                         problem: "is not finite".to_owned(),
                     });
                 }
-                into.push(v.iter().map(|&x| f64::from(x)).collect());
+                into.push(v);
             }
         }
         Ok(Sets { sets: out })
