@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 pub use ect::ect;
 pub use error::WefeError;
 pub use mac::mac;
-pub use ripa::{ripa, ripa_per_pair};
+pub use ripa::ripa;
 pub use rnd::rnd;
 pub use rnsb::{Rnsb, RnsbHoldout, rnsb};
 pub use split_test::{SplitTest, Tail};
@@ -349,9 +349,9 @@ pub fn evaluate(
                             );
                         }
                     },
-                    Metric::Ripa => match ripa_per_pair(x, y, a) {
-                        Ok(per_pair) => {
-                            value.value = Some(ripa(x, y, a).expect("per_pair succeeded"));
+                    Metric::Ripa => match ripa(x, y, a) {
+                        Ok((ripa, per_pair)) => {
+                            value.value = Some(ripa);
                             value.test = Some(sign_flip_two_sided(&per_pair, options));
                         }
                         Err(why) => value.undefined = Some(why),

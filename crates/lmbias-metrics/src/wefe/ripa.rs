@@ -8,8 +8,10 @@
 
 use crate::wefe::vectors::{dot, norm};
 
-/// Per pair i, the mean over a ∈ A of a · bᵢ: what the sign-flip test flips.
-pub fn ripa_per_pair(x: &[Vec<f64>], y: &[Vec<f64>], a: &[Vec<f64>]) -> Result<Vec<f64>, String> {
+/// RIPA of targets X, Y wrt attribute set A, in WEFE's order of averaging (per attribute
+/// word over the pairs, then over the words), and per pair i the mean over a ∈ A of a · bᵢ
+/// (what the sign-flip test flips); each bᵢ computed once.
+pub fn ripa(x: &[Vec<f64>], y: &[Vec<f64>], a: &[Vec<f64>]) -> Result<(f64, Vec<f64>), String> {
     if x.len() != y.len() {
         return Err(format!(
             "RIPA pairs X and Y word by word; they have {} and {} words",
@@ -17,7 +19,7 @@ pub fn ripa_per_pair(x: &[Vec<f64>], y: &[Vec<f64>], a: &[Vec<f64>]) -> Result<V
             y.len()
         ));
     }
-    let mut per_pair = Vec::with_capacity(x.len());
+    let mut b = Vec::with_capacity(x.len());
     for (i, (xi, yi)) in x.iter().zip(y).enumerate() {
         let d: Vec<f64> = xi.iter().zip(yi).map(|(p, q)| p - q).collect();
         let length = norm(&d);
@@ -27,28 +29,20 @@ pub fn ripa_per_pair(x: &[Vec<f64>], y: &[Vec<f64>], a: &[Vec<f64>]) -> Result<V
                 i + 1
             ));
         }
-        let b: Vec<f64> = d.iter().map(|v| v / length).collect();
-        per_pair.push(a.iter().map(|w| dot(w, &b)).sum::<f64>() / a.len() as f64);
+        b.push(d.iter().map(|v| v / length).collect::<Vec<f64>>());
     }
-    Ok(per_pair)
-}
-
-/// RIPA of targets X, Y wrt attribute set A, in WEFE's order of averaging (per attribute
-/// word over the pairs, then over the words).
-pub fn ripa(x: &[Vec<f64>], y: &[Vec<f64>], a: &[Vec<f64>]) -> Result<f64, String> {
-    ripa_per_pair(x, y, a)?; // the same conditions
-    let b: Vec<Vec<f64>> = x
+    // scores[w][i] = a_w · b_i
+    let scores: Vec<Vec<f64>> = a
         .iter()
-        .zip(y)
-        .map(|(xi, yi)| {
-            let d: Vec<f64> = xi.iter().zip(yi).map(|(p, q)| p - q).collect();
-            let length = norm(&d);
-            d.iter().map(|v| v / length).collect()
-        })
+        .map(|w| b.iter().map(|bi| dot(w, bi)).collect())
         .collect();
-    let per_word: Vec<f64> = a
+    let per_word: Vec<f64> = scores
         .iter()
-        .map(|w| b.iter().map(|bi| dot(w, bi)).sum::<f64>() / b.len() as f64)
+        .map(|s| s.iter().sum::<f64>() / b.len() as f64)
         .collect();
-    Ok(per_word.iter().sum::<f64>() / per_word.len() as f64)
+    let value = per_word.iter().sum::<f64>() / per_word.len() as f64;
+    let per_pair = (0..b.len())
+        .map(|i| scores.iter().map(|s| s[i]).sum::<f64>() / a.len() as f64)
+        .collect();
+    Ok((value, per_pair))
 }
