@@ -8,7 +8,7 @@ use lmbias_papers::BATTERIES;
 use lmbias_papers::caglidil::{self, Finding};
 use lmbias_papers::known_answer::{KnownAnswer, KnownAnswerError};
 use lmbias_runs::Provenance;
-use lmbias_runs::crows::{self as likelihood, CrowsRun, ModelComparison};
+use lmbias_runs::crows::{self as likelihood, CrowsRun, ModelComparison, Relative};
 use lmbias_runs::probe::ProbeResult;
 use lmbias_runs::seat::{self, SeatRun};
 use lmbias_runs::studies::corpus_valence::Agreement;
@@ -37,6 +37,8 @@ pub struct Results {
     pub valence_plays: Vec<ValenceRun>,
     /// Per battery name, its runs over all models.
     pub seat: Vec<(String, Vec<SeatRun>)>,
+    /// WEFE's metrics beside WEAT on Caliskan et al.'s WEAT 1–10, in model order.
+    pub wefe: Vec<SeatRun>,
     pub probe: Vec<ProbeResult>,
     /// Models a study could not run on, and why: the run goes on without them.
     pub failures: Vec<Failure>,
@@ -83,6 +85,7 @@ impl Results {
             results.valence_lexicon.extend(o.valence_lexicon);
             results.valence_drawn.extend(o.valence_drawn);
             results.valence_plays.extend(o.valence_plays);
+            results.wefe.extend(o.wefe);
             results.probe.extend(o.probe);
             results.trained.extend(o.trained);
             results.crows.extend(o.crows);
@@ -116,6 +119,10 @@ impl Results {
             runs.iter()
                 .map(move |r| (format!("seat ({name})"), &r.provenance))
         });
+        let wefe = self
+            .wefe
+            .iter()
+            .map(|r| ("seat (WEAT 1–10, WEFE's metrics)".to_owned(), &r.provenance));
         let probe = self
             .probe
             .iter()
@@ -129,7 +136,12 @@ impl Results {
                     .iter()
                     .map(|r| ("likelihood (period pairs)".to_owned(), &r.provenance)),
             );
-        valence.chain(seat).chain(probe).chain(likelihood).collect()
+        valence
+            .chain(seat)
+            .chain(wefe)
+            .chain(probe)
+            .chain(likelihood)
+            .collect()
     }
 }
 
@@ -162,12 +174,17 @@ pub struct Analysis {
     /// The known-answer check on the period models; `None` when the KJV and WEB models did not
     /// both run.
     pub known_answer: Option<Result<KnownAnswer, KnownAnswerError>>,
+    /// WEFE's metrics on WEAT 1–10, combined over the models.
+    pub wefe: BatteryResult,
     /// The probe's runs, model by model.
     pub probe: Vec<ProbeRun>,
     /// Every two models compared on CrowS-Pairs, then on the period pairs.
     pub likelihood_comparisons: [Vec<ModelComparison>; 2],
     /// The period pairs' known answer; `None` unless the KJV and WEB models both scored them.
     pub period_answer: Option<PeriodAnswer>,
+    /// On CrowS-Pairs, the WEB model's bias relative to the KJV model's (mlm-bias's relative
+    /// bias, issue #50), or why it could not be computed; `None` unless both scored the pairs.
+    pub relative: Option<Result<Relative, String>>,
 }
 
 /// The period pairs' known answer (ours, issue #37): scored as CrowS-Pairs scores its pairs
@@ -193,8 +210,7 @@ impl PeriodAnswer {
     }
 
     fn of(runs: &[CrowsRun]) -> Option<PeriodAnswer> {
-        let of = |label: &str| runs.iter().find(|r| r.model == label);
-        let (kjv, web) = (of(period_models::LABELS[0])?, of(period_models::LABELS[1])?);
+        let (kjv, web) = kjv_and_web(runs)?;
         let verdict = |run: &CrowsRun| {
             run.summary
                 .iter()
@@ -213,6 +229,12 @@ impl PeriodAnswer {
             comparison,
         })
     }
+}
+
+/// The KJV and the WEB period models' runs, when both are among `runs`.
+fn kjv_and_web(runs: &[CrowsRun]) -> Option<(&CrowsRun, &CrowsRun)> {
+    let of = |label: &str| runs.iter().find(|r| r.model == label);
+    Some((of(period_models::LABELS[0])?, of(period_models::LABELS[1])?))
 }
 
 impl Analysis {
@@ -248,6 +270,9 @@ impl Analysis {
         let likelihood_comparisons = [&results.crows, &results.period_pairs]
             .map(|runs| likelihood::compare(runs).unwrap_or_default());
         let period_answer = PeriodAnswer::of(&results.period_pairs);
+        let relative = kjv_and_web(&results.crows)
+            .map(|(kjv, web)| likelihood::relative(kjv, web).map_err(|e| e.to_string()));
+        let wefe = seat::combine(&results.wefe);
         Analysis {
             results,
             valence,
@@ -257,9 +282,11 @@ impl Analysis {
             batteries,
             turkish,
             known_answer,
+            wefe,
             probe,
             likelihood_comparisons,
             period_answer,
+            relative,
         }
     }
 

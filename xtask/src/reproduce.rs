@@ -10,13 +10,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use lmbias_frontend::Bar;
-use lmbias_papers::{BATTERIES, dusi};
+use lmbias_papers::{BATTERIES, caliskan, dusi};
 use lmbias_runs::crows::{self, CrowsRun, CrowsSettings, Pairs};
 use lmbias_runs::inputs::Tests;
+use lmbias_runs::metrics::wefe::Metrics;
 use lmbias_runs::probe::{self, Lists, ProbeResult, ProbeSettings};
 use lmbias_runs::seat::{self, SeatRun, SeatSettings};
 use lmbias_runs::studies::corpus_valence::Agreement;
-use lmbias_runs::studies::seat::Copies;
+use lmbias_runs::studies::crows::Measures;
+use lmbias_runs::studies::seat::{Copies, Wefe};
 use lmbias_runs::valence::{
     self, CorpusSettings, Dataset, Inputs, PeriodCorpora, ValenceRun, ValenceSettings,
 };
@@ -97,6 +99,9 @@ pub struct ModelOutcome {
     pub valence_plays: Option<ValenceRun>,
     /// Per battery that ran on the model, by name, in lmbias-papers' `BATTERIES` order.
     pub seat: Vec<(String, SeatRun)>,
+    /// WEFE's five other metrics beside WEAT on Caliskan et al.'s WEAT 1–10 (issue #50).
+    #[serde(default)]
+    pub wefe: Option<SeatRun>,
     /// Per pair of Dusi's, in the order of lmbias-papers' `dusi::PAIRS`.
     pub probe: Vec<ProbeResult>,
     /// The studies that failed on it, in study order.
@@ -321,7 +326,20 @@ fn seat_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Re
         copies: Copies::AlsoLowercased,
         ..SeatSettings::default()
     };
-    let progress = Bar::count(Some((on.len() * batteries.len()) as u64), "seat");
+    // Beyond the papers (issue #50): WEFE's five other metrics beside WEAT on the ten tests of
+    // Caliskan et al.'s Table 1 alone, as written, so that Holm's correction runs over the
+    // ten a table shows.
+    let caliskan_tests = caliskan_tests(&options.datasets)?;
+    let wefe_settings = SeatSettings {
+        copies: Copies::AsWritten,
+        wefe: Wefe {
+            metrics: Metrics::ALL,
+            rnsb_holdout: false,
+        },
+        ..settings
+    };
+    let steps = batteries.len() + 1;
+    let progress = Bar::count(Some((on.len() * steps) as u64), "seat");
     for (available, outcome) in on {
         // Loaded before the batteries: a model that cannot load fails once, not per battery.
         let model = match available
@@ -333,7 +351,7 @@ fn seat_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Re
                 outcome
                     .failures
                     .push(Failure::new(Study::Seat, available, err, options));
-                progress.inc(batteries.len() as u64);
+                progress.inc(steps as u64);
                 continue;
             }
         };
@@ -357,10 +375,33 @@ fn seat_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Re
             }
             progress.inc(1);
         }
+        match seat::run(model, &caliskan_tests, &wefe_settings, &Ctx::none()) {
+            Ok(mut run) => {
+                run.provenance = options.portable_provenance(run.provenance);
+                outcome.wefe = Some(run);
+            }
+            Err(err) => outcome.failures.push(Failure::new(
+                Study::Seat,
+                available,
+                anyhow::Error::new(err).context("WEFE's metrics on WEAT 1–10"),
+                options,
+            )),
+        }
+        progress.inc(1);
         model.unload();
     }
     progress.finish();
     Ok(())
+}
+
+/// Caliskan et al.'s WEAT 1–10 (their Table 1) as sent-bias's word lists give them
+/// (`datasets/seat/en/weatN.jsonl`).
+fn caliskan_tests(datasets: &Path) -> Result<Tests> {
+    let files: Vec<PathBuf> = caliskan::TABLE_1
+        .iter()
+        .map(|(test, ..)| datasets.join("seat/en").join(format!("{test}.jsonl")))
+        .collect();
+    Ok(Tests::load(&files)?)
 }
 
 fn probe_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options) -> Result<()> {
@@ -422,7 +463,15 @@ fn likelihood_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options)
         )?,
         Pairs::load(&options.datasets.join(crate::pairs::FILE), None)?,
     ];
-    let settings = CrowsSettings::default();
+    // CrowS-Pairs gets every measure, mlm-bias's too (issue #50); the period pairs the papers'
+    // four, which their known answer reads.
+    let settings = [
+        CrowsSettings {
+            measures: Measures::ALL,
+            ..CrowsSettings::default()
+        },
+        CrowsSettings::default(),
+    ];
     let total: usize = sets.iter().map(|s| s.set().pairs().len()).sum();
     let progress = Bar::count(Some((on.len() * total) as u64), "likelihood");
     for (available, outcome) in on {
@@ -456,14 +505,14 @@ fn likelihood_study(on: Vec<(&Available, &mut ModelOutcome)>, options: &Options)
                 }
             }
         };
-        for (k, pairs) in sets.iter().enumerate() {
+        for (k, (pairs, settings)) in sets.iter().zip(&settings).enumerate() {
             let start = progress.position();
             let tick = |done: usize| progress.set_position(start + done as u64);
             let ctx = Ctx {
                 progress: &tick,
                 ..Ctx::none()
             };
-            match crows::run(model, pairs, &settings, &ctx) {
+            match crows::run(model, pairs, settings, &ctx) {
                 Ok(mut run) => {
                     run.provenance = options.portable_provenance(run.provenance);
                     if let Some(check) = &mut run.data_checks.group_terms {

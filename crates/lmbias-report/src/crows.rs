@@ -213,8 +213,16 @@ const MOVED: Sides = Sides {
     sentence: "the more stereotypical sentence",
 };
 
-/// `other`'s bias relative to `base`: one row per measure, with its note.
+/// `other`'s bias relative to `base` under a heading of its own.
 pub fn relative_section(base: &str, other: &str, bias: &RelativeBias) -> String {
+    format!(
+        "\n## {other} relative to {base}\n\n{}",
+        relative_table(base, other, bias)
+    )
+}
+
+/// `other`'s bias relative to `base`: one row per measure, with its note.
+pub fn relative_table(base: &str, other: &str, bias: &RelativeBias) -> String {
     let mut table = Table::new([
         "measure",
         "pairs",
@@ -238,7 +246,7 @@ pub fn relative_section(base: &str, other: &str, bias: &RelativeBias) -> String 
         table.push(cells);
     }
     format!(
-        "\n## {other} relative to {base}\n\n{}\nPer pair, d = ({other} − {base}) on sent_more − \
+        "{}\nPer pair, d = ({other} − {base}) on sent_more − \
          ({other} − {base}) on sent_less, raw scores: the change in how much likelier the more \
          stereotypical sentence is. toward: pairs with d > 0 (d < 0 for crr, crra, dp, dpa, \
          which measure an error); unchanged: d = 0. The sign test is exact and two-sided over the \

@@ -289,7 +289,7 @@ pub fn markdown(rows: &[SeatRow], marks: Marks) -> String {
 
 /// The tests a battery refused (a set emptied, or X and Y made unequal, by
 /// dropping lost examples), one item each with its lost examples; empty when none was.
-fn refused_markdown(refused: &[Refused]) -> String {
+pub fn refused_markdown(refused: &[Refused]) -> String {
     if refused.is_empty() {
         return String::new();
     }

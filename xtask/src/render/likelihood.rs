@@ -8,8 +8,9 @@ use std::path::Path;
 use anyhow::Result;
 use lmbias_report::crows as report;
 use lmbias_report::table::Table;
-use lmbias_runs::crows::{CrowsRun, ModelComparison};
+use lmbias_runs::crows::{CrowsRun, ModelComparison, Relative};
 use lmbias_runs::studies::crows::Measure;
+use lmbias_runs::studies::crows::relative::RelativeMeasure;
 use lmbias_runs::studies::crows::summary::{MeasureSummary, Verdict};
 use serde::Serialize;
 
@@ -69,12 +70,81 @@ fn pairs_table(sets: [(&str, &[CrowsRun]); 2]) -> Table {
     report::pairs_table(&runs)
 }
 
-/// results.json: each run without its pairs (those are in pairs.csv), and the comparisons.
+/// results.json: each run without its pairs (those are in pairs.csv), the comparisons, and the
+/// relative bias on CrowS-Pairs without its pairs (those are in relative.csv).
 #[derive(Serialize)]
 struct Summaries<'a> {
     crows_pairs: Vec<RunSummary<'a>>,
     period_pairs: Vec<RunSummary<'a>>,
     comparisons: &'a [Vec<ModelComparison>; 2],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    relative: Option<RelativeSummary<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum RelativeSummary<'a> {
+    Computed {
+        base: &'a str,
+        other: &'a str,
+        measures: &'a [RelativeMeasure],
+    },
+    Failed {
+        error: &'a str,
+    },
+}
+
+impl<'a> RelativeSummary<'a> {
+    fn of(relative: &'a Result<Relative, String>) -> RelativeSummary<'a> {
+        match relative {
+            Ok(r) => RelativeSummary::Computed {
+                base: &r.base,
+                other: &r.other,
+                measures: &r.bias.measures,
+            },
+            Err(error) => RelativeSummary::Failed { error },
+        }
+    }
+}
+
+/// Every pair's difference of differences, a column per measure (raw values).
+fn relative_table(relative: &Relative) -> Table {
+    let measures: Vec<&str> = relative
+        .bias
+        .measures
+        .iter()
+        .map(|m| m.measure.as_str())
+        .collect();
+    let mut table = Table::new(
+        ["base", "other", "id", "line", "bias_type"]
+            .into_iter()
+            .chain(measures.iter().copied())
+            .map(String::from),
+    );
+    for pair in &relative.bias.pairs {
+        let mut cells = vec![
+            relative.base.clone(),
+            relative.other.clone(),
+            pair.id.clone(),
+            pair.line.to_string(),
+            pair.bias_type.clone(),
+        ];
+        cells.extend(measures.iter().map(|m| {
+            pair.differences
+                .get(*m)
+                .map_or_else(String::new, ToString::to_string)
+        }));
+        table.push(cells);
+    }
+    table
+}
+
+/// The relative bias's table and note, or why it could not be computed.
+fn relative_markdown(relative: &Result<Relative, String>) -> String {
+    match relative {
+        Ok(r) => report::relative_table(&r.base, &r.other, &r.bias),
+        Err(why) => format!("The relative bias could not be computed: {why}.\n"),
+    }
 }
 
 #[derive(Serialize)]
@@ -103,15 +173,25 @@ pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
         return Ok(());
     }
     let [crows_cmp, period_cmp] = &analysis.likelihood_comparisons;
-    write(
-        &dir.join("crows-pairs.md"),
-        set_markdown(
-            "CrowS-Pairs, scored by likelihood",
-            &results.crows,
-            crows_cmp,
-            report::STEREOTYPES,
-        ),
-    )?;
+    let mut crows_md = set_markdown(
+        "CrowS-Pairs, scored by likelihood",
+        &results.crows,
+        crows_cmp,
+        report::STEREOTYPES,
+    );
+    if let Some(relative) = &analysis.relative {
+        let _ = write!(
+            crows_md,
+            "\n## {} relative to {}\n\n{}",
+            period_models::LABELS[1],
+            period_models::LABELS[0],
+            relative_markdown(relative)
+        );
+    }
+    write(&dir.join("crows-pairs.md"), crows_md)?;
+    if let Some(Ok(relative)) = &analysis.relative {
+        write(&dir.join("relative.csv"), relative_table(relative).to_csv())?;
+    }
     write(
         &dir.join("period-pairs.md"),
         set_markdown(
@@ -135,6 +215,7 @@ pub(super) fn files(dir: &Path, analysis: &Analysis) -> Result<()> {
             crows_pairs: summaries(&results.crows),
             period_pairs: summaries(&results.period_pairs),
             comparisons: &analysis.likelihood_comparisons,
+            relative: analysis.relative.as_ref().map(RelativeSummary::of),
         },
     )
 }
@@ -152,9 +233,13 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) {
          masked LM of the run scores minimal pairs by likelihood, each measure computed as its \
          original computes it: the CrowS-Pairs metric (Nangia et al. 2020, `metric.py`: the \
          shared tokens masked one at a time), bias-bench's score (Meade et al. 2022, `crows.py`: \
-         the modified tokens), AUL and AULA (Kaneko & Bollegala 2022: the unmasked sentence). \
-         Beside each percentage, which the originals report bare: an exact two-sided binomial \
-         test against 50 % with a Clopper–Pearson interval, uncorrected (95 %) for all pairs \
+         the modified tokens), AUL and AULA (Kaneko & Bollegala 2022: the unmasked sentence); \
+         on CrowS-Pairs also mlm-bias 0.1.7's (Zalkikar & Chandra 2025, issue #50): CRR and \
+         ΔP (every token of the punctuation-stripped sentence masked alone: 1 − 1/rank of the \
+         true token, log p_top − log p_true), CRRA and ΔPA (the same weighted by attention) \
+         and SSS as mlm-bias computes it (sss_mlm_bias), each equal to mlm-bias's own on the \
+         fixtures (`tests/tests/it/mlm_bias_parity.rs`). Beside each percentage, which the \
+         originals report bare: an exact two-sided binomial test against 50 % with a Clopper–Pearson interval, uncorrected (95 %) for all pairs \
          and each direction, Holm-corrected across bias types (each interval then at the level \
          where Holm's procedure stopped, so that word, p and interval agree); no share is \
          called stereotypical while its interval contains 50 %. The overview below is \
@@ -174,6 +259,18 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) {
             md.push_str(&report::data_checks(&first.data_checks));
         }
         md.push('\n');
+        if let Some(relative) = &analysis.relative {
+            let (kjv, web) = (period_models::LABELS[0], period_models::LABELS[1]);
+            let _ = writeln!(
+                md,
+                "#### Relative bias: {web} against {kjv}\n\nmlm-bias's relative bias between \
+                 two models, here the two period models trained from one base on two Bibles: \
+                 for each CrowS pair, how much more the WEB model prefers the more stereotypical \
+                 sentence than the KJV model does (issue #50; every pair's d in \
+                 `likelihood/relative.csv`).\n\n{}",
+                relative_markdown(relative)
+            );
+        }
     }
     if !results.period_pairs.is_empty() {
         let models = overview_rows(&results.period_pairs);
@@ -269,9 +366,9 @@ mod tests {
     use crate::render::fixtures::provenance;
     use lmbias_runs::studies::crows::Measures;
 
-    /// `stereotypical` of 100 verses the KJV way.
-    fn run(model: &str, stereotypical: u64) -> CrowsRun {
-        let pairs = crows_pairs("verse", stereotypical, 100);
+    /// `stereotypical` of `pairs` verses the KJV way.
+    fn run(model: &str, stereotypical: u64, pairs: u64) -> CrowsRun {
+        let pairs = crows_pairs("verse", stereotypical, pairs);
         CrowsRun {
             provenance: provenance(model, &[], &[]),
             model: model.to_owned(),
@@ -296,7 +393,11 @@ mod tests {
     #[test]
     fn the_period_pairs_name_their_wordings_and_the_model_outside_the_answer() {
         let results = Results {
-            period_pairs: vec![run(LABELS[0], 70), run(LABELS[1], 30), run(LABELS[2], 50)],
+            period_pairs: vec![
+                run(LABELS[0], 70, 100),
+                run(LABELS[1], 30, 100),
+                run(LABELS[2], 50, 100),
+            ],
             ..Results::default()
         };
         let analysis = Analysis::of(results);
@@ -318,6 +419,72 @@ mod tests {
         assert!(tables.contains("| prefers the KJV wording |"), "{tables}");
         assert!(tables.contains("| prefers the WEB wording |"), "{tables}");
         assert!(!tables.contains("stereotypical"), "{tables}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The WEB model's bias relative to the KJV model's is shown under CrowS-Pairs, with every
+    /// pair's d in relative.csv; when the two read a pair as different pieces, REPORT.md says
+    /// why there is none, and no relative.csv is written.
+    #[test]
+    fn the_relative_bias_of_web_against_kjv_is_shown_or_why_not() {
+        let kjv = run(LABELS[0], 60, 100);
+        let mut web = run(LABELS[1], 30, 100);
+        // 40 pairs whose sent_more the WEB model finds likelier than the KJV model does.
+        for pair in web.pairs.iter_mut().take(40) {
+            pair.more.pll = 1.0;
+        }
+        let analysis = Analysis::of(Results {
+            crows: vec![kjv.clone(), web.clone()],
+            ..Results::default()
+        });
+        let mut md = String::new();
+        section(&mut md, &analysis);
+        assert!(
+            md.contains(
+                "#### Relative bias: MiniLM + WEB (trained here) against MiniLM + KJV (trained \
+                 here)"
+            ),
+            "{md}"
+        );
+        let pll = md.lines().find(|l| l.starts_with("| pll |")).unwrap();
+        assert!(pll.starts_with("| pll | 100 | 40 | 60 |"), "{pll}");
+        let dir = std::env::temp_dir().join(format!("lmbias-relative-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        files(&dir, &analysis).unwrap();
+        let csv = std::fs::read_to_string(dir.join("relative.csv")).unwrap();
+        assert_eq!(csv.lines().count(), 101, "{csv}");
+        assert!(
+            csv.starts_with("base,other,id,line,bias_type,pll,"),
+            "{csv}"
+        );
+        assert!(
+            csv.contains(
+                "\nMiniLM + KJV (trained here),MiniLM + WEB (trained here),verse-0,2,verse,1,"
+            ),
+            "{csv}"
+        );
+        let tables = std::fs::read_to_string(dir.join("crows-pairs.md")).unwrap();
+        assert!(
+            tables.contains("## MiniLM + WEB (trained here) relative to"),
+            "{tables}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+
+        // Different pieces: no relative bias, and the reason.
+        web.pairs[0].more.tokens = vec!["verse".to_owned()];
+        let analysis = Analysis::of(Results {
+            crows: vec![kjv, web],
+            ..Results::default()
+        });
+        let mut md = String::new();
+        section(&mut md, &analysis);
+        assert!(
+            md.contains("The relative bias could not be computed: "),
+            "{md}"
+        );
+        std::fs::create_dir_all(&dir).unwrap();
+        files(&dir, &analysis).unwrap();
+        assert!(!dir.join("relative.csv").exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,12 +1,14 @@
 //! What a run writes, all of it from one [`Analysis`]: each study's folder (tables, figures,
 //! JSON) and REPORT.md, our numbers beside the papers' and what was not run. Each study's
 //! files and its REPORT.md section are in the study's own file (`valence`, `seat`,
-//! `probe`); this one holds REPORT.md's header, the models, the failures and the provenance.
+//! `probe`, `likelihood`; WEFE's metrics beside SEAT's in `wefe`); this one holds REPORT.md's
+//! header, the models, the failures and the provenance.
 
 mod likelihood;
 mod probe;
 mod seat;
 mod valence;
+mod wefe;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -44,7 +46,10 @@ fn write_studies(out: &Path, analysis: &Analysis, models: &[ModelInfo]) -> Resul
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         match study {
             Study::Valence => valence::files(&dir, analysis)?,
-            Study::Seat => seat::files(&dir, analysis)?,
+            Study::Seat => {
+                seat::files(&dir, analysis)?;
+                wefe::files(&dir, analysis)?;
+            }
             Study::Probe => probe::files(&dir, analysis)?,
             Study::Likelihood => likelihood::files(&dir, analysis)?,
         }
@@ -104,6 +109,7 @@ fn write_report(
     }
     if options.studies.contains(&Study::Seat) {
         seat::static_section(&mut md, analysis, models);
+        wefe::section(&mut md, analysis);
     }
     if options.studies.contains(&Study::Likelihood) {
         likelihood::section(&mut md, analysis);

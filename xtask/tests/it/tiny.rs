@@ -286,6 +286,60 @@ fn glove_runs_the_english_battery_and_caliskans_table() {
         results.contains("weat1"),
         "refused tests are listed:\n{results}"
     );
+    // Beyond the papers: WEFE's five metrics on WEAT 1–10, each equal to WEFE 1.0.1's own on
+    // the same vectors (tests/fixtures/reference/wefe.json; RNSB as WEFE gives it solved to
+    // tol 1e-12), to the 4 decimals REPORT.md prints; WEAT 1 is refused there too.
+    let reference: serde_json::Value = serde_json::from_str(&read(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/reference/wefe.json"),
+    ))
+    .unwrap();
+    let weat6 = &reference["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["model"] == "glove-6b-50d")
+        .unwrap()["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["test"] == "weat6")
+        .unwrap()["values"];
+    let section = report
+        .split("## Beyond the papers: WEFE's metrics on Caliskan et al.'s WEAT 1–10")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no WEFE section:\n{report}"));
+    let wefe_row = section
+        .lines()
+        .find(|l| l.starts_with("| glove-6b-50d | weat6 |"))
+        .unwrap_or_else(|| panic!("no weat6 row:\n{section}"));
+    let cells: Vec<&str> = wefe_row.split(" | ").collect();
+    assert_eq!(cells.len(), 10, "model, test and 8 values: {wefe_row}");
+    for key in [
+        "rnd_attr1",
+        "rnd_attr2",
+        "rnsb_tol_1e-12",
+        "mac",
+        "ect_attr1",
+        "ect_attr2",
+        "ripa_attr1",
+        "ripa_attr2",
+    ] {
+        let value = format!("{:.4}", weat6[key].as_f64().unwrap());
+        assert!(
+            cells.iter().any(|c| c.starts_with(&value)),
+            "{key} = {value} not in {wefe_row}"
+        );
+    }
+    assert!(
+        section.contains("- glove-6b-50d · weat1: targ1 and targ2 have 24 and 25 examples"),
+        "{section}"
+    );
+    let csv = read(&out.join("seat/wefe/results.csv"));
+    assert_eq!(csv.lines().count(), 1 + 9, "weat2 … weat10:\n{csv}");
+    assert!(
+        csv.lines().next().unwrap().contains(",rnsb,rnsb_accuracy,"),
+        "{csv}"
+    );
     // The probe: the three pairs, each on the words' own vectors; the templates are no input.
     let probe: serde_json::Value =
         serde_json::from_str(&read(&out.join("probe/results.json"))).unwrap();

@@ -7,7 +7,8 @@
 use crate::agreement::spearman;
 use crate::wefe::vectors::{cosine_similarity, mean};
 
-/// ECT of targets X, Y wrt attribute set A; `None` when a list of similarities is constant.
+/// ECT of targets X, Y wrt attribute set A; `None` when a list of similarities is constant
+/// (as it is with one attribute word).
 pub fn ect(x: &[Vec<f64>], y: &[Vec<f64>], a: &[Vec<f64>]) -> Option<f64> {
     from_means(&mean(x), &mean(y), a)
 }

@@ -343,10 +343,15 @@ pub fn evaluate(
                             ));
                         }
                         None => {
-                            value.undefined = Some(
+                            value.undefined = Some(if a.len() < 2 {
+                                format!(
+                                    "{attribute} has {} word: Spearman's ρ needs at least two",
+                                    a.len()
+                                )
+                            } else {
                                 "a list of similarities is constant (Spearman's ρ is 0/0)"
-                                    .to_owned(),
-                            );
+                                    .to_owned()
+                            });
                         }
                     },
                     Metric::Ripa => match ripa(x, y, a) {
@@ -496,19 +501,25 @@ mod tests {
         );
     }
 
-    /// RIPA pairs X and Y by position: unequal sizes leave it undefined, with the reason;
-    /// RNSB and every mean refuse an empty set.
+    /// RIPA pairs X and Y by position: unequal sizes leave it undefined, with the reason, as
+    /// one attribute word leaves ECT; RNSB and every mean refuse an empty set.
     #[test]
     fn unequal_targets_and_empty_sets() {
         let x = [[1.0f32, 0.0], [0.9, 0.1]];
         let y = [[0.0f32, 1.0]];
         let a = [[1.0f32, 0.1]];
         let sets = Sets::new([&x[..], &y[..], &a[..], &a[..]]).unwrap();
-        let values = evaluate(&sets, Metrics::parse("ripa").unwrap(), &options()).unwrap();
-        assert_eq!(values[0].value, None);
+        let values = evaluate(&sets, Metrics::parse("ripa,ect").unwrap(), &options()).unwrap();
+        assert_eq!(values[2].value, None);
+        assert_eq!(
+            values[2].undefined.as_deref(),
+            Some("RIPA pairs X and Y word by word; they have 2 and 1 words")
+        );
+        // One attribute word: ECT's ρ has nothing to rank, and says so.
+        assert_eq!((values[0].metric, values[0].value), (Metric::Ect, None));
         assert_eq!(
             values[0].undefined.as_deref(),
-            Some("RIPA pairs X and Y word by word; they have 2 and 1 words")
+            Some("attr1 has 1 word: Spearman's ρ needs at least two")
         );
         let empty: [[f32; 2]; 0] = [];
         let err = Sets::new([&x[..], &y[..], &a[..], &empty[..]])
