@@ -129,6 +129,8 @@ pub fn wefe_markdown(rows: &[SeatRow], marks: Marks) -> String {
             cells.push(match value.and_then(|v| v.value) {
                 None => "undefined".to_owned(),
                 Some(x) => match value.and_then(|v| v.p_holm) {
+                    // Three decimals would print a p below 0.0005 as "0.000".
+                    Some(p) if p < 0.001 => format!("{x:.4}{} (p < 0.001)", marks.mark(p)),
                     Some(p) => format!("{x:.4}{} (p {p:.3})", marks.mark(p)),
                     None => format!("{x:.4}"),
                 },
@@ -546,6 +548,28 @@ mod tests {
     use lmbias_data::association::Role;
     use lmbias_studies::seat::{Refusal, SetSizes};
     use lmbias_studies::testing::seat_row;
+
+    /// A Holm p below 0.0005 would print as "0.000" at three decimals: it reads "< 0.001".
+    #[test]
+    fn wefe_p_below_a_thousandth_is_not_printed_as_zero() {
+        use lmbias_metrics::wefe::MetricValue;
+        let value = |attribute, p_holm| MetricValue {
+            metric: Metric::Rnd,
+            attribute: Some(attribute),
+            value: Some(-0.5),
+            undefined: None,
+            test: None,
+            p_holm: Some(p_holm),
+            accuracy: None,
+        };
+        let mut row = seat_row("m", "weat1", 1.0, 0.01);
+        row.wefe = vec![value(Role::Attr1, 0.0002), value(Role::Attr2, 0.0123)];
+        let md = wefe_markdown(&[row], Marks::Stars);
+        assert!(
+            md.contains("| m | weat1 | -0.5000*** (p < 0.001) | -0.5000* (p 0.012) |"),
+            "{md}"
+        );
+    }
 
     fn sizes(targ1: usize, targ2: usize, attr1: usize, attr2: usize) -> SetSizes {
         SetSizes {

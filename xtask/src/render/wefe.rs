@@ -67,8 +67,8 @@ pub(super) fn section(md: &mut String, analysis: &Analysis) {
          RIPA's two-sided sign flip of its pairs, Holm-adjusted across the ten tests within \
          each model, metric and attribute set ({}). RNSB and MAC pool the target sets, so no \
          permutation of them tests anything: they have no p. WEAT's rows for these ten tests \
-         (Holm across the ten), 
-         with every value unrounded: `seat/wefe/results.md`, `results.csv`, `results.json`.\n",
+         (Holm across the ten), with every value unrounded: `seat/wefe/results.md`, \
+         `results.csv`, `results.json`.\n",
         if models.is_empty() {
             String::new()
         } else {
